@@ -1,0 +1,54 @@
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include <spdlog/spdlog.h>
+
+#include "app/commands.hpp"
+#include "engine/fvm_data.hpp"
+#include "io/geometry_dump.hpp"
+#include "io/model_reader.hpp"
+
+namespace arbolito {
+
+int command_info(const InfoArgs& a) {
+    const Model m = read_model(a.model);
+    long total_cv = 0;
+    std::map<std::string, long> instances;
+    std::cout << "model " << m.name << " (" << a.model << "): " << m.cells.size() << " cells, " << m.connections.size()
+              << " connections, " << m.generators.size() << " generators\n";
+    std::cout << "run: dt " << m.run.dt << " ms, tfinal " << m.run.tfinal << " ms, sample_dt " << m.run.sample_dt << " ms\n";
+    std::cout << "gid  branches  CVs  policy  morphology\n";
+    for (std::size_t gid = 0; gid < m.cells.size(); ++gid) {
+        const CellDesc& c = m.cells[gid];
+        const CellCvs cvs = discretize_cell(c);
+        total_cv += cvs.size();
+        for (const Paint& p : c.paints) {
+            for (int i = 0; i < cvs.size(); ++i)
+                if (cvs.area[i] > 0 && (p.tag < 0 || c.morphology->branches[cvs.branch[i]].tag == p.tag)) ++instances[p.mechanism];
+        }
+        for (const auto& s : c.synapses) ++instances[s.mechanism];
+        for (const auto& s : c.stimuli) ++instances[s.mechanism];
+        if (gid < 20 || gid + 1 == m.cells.size())
+            std::cout << gid << "  " << c.morphology->branches.size() << "  " << cvs.size() << "  " << c.policy.describe() << "  "
+                      << c.morphology->source << "\n";
+        else if (gid == 20)
+            std::cout << "...\n";
+    }
+    std::cout << "total CVs: " << total_cv << "\nmechanism instances:";
+    for (const auto& [k, v] : instances) std::cout << " " << k << " " << v;
+    // Per CV: v, d, u, rhs, cap, g_parent, g_sum, v_init (8 doubles) and a parent index;
+    // per hh instance 6 parameters, 3 gates, weight and index; others likewise small.
+    const double bytes = total_cv * (8 * 8 + 4) + instances["hh"] * (10 * 8 + 4) + instances["pas"] * (3 * 8 + 4) +
+                         (instances["expsyn"] + instances["exp2syn"] + instances["iclamp"]) * (5 * 8 + 4);
+    std::cout << "\nmemory estimate: " << bytes / (1 << 20) << " MiB of simulation state\n";
+    if (!a.geometry.empty()) {
+        std::ofstream out(a.geometry);
+        if (!out) throw std::runtime_error("cannot write " + a.geometry);
+        out << geometry_dump(m).dump(1) << "\n";
+        spdlog::info("wrote {}", a.geometry);
+    }
+    return 0;
+}
+
+}  // namespace arbolito

@@ -1,0 +1,22 @@
+#pragma once
+// The subcommands of the arbolito binary.
+#include <optional>
+#include <string>
+
+namespace arbolito {
+
+struct RunArgs {
+    std::string model, output, solver = "cpu", layout, timings, event_rules;
+    std::optional<double> dt, tfinal;
+    int threads = 1;
+    bool spikes_only = false, no_pipeline = false;
+};
+
+struct InfoArgs {
+    std::string model, geometry;
+};
+
+int command_run(const RunArgs& a);
+int command_info(const InfoArgs& a);
+
+}  // namespace arbolito

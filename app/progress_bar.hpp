@@ -1,0 +1,33 @@
+#pragma once
+// A one-line progress bar on stderr, shown only once a run has taken a couple of seconds.
+#include <chrono>
+#include <cstdio>
+
+namespace arbolito {
+
+class ProgressBar {
+public:
+    explicit ProgressBar(double tfinal) : tfinal_(tfinal), start_(std::chrono::steady_clock::now()) {}
+    void update(double t) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        if (s < 2.0 || tfinal_ <= 0) return;
+        const int width = 40, filled = static_cast<int>(width * t / tfinal_);
+        if (filled == last_ && t < tfinal_) return;
+        last_ = filled;
+        std::fprintf(stderr, "\r[%-*.*s] %6.1f / %.1f ms  %5.1f s", width, filled, "########################################",
+                     t, tfinal_, s);
+        if (t >= tfinal_) std::fprintf(stderr, "\n");
+        shown_ = true;
+    }
+    ~ProgressBar() {
+        if (shown_) std::fflush(stderr);
+    }
+
+private:
+    double tfinal_;
+    std::chrono::steady_clock::time_point start_;
+    int last_ = -1;
+    bool shown_ = false;
+};
+
+}  // namespace arbolito

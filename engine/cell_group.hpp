@@ -1,0 +1,65 @@
+#pragma once
+// A set of cells integrated together by one backend and one solver. The simulation
+// hands it the events of an epoch and collects its spikes and samples once per epoch.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/fvm_data.hpp"
+#include "engine/spike.hpp"
+#include "engine/timings.hpp"
+
+namespace arbolito {
+
+// An event resolved to the time step that delivers it (EventRules decide the step).
+struct StepEvent {
+    long step;             // global step index: the step from step·dt to (step+1)·dt
+    double time;           // ms, orders events of one step
+    std::uint32_t target;  // group-local synapse target
+    double weight;         // µS
+
+    friend bool operator<(const StepEvent& a, const StepEvent& b) {
+        if (a.step != b.step) return a.step < b.step;
+        if (a.time != b.time) return a.time < b.time;
+        if (a.target != b.target) return a.target < b.target;
+        return a.weight < b.weight;  // a total order: sums on one target add up identically
+    }
+};
+
+struct StepSettings {
+    double dt = 0.025;
+    double celsius = 6.3;
+    long steps_per_sample = 4;   // a frame after every this many steps
+    long n_frames = 0;           // frames while t < tfinal
+    EventRules rules = EventRules::arbor;
+};
+
+class CellGroup {
+public:
+    virtual ~CellGroup() = default;
+    // Integrate steps [step_begin, step_end); `events` are sorted and lie in that range.
+    // Spikes of the interval are appended to `spikes` (group gids), frames taken in it
+    // to `frames` as rows of n_columns() floats, first the one for step_begin's time.
+    virtual void advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
+                         std::vector<Spike>& spikes, std::vector<float>& frames) = 0;
+    // Frame 0 (t = 0) after initialisation.
+    virtual void initial_frame(std::vector<float>& frames) = 0;
+    virtual const FvmData& data() const = 0;
+    virtual const PhaseTimes& times() const = 0;
+    // Current membrane voltage in the group's natural per-cell order (tests, compare).
+    virtual std::vector<double> voltages() const = 0;
+    int n_columns() const { return static_cast<int>(data().probe_cv.size()); }
+};
+
+// The solvers a run may choose (DESIGN §7); the name implies the backend.
+std::vector<std::string> solver_names();
+bool solver_is_gpu(const std::string& solver);
+
+// Builds the group for cells [gid_begin, gid_end) with the named solver (and GPU layout
+// option, e.g. "interleaved"). Throws std::invalid_argument on an unknown solver.
+std::unique_ptr<CellGroup> make_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
+                                           const std::string& solver, const std::string& layout,
+                                           const StepSettings& s);
+
+}  // namespace arbolito

@@ -1,0 +1,140 @@
+#include "engine/cpu/cpu_cell_group.hpp"
+
+#include "mechanisms/assemble.hpp"
+#include "mechanisms/exp2syn.hpp"
+#include "mechanisms/expsyn.hpp"
+#include "mechanisms/hh.hpp"
+#include "mechanisms/iclamp.hpp"
+#include "mechanisms/pas.hpp"
+#include "solvers/hines.hpp"
+
+namespace arbolito {
+
+namespace {
+hh::Params hh_params(const MechInstances& m, int i) {
+    return {m.params[0][i], m.params[1][i], m.params[2][i], m.params[3][i], m.params[4][i], m.params[5][i]};
+}
+}  // namespace
+
+CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(data)), s_(s), q10_(hh::q10(s.celsius)) {
+    const int n = f_.n_cv();
+    for (int c = 0; c < f_.n_cells(); ++c) cell_begin_.push_back(f_.layout.index[c][0]);
+    cell_begin_.push_back(n);
+    v_ = f_.v_init;
+    d_.assign(n, 0.0);
+    rhs_.assign(n, 0.0);
+    u_.resize(n);
+    for (int i = 0; i < n; ++i) u_[i] = -f_.g_parent[i];
+    m_.resize(f_.hh.size());
+    h_.resize(f_.hh.size());
+    n_.resize(f_.hh.size());
+    for (int k = 0; k < f_.hh.size(); ++k) hh::init(v_[f_.hh.cv[k]], q10_, m_[k], h_[k], n_[k]);
+    g_syn_.assign(f_.expsyn.size(), 0.0);
+    a_.assign(f_.exp2syn.size(), 0.0);
+    b_.assign(f_.exp2syn.size(), 0.0);
+    for (int k = 0; k < f_.exp2syn.size(); ++k) {
+        const double t1 = f_.exp2syn.params[0][k], t2 = f_.exp2syn.params[1][k];
+        factor_.push_back(exp2syn::factor(t1, t2));
+        tau1_.push_back(t1 / t2 > 0.9999 ? 0.9999 * t2 : (t1 / t2 < 1e-9 ? t2 * 1e-9 : t1));
+    }
+    det_v_.resize(f_.detector_cv.size());
+}
+
+std::vector<double> CpuCellGroup::voltages() const {
+    std::vector<double> out;
+    for (int c = 0; c < f_.n_cells(); ++c)
+        for (int L : f_.layout.index[c]) out.push_back(v_[L]);
+    return out;
+}
+
+void CpuCellGroup::initial_frame(std::vector<float>& frames) {
+    for (int cv : f_.probe_cv) frames.push_back(static_cast<float>(v_[cv]));
+}
+
+void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
+                           std::vector<Spike>& spikes, std::vector<float>& frames) {
+    const StepEvent* ev = events.data();
+    const StepEvent* ev_end = ev + events.size();
+    for (long n = step_begin; n < step_end; ++n) {
+        step(n, ev, ev_end, spikes);
+        Stopwatch w;
+        const long done = n + 1;  // steps completed: the state is at t = done·dt
+        if (done % s_.steps_per_sample == 0 && done / s_.steps_per_sample < s_.n_frames) initial_frame(frames);
+        times_.sample += w.lap();
+    }
+}
+
+void CpuCellGroup::step(long n, const StepEvent*& ev, const StepEvent* ev_end, std::vector<Spike>& spikes) {
+    const double dt = s_.dt, t = n * dt;
+    const int ncv = f_.n_cv();
+    Stopwatch w;
+
+    for (; ev != ev_end && ev->step == n; ++ev) {
+        const int k = f_.target_instance[ev->target];
+        if (f_.target_kind[ev->target] == TargetKind::expsyn) {
+            g_syn_[k] += ev->weight;
+        } else {
+            a_[k] += ev->weight * factor_[k];
+            b_[k] += ev->weight * factor_[k];
+        }
+    }
+    times_.events += w.lap();
+
+    for (int i = 0; i < ncv; ++i) assemble_base(f_.cap[i], f_.g_sum[i], dt, v_[i], d_[i], rhs_[i]);
+    times_.assemble += w.lap();
+
+    double i_m, g_m;
+    for (int k = 0; k < f_.hh.size(); ++k) {
+        const int cv = f_.hh.cv[k];
+        hh::current(v_[cv], m_[k], h_[k], n_[k], hh_params(f_.hh, k), i_m, g_m);
+        add_current(f_.hh.weight[k] * i_m, f_.hh.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
+    }
+    for (int k = 0; k < f_.pas.size(); ++k) {
+        const int cv = f_.pas.cv[k];
+        pas::current(v_[cv], {f_.pas.params[0][k], f_.pas.params[1][k]}, i_m, g_m);
+        add_current(f_.pas.weight[k] * i_m, f_.pas.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
+    }
+    for (int k = 0; k < f_.expsyn.size(); ++k) {
+        const int cv = f_.expsyn.cv[k];
+        expsyn::current(v_[cv], g_syn_[k], {f_.expsyn.params[0][k], f_.expsyn.params[1][k]}, i_m, g_m);
+        add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
+    }
+    for (int k = 0; k < f_.exp2syn.size(); ++k) {
+        const int cv = f_.exp2syn.cv[k];
+        exp2syn::current(v_[cv], a_[k], b_[k], {tau1_[k], f_.exp2syn.params[1][k], f_.exp2syn.params[2][k]}, i_m, g_m);
+        add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
+    }
+    for (int k = 0; k < f_.iclamp.size(); ++k) {
+        const double amp = iclamp::current(t + 0.5 * dt, {f_.iclamp.params[0][k], f_.iclamp.params[1][k], f_.iclamp.params[2][k]});
+        rhs_[f_.iclamp.cv[k]] += amp;  // injected current: −I with I = −amp
+    }
+    times_.currents += w.lap();
+
+    for (int c = 0; c < f_.n_cells(); ++c)
+        hines_solve(cell_begin_[c], cell_begin_[c + 1], f_.layout.parent.data(), d_.data(), u_.data(), rhs_.data());
+    times_.solve += w.lap();
+
+    for (std::size_t k = 0; k < det_v_.size(); ++k) det_v_[k] = v_[f_.detector_cv[k]];
+    v_.swap(rhs_);
+
+    for (int k = 0; k < f_.hh.size(); ++k) hh::advance(v_[f_.hh.cv[k]], dt, q10_, m_[k], h_[k], n_[k]);
+    for (int k = 0; k < f_.expsyn.size(); ++k) g_syn_[k] = expsyn::decay(g_syn_[k], dt, f_.expsyn.params[0][k]);
+    for (int k = 0; k < f_.exp2syn.size(); ++k) {
+        a_[k] = expsyn::decay(a_[k], dt, tau1_[k]);
+        b_[k] = expsyn::decay(b_[k], dt, f_.exp2syn.params[1][k]);
+    }
+    times_.states += w.lap();
+
+    for (int c = 0; c < f_.n_cells(); ++c) {
+        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) {
+            const double v0 = det_v_[k], v1 = v_[f_.detector_cv[k]], th = f_.detector_threshold[k];
+            if (v0 < th && v1 >= th) {
+                const double ts = s_.rules == EventRules::neuron ? t + dt : t + dt * (th - v0) / (v1 - v0);
+                spikes.push_back({f_.gids[c], static_cast<std::uint32_t>(k - f_.detector_offset[c]), ts});
+            }
+        }
+    }
+    times_.detect += w.lap();
+}
+
+}  // namespace arbolito

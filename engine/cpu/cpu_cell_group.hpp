@@ -1,0 +1,33 @@
+#pragma once
+// The multicore backend: one cell group integrated by one thread with the serial Hines
+// solver (solver `cpu`; `omp` runs several such groups on OpenMP threads).
+#include "engine/cell_group.hpp"
+
+namespace arbolito {
+
+class CpuCellGroup final : public CellGroup {
+public:
+    CpuCellGroup(FvmData data, const StepSettings& s);
+    void advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
+                 std::vector<Spike>& spikes, std::vector<float>& frames) override;
+    void initial_frame(std::vector<float>& frames) override;
+    const FvmData& data() const override { return f_; }
+    const PhaseTimes& times() const override { return times_; }
+    std::vector<double> voltages() const override;
+
+private:
+    void step(long n, const StepEvent*& ev, const StepEvent* ev_end, std::vector<Spike>& spikes);
+
+    FvmData f_;
+    StepSettings s_;
+    double q10_;
+    std::vector<int> cell_begin_;  // CV range of each cell (contiguous layout)
+    std::vector<double> v_, d_, u_, rhs_;
+    std::vector<double> m_, h_, n_;       // hh gates
+    std::vector<double> g_syn_;           // expsyn conductance
+    std::vector<double> a_, b_, tau1_, factor_;  // exp2syn states, effective tau1, peak factor
+    std::vector<double> det_v_;           // detector voltage at the start of the step
+    PhaseTimes times_;
+};
+
+}  // namespace arbolito

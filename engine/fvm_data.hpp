@@ -1,0 +1,65 @@
+#pragma once
+// A cell group's discretised model as flat host arrays, in the solver's CV numbering:
+// what both backends upload or use directly. Mechanisms, stimuli, detectors and probes
+// reach CVs through index arrays (DESIGN §2).
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "engine/model.hpp"
+#include "solvers/layout.hpp"
+
+namespace arbolito {
+
+// Instances of one mechanism, sorted by CV; params[k][i] is parameter k of instance i.
+struct MechInstances {
+    std::vector<int> cv;
+    std::vector<double> weight;               // density: 1e-2·area (mA/cm² → nA); point: 1
+    std::vector<std::vector<double>> params;
+    int size() const { return static_cast<int>(cv.size()); }
+};
+
+enum class TargetKind : std::uint8_t { expsyn, exp2syn };
+
+struct FvmData {
+    std::vector<std::uint64_t> gids;   // cells of the group, ascending
+    Layout layout;
+    std::vector<CellCvs> cells;        // natural discretisation of each cell
+
+    // Per CV, layout numbering (padding: cap 0, g 0, v 0).
+    std::vector<double> cap;       // nF
+    std::vector<double> g_parent;  // µS to parent
+    std::vector<double> g_sum;     // Σ of axial conductances to all neighbours, µS
+    std::vector<double> v_init;    // mV
+
+    MechInstances hh, pas, expsyn, exp2syn, iclamp;
+
+    // Synapse targets numbered across the group: target_offset[c] + synapse index.
+    std::vector<std::uint32_t> target_offset;  // n_cells + 1
+    std::vector<TargetKind> target_kind;
+    std::vector<int> target_instance;
+
+    // Detectors numbered across the group: detector_offset[c] + detector index.
+    std::vector<std::uint32_t> detector_offset;  // n_cells + 1
+    std::vector<int> detector_cv;
+    std::vector<double> detector_threshold;
+
+    // Probe columns, ordered by cell then probe.
+    std::vector<int> probe_cv;
+    std::vector<std::uint32_t> probe_offset;     // n_cells + 1
+    std::vector<std::uint32_t> probe_element;    // branch
+    std::vector<float> probe_pos;                // CV node position on the branch
+
+    int n_cells() const { return static_cast<int>(gids.size()); }
+    int n_cv() const { return layout.n_cv; }
+};
+
+using LayoutMaker = std::function<Layout(const std::vector<std::vector<int>>& natural_parents)>;
+
+// Discretises cells [gid_begin, gid_end) of the model; the solver supplies the layout.
+FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout);
+
+// Every CV of one cell in the natural numbering (for `arbolito info` and the geometry dump).
+CellCvs discretize_cell(const CellDesc& c);
+
+}  // namespace arbolito

@@ -1,0 +1,99 @@
+#pragma once
+// The model as plain data, after parsing and validation (io/model_reader): what each
+// cell is made of, how cells connect, what is recorded and how the run is set up.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/discretization.hpp"
+#include "engine/morphology.hpp"
+
+namespace arbolito {
+
+struct Location {
+    int branch = 0;
+    double x = 0.5;
+};
+
+// A density mechanism painted on a region: every branch whose tag is `tag`, or all (-1).
+struct Paint {
+    int tag = -1;
+    std::string mechanism;
+    std::vector<double> params;  // catalogue order, defaults filled in
+};
+
+// A point mechanism (synapse or stimulus) at a location.
+struct Placement {
+    Location where;
+    std::string mechanism;
+    std::vector<double> params;
+};
+
+struct Detector {
+    Location where;
+    double threshold = -10.0;  // mV
+};
+
+struct Probe {
+    bool all_cvs = false;  // every CV of the cell, else the CV at `where`
+    Location where;
+};
+
+struct CellDesc {
+    std::shared_ptr<const Morphology> morphology;  // shared between identical cells
+    CvPolicy policy;
+    double v_init = -65.0;                   // mV
+    std::map<int, double> cm, ra;            // per tag; key -1 is the cell default
+    std::vector<Paint> paints;
+    std::vector<Placement> synapses;         // targets of connections, numbered in order
+    std::vector<Placement> stimuli;
+    std::vector<Detector> detectors;         // sources of spikes, numbered in order
+    std::vector<Probe> probes;
+
+    double cm_of(int tag) const { auto it = cm.find(tag); return it != cm.end() ? it->second : cm.at(-1); }
+    double ra_of(int tag) const { auto it = ra.find(tag); return it != ra.end() ? it->second : ra.at(-1); }
+};
+
+struct Connection {
+    std::uint64_t source = 0;    // gid
+    std::uint32_t detector = 0;  // on the source cell
+    std::uint64_t target = 0;    // gid
+    std::uint32_t synapse = 0;   // on the target cell
+    double weight = 0;           // µS
+    double delay = 1;            // ms
+};
+
+// An event generator resolved to explicit event times.
+struct Generator {
+    std::uint64_t target = 0;
+    std::uint32_t synapse = 0;
+    double weight = 0;
+    std::vector<double> times;  // ms, ascending
+};
+
+// How events and spikes meet the time grid (DESIGN §4).
+enum class EventRules {
+    arbor,   // deliver in the step [t, t+dt) holding the event; interpolate spike times
+    neuron,  // deliver in the step whose start is nearest (time <= t + dt/2); spike at step end
+};
+
+struct RunSettings {
+    double dt = 0.025;        // ms
+    double tfinal = 100.0;    // ms
+    double sample_dt = 0.1;   // ms
+    double celsius = 6.3;     // °C
+    EventRules rules = EventRules::arbor;
+};
+
+struct Model {
+    std::string name = "default";  // SONATA population
+    std::string source;            // model file
+    std::vector<CellDesc> cells;   // gid = index
+    std::vector<Connection> connections;
+    std::vector<Generator> generators;
+    RunSettings run;
+};
+
+}  // namespace arbolito

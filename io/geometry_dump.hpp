@@ -1,0 +1,13 @@
+#pragma once
+// `arbolito info --geometry`: the discretised model in NEURON's terms (docs/geometry-dump.md).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/model.hpp"
+
+namespace arbolito {
+
+nlohmann::json geometry_dump(const Model& m);
+
+}  // namespace arbolito

@@ -1,0 +1,412 @@
+#include "io/model_reader.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/cell_builders.hpp"
+#include "io/input_error.hpp"
+#include "io/swc.hpp"
+#include "mechanisms/catalogue.hpp"
+
+namespace arbolito {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Walks a JSON document, naming the key path of every value it complains about.
+class Reader {
+public:
+    Reader(std::string file) : file_(std::move(file)) {}
+
+    [[noreturn]] void fail(const std::string& key, const std::string& why) const { throw InputError(file_, key, why); }
+
+    void only_keys(const json& j, const std::string& path, std::initializer_list<const char*> allowed) const {
+        if (!j.is_object()) fail(path, "expected an object");
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            bool ok = false;
+            for (const char* a : allowed) ok |= it.key() == a;
+            if (!ok) {
+                std::string list;
+                for (const char* a : allowed) list += std::string(list.empty() ? "" : ", ") + a;
+                fail(join(path, it.key()), "unknown key (expected one of: " + list + ")");
+            }
+        }
+    }
+    static std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+    static std::string at(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+    double number(const json& j, const std::string& path) const {
+        if (!j.is_number()) fail(path, "expected a number, got " + std::string(j.type_name()));
+        const double v = j.get<double>();
+        if (!std::isfinite(v)) fail(path, "must be finite");
+        return v;
+    }
+    double number(const json& obj, const std::string& path, const char* key, double def) const {
+        return obj.contains(key) ? number(obj[key], join(path, key)) : def;
+    }
+    double positive(const json& obj, const std::string& path, const char* key, double def) const {
+        const double v = number(obj, path, key, def);
+        if (!(v > 0)) fail(join(path, key), "must be > 0, got " + fmt(v));
+        return v;
+    }
+    long integer(const json& j, const std::string& path, long lo, long hi) const {
+        if (!j.is_number_integer()) fail(path, "expected an integer, got " + std::string(j.type_name()));
+        const long v = j.get<long>();
+        if (v < lo || v > hi) fail(path, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(v));
+        return v;
+    }
+    std::string string(const json& j, const std::string& path) const {
+        if (!j.is_string()) fail(path, "expected a string, got " + std::string(j.type_name()));
+        return j.get<std::string>();
+    }
+    const json& array(const json& j, const std::string& path) const {
+        if (!j.is_array()) fail(path, "expected an array, got " + std::string(j.type_name()));
+        return j;
+    }
+    const json& require(const json& obj, const std::string& path, const char* key) const {
+        if (!obj.contains(key)) fail(join(path, key), "missing");
+        return obj[key];
+    }
+    static std::string fmt(double v) { std::ostringstream s; s << v; return s.str(); }
+    const std::string& file() const { return file_; }
+
+private:
+    std::string file_;
+};
+
+int region_tag(const Reader& r, const json& j, const std::string& path) {
+    if (j.is_number_integer()) return static_cast<int>(r.integer(j, path, 0, 1000000));
+    const std::string s = r.string(j, path);
+    if (s == "all") return -1;
+    if (s == "soma") return tag_soma;
+    if (s == "axon") return tag_axon;
+    if (s == "dend") return tag_dend;
+    if (s == "apic") return tag_apic;
+    r.fail(path, "unknown region '" + s + "' (all, soma, axon, dend, apic, or an SWC type number)");
+}
+
+std::map<std::string, double> param_map(const Reader& r, const json& j, const std::string& path) {
+    if (!j.is_object()) r.fail(path, "expected an object of parameter values");
+    std::map<std::string, double> out;
+    for (auto it = j.begin(); it != j.end(); ++it) out[it.key()] = r.number(it.value(), Reader::join(path, it.key()));
+    return out;
+}
+
+std::vector<double> mech_params(const Reader& r, const json& obj, const std::string& path, const std::string& mech) {
+    const std::string ppath = Reader::join(path, "params");
+    const auto given = obj.contains("params") ? param_map(r, obj["params"], ppath) : std::map<std::string, double>{};
+    try {
+        return resolve_params(mech, given);
+    } catch (const std::invalid_argument& e) {
+        r.fail(ppath, e.what());
+    }
+}
+
+Location location(const Reader& r, const json& j, const std::string& path, const Morphology& m) {
+    if (j.is_string()) {
+        if (j.get<std::string>() != "soma") r.fail(path, "unknown location '" + j.get<std::string>() + "' (\"soma\" or {\"branch\": b, \"x\": x})");
+        if (m.soma() < 0) r.fail(path, "the cell has no soma (" + m.source + ")");
+        return {0, 0.5};
+    }
+    r.only_keys(j, path, {"branch", "x"});
+    Location l;
+    l.branch = static_cast<int>(r.integer(r.require(j, path, "branch"), Reader::join(path, "branch"), 0, 1L << 30));
+    if (l.branch >= static_cast<int>(m.branches.size()))
+        r.fail(Reader::join(path, "branch"), "location off the cell: branch " + std::to_string(l.branch) + " but the cell has " +
+                                                 std::to_string(m.branches.size()) + " branches");
+    l.x = r.number(r.require(j, path, "x"), Reader::join(path, "x"));
+    if (l.x < 0 || l.x > 1) r.fail(Reader::join(path, "x"), "location off the cell: x must be in [0, 1], got " + Reader::fmt(l.x));
+    return l;
+}
+
+std::array<double, 2> pair(const Reader& r, const json& obj, const std::string& path, const char* key, std::array<double, 2> def) {
+    if (!obj.contains(key)) return def;
+    const json& a = r.array(obj[key], Reader::join(path, key));
+    if (a.size() != 2) r.fail(Reader::join(path, key), "expected [first, last]");
+    return {r.number(a[0], Reader::at(Reader::join(path, key), 0)), r.number(a[1], Reader::at(Reader::join(path, key), 1))};
+}
+
+// The morphology of one cell; `gid` seeds generated ones.
+std::shared_ptr<const Morphology> morphology(const Reader& r, const json& j, const std::string& path, std::uint64_t gid,
+                                             const std::filesystem::path& dir) {
+    if (!j.is_object()) r.fail(path, "expected an object with \"swc\" or \"builder\"");
+    if (j.contains("swc")) {
+        r.only_keys(j, path, {"swc"});
+        std::filesystem::path p = r.string(j["swc"], Reader::join(path, "swc"));
+        if (p.is_relative()) p = dir / p;
+        if (!std::filesystem::exists(p)) r.fail(Reader::join(path, "swc"), "file not found: " + p.string());
+        return std::make_shared<Morphology>(read_swc(p.string()));
+    }
+    const std::string b = r.string(r.require(j, path, "builder"), Reader::join(path, "builder"));
+    if (b == "ball_and_stick") {
+        r.only_keys(j, path, {"builder", "soma_diameter", "dend_length", "dend_radius"});
+        return std::make_shared<Morphology>(ball_and_stick(r.positive(j, path, "soma_diameter", 12.6157),
+                                                           r.positive(j, path, "dend_length", 200.0),
+                                                           r.positive(j, path, "dend_radius", 0.5)));
+    }
+    if (b == "busyring") {
+        r.only_keys(j, path, {"builder", "depth", "branch-probs", "compartments", "lengths"});
+        BusyringParams bp;
+        if (j.contains("depth")) bp.depth = static_cast<unsigned>(r.integer(j["depth"], Reader::join(path, "depth"), 1, 64));
+        bp.branch_probs = pair(r, j, path, "branch-probs", bp.branch_probs);
+        bp.compartments = pair(r, j, path, "compartments", bp.compartments);
+        bp.lengths = pair(r, j, path, "lengths", bp.lengths);
+        return std::make_shared<Morphology>(busyring_cell(gid, bp));
+    }
+    r.fail(Reader::join(path, "builder"), "unknown builder '" + b + "' (ball_and_stick, busyring)");
+}
+
+CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
+    CvPolicy p;
+    r.only_keys(j, path, {"policy", "n", "extent"});
+    const std::string kind = r.string(r.require(j, path, "policy"), Reader::join(path, "policy"));
+    if (kind == "nseg" || kind == "per_branch") {
+        p.kind = CvPolicy::nseg;
+        p.n = j.contains("n") ? static_cast<int>(r.integer(j["n"], Reader::join(path, "n"), 1, 1000000)) : 1;
+    } else if (kind == "max_extent") {
+        p.kind = CvPolicy::max_extent;
+        p.extent = r.positive(j, path, "extent", 20.0);
+    } else if (kind == "every_segment") {
+        p.kind = CvPolicy::every_segment;
+    } else {
+        r.fail(Reader::join(path, "policy"), "unknown policy '" + kind + "' (nseg, per_branch, max_extent, every_segment)");
+    }
+    return p;
+}
+
+// One cell description for `gid` (the morphology may be shared among a "count" of cells).
+CellDesc cell(const Reader& r, const json& j, const std::string& path, std::uint64_t gid,
+              std::shared_ptr<const Morphology> morph) {
+    CellDesc c;
+    c.morphology = morph;
+    const Morphology& m = *morph;
+    if (j.contains("discretization")) c.policy = policy(r, j["discretization"], Reader::join(path, "discretization"));
+    c.v_init = r.number(j, path, "v_init", -65.0);
+    c.cm[-1] = r.positive(j, path, "cm", 1.0);
+    c.ra[-1] = r.positive(j, path, "ra", 35.4);
+    if (j.contains("regions")) {
+        const json& regs = j["regions"];
+        const std::string rp = Reader::join(path, "regions");
+        if (!regs.is_object()) r.fail(rp, "expected an object of region: {cm, ra}");
+        for (auto it = regs.begin(); it != regs.end(); ++it) {
+            const std::string kp = Reader::join(rp, it.key());
+            const int tag = region_tag(r, json(it.key()), kp);
+            r.only_keys(it.value(), kp, {"cm", "ra"});
+            if (it.value().contains("cm")) c.cm[tag] = r.positive(it.value(), kp, "cm", 1.0);
+            if (it.value().contains("ra")) c.ra[tag] = r.positive(it.value(), kp, "ra", 35.4);
+        }
+    }
+    if (j.contains("paint")) {
+        const std::string pp = Reader::join(path, "paint");
+        const json& a = r.array(j["paint"], pp);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string ip = Reader::at(pp, i);
+            r.only_keys(a[i], ip, {"region", "mechanism", "params"});
+            Paint p;
+            p.tag = a[i].contains("region") ? region_tag(r, a[i]["region"], Reader::join(ip, "region")) : -1;
+            p.mechanism = r.string(r.require(a[i], ip, "mechanism"), Reader::join(ip, "mechanism"));
+            const MechInfo* info = find_mechanism(p.mechanism);
+            if (!info) r.fail(Reader::join(ip, "mechanism"), "unknown mechanism '" + p.mechanism + "'");
+            if (info->kind != MechKind::density) r.fail(Reader::join(ip, "mechanism"), p.mechanism + " is a point mechanism: use \"place\"");
+            p.params = mech_params(r, a[i], ip, p.mechanism);
+            c.paints.push_back(std::move(p));
+        }
+    }
+    if (j.contains("place")) {
+        const std::string pp = Reader::join(path, "place");
+        const json& a = r.array(j["place"], pp);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string ip = Reader::at(pp, i);
+            r.only_keys(a[i], ip, {"location", "mechanism", "params"});
+            Placement p;
+            p.where = location(r, r.require(a[i], ip, "location"), Reader::join(ip, "location"), m);
+            p.mechanism = r.string(r.require(a[i], ip, "mechanism"), Reader::join(ip, "mechanism"));
+            const MechInfo* info = find_mechanism(p.mechanism);
+            if (!info) r.fail(Reader::join(ip, "mechanism"), "unknown mechanism '" + p.mechanism + "'");
+            if (info->kind == MechKind::density) r.fail(Reader::join(ip, "mechanism"), p.mechanism + " is a density mechanism: use \"paint\"");
+            p.params = mech_params(r, a[i], ip, p.mechanism);
+            if (p.mechanism == "iclamp" && p.params[1] < 0) r.fail(Reader::join(ip, "params.dur"), "must be >= 0");
+            (info->kind == MechKind::synapse ? c.synapses : c.stimuli).push_back(std::move(p));
+        }
+    }
+    if (j.contains("detectors")) {
+        const std::string dp = Reader::join(path, "detectors");
+        const json& a = r.array(j["detectors"], dp);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string ip = Reader::at(dp, i);
+            r.only_keys(a[i], ip, {"location", "threshold"});
+            c.detectors.push_back({location(r, r.require(a[i], ip, "location"), Reader::join(ip, "location"), m),
+                                   r.number(a[i], ip, "threshold", -10.0)});
+        }
+    }
+    if (j.contains("probes")) {
+        const std::string pp = Reader::join(path, "probes");
+        const json& a = r.array(j["probes"], pp);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string ip = Reader::at(pp, i);
+            r.only_keys(a[i], ip, {"location", "all_cvs"});
+            Probe p;
+            if (a[i].contains("all_cvs")) {
+                if (!a[i]["all_cvs"].is_boolean()) r.fail(Reader::join(ip, "all_cvs"), "expected true or false");
+                p.all_cvs = a[i]["all_cvs"].get<bool>();
+            }
+            if (!p.all_cvs) p.where = location(r, r.require(a[i], ip, "location"), Reader::join(ip, "location"), m);
+            c.probes.push_back(p);
+        }
+    }
+    (void)gid;
+    return c;
+}
+
+std::vector<double> generator_times(const Reader& r, const json& j, const std::string& path, double tfinal) {
+    const std::string kind = r.string(r.require(j, path, "kind"), Reader::join(path, "kind"));
+    std::vector<double> t;
+    if (kind == "explicit") {
+        r.only_keys(j, path, {"kind", "target", "synapse", "weight", "times"});
+        const std::string tp = Reader::join(path, "times");
+        const json& a = r.array(r.require(j, path, "times"), tp);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const double v = r.number(a[i], Reader::at(tp, i));
+            if (v < 0) r.fail(Reader::at(tp, i), "event times must be >= 0");
+            t.push_back(v);
+        }
+        std::sort(t.begin(), t.end());
+    } else if (kind == "regular" || kind == "poisson") {
+        if (kind == "regular") r.only_keys(j, path, {"kind", "target", "synapse", "weight", "start", "stop", "interval"});
+        else r.only_keys(j, path, {"kind", "target", "synapse", "weight", "start", "stop", "rate_hz", "seed"});
+        const double start = r.number(j, path, "start", 0.0);
+        const double stop = r.number(j, path, "stop", tfinal);
+        if (start < 0) r.fail(Reader::join(path, "start"), "must be >= 0");
+        if (kind == "regular") {
+            const double dt = r.positive(j, path, "interval", 1.0);
+            for (long k = 0; start + k * dt < stop; ++k) t.push_back(start + k * dt);
+        } else {
+            const double rate = r.positive(j, path, "rate_hz", 10.0);
+            const auto seed = j.contains("seed") ? r.integer(j["seed"], Reader::join(path, "seed"), 0, 1L << 62) : 0;
+            std::mt19937_64 gen(static_cast<std::uint64_t>(seed));
+            std::exponential_distribution<double> isi(rate / 1000.0);  // per ms
+            for (double x = start + isi(gen); x < stop; x += isi(gen)) t.push_back(x);
+        }
+    } else {
+        r.fail(Reader::join(path, "kind"), "unknown generator kind '" + kind + "' (explicit, regular, poisson)");
+    }
+    return t;
+}
+
+}  // namespace
+
+Model parse_model(const std::string& text, const std::string& path) {
+    Reader r(path);
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        // Byte offset -> line number for the message.
+        const std::size_t upto = std::min<std::size_t>(e.byte, text.size());
+        const long line = 1 + std::count(text.begin(), text.begin() + upto, '\n');
+        std::string what = e.what();
+        const auto pos = what.find("; ");
+        throw InputError(path, "line " + std::to_string(line), "invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
+    }
+    r.only_keys(j, "", {"name", "run", "cells", "connections", "generators"});
+    Model m;
+    m.source = path;
+    const auto dir = std::filesystem::path(path).parent_path();
+    if (j.contains("name")) m.name = r.string(j["name"], "name");
+
+    if (j.contains("run")) {
+        const json& run = j["run"];
+        r.only_keys(run, "run", {"dt", "tfinal", "sample_dt", "celsius", "event_rules"});
+        m.run.dt = r.positive(run, "run", "dt", 0.025);
+        m.run.tfinal = r.number(run, "run", "tfinal", 100.0);
+        if (m.run.tfinal < 0) r.fail("run.tfinal", "must be >= 0, got " + Reader::fmt(m.run.tfinal));
+        m.run.sample_dt = r.positive(run, "run", "sample_dt", std::max(m.run.dt, 0.1));
+        m.run.celsius = r.number(run, "run", "celsius", 6.3);
+        if (run.contains("event_rules")) {
+            const std::string s = r.string(run["event_rules"], "run.event_rules");
+            if (s == "arbor") m.run.rules = EventRules::arbor;
+            else if (s == "neuron") m.run.rules = EventRules::neuron;
+            else r.fail("run.event_rules", "unknown rules '" + s + "' (arbor, neuron)");
+        }
+    }
+    const double ratio = m.run.sample_dt / m.run.dt;
+    if (std::fabs(ratio - std::round(ratio)) > 1e-9 * ratio)
+        r.fail("run.sample_dt", "must be a whole multiple of dt (" + Reader::fmt(m.run.dt) + ")");
+
+    const json& cells = r.array(r.require(j, "", "cells"), "cells");
+    if (cells.empty()) r.fail("cells", "a model needs at least one cell");
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const std::string cp = Reader::at("cells", i);
+        r.only_keys(cells[i], cp, {"count", "morphology", "discretization", "v_init", "cm", "ra", "regions", "paint", "place",
+                                   "detectors", "probes"});
+        const long count = cells[i].contains("count") ? r.integer(cells[i]["count"], Reader::join(cp, "count"), 1, 100000000) : 1;
+        const json& mj = r.require(cells[i], cp, "morphology");
+        const bool per_gid = mj.is_object() && mj.contains("builder") && mj["builder"] == "busyring";
+        std::shared_ptr<const Morphology> shared;
+        for (long k = 0; k < count; ++k) {
+            const std::uint64_t gid = m.cells.size();
+            if (!shared || per_gid) shared = morphology(r, mj, Reader::join(cp, "morphology"), gid, dir);
+            m.cells.push_back(cell(r, cells[i], cp, gid, shared));
+        }
+    }
+    const auto ncells = static_cast<long>(m.cells.size());
+    auto gid_of = [&](const json& obj, const std::string& p, const char* key) {
+        return static_cast<std::uint64_t>(r.integer(r.require(obj, p, key), Reader::join(p, key), 0, ncells - 1));
+    };
+    auto synapse_of = [&](const json& obj, const std::string& p, std::uint64_t gid) {
+        const long nsyn = static_cast<long>(m.cells[gid].synapses.size());
+        if (nsyn == 0) r.fail(Reader::join(p, "target"), "cell " + std::to_string(gid) + " has no synapses");
+        const long s = obj.contains("synapse") ? r.integer(obj["synapse"], Reader::join(p, "synapse"), 0, nsyn - 1) : 0;
+        return static_cast<std::uint32_t>(s);
+    };
+    if (j.contains("connections")) {
+        const json& a = r.array(j["connections"], "connections");
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string p = Reader::at("connections", i);
+            r.only_keys(a[i], p, {"source", "detector", "target", "synapse", "weight", "delay"});
+            Connection c;
+            c.source = gid_of(a[i], p, "source");
+            const long ndet = static_cast<long>(m.cells[c.source].detectors.size());
+            if (ndet == 0) r.fail(Reader::join(p, "source"), "cell " + std::to_string(c.source) + " has no detector");
+            c.detector = a[i].contains("detector") ? static_cast<std::uint32_t>(r.integer(a[i]["detector"], Reader::join(p, "detector"), 0, ndet - 1)) : 0;
+            c.target = gid_of(a[i], p, "target");
+            c.synapse = synapse_of(a[i], p, c.target);
+            c.weight = r.number(r.require(a[i], p, "weight"), Reader::join(p, "weight"));
+            c.delay = r.number(r.require(a[i], p, "delay"), Reader::join(p, "delay"));
+            if (!(c.delay > 0)) r.fail(Reader::join(p, "delay"), "must be > 0, got " + Reader::fmt(c.delay));
+            if (c.delay < m.run.dt) r.fail(Reader::join(p, "delay"), "shorter than dt (" + Reader::fmt(m.run.dt) + ")");
+            m.connections.push_back(c);
+        }
+    }
+    if (j.contains("generators")) {
+        const json& a = r.array(j["generators"], "generators");
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string p = Reader::at("generators", i);
+            Generator g;
+            if (!a[i].is_object()) r.fail(p, "expected an object");
+            g.target = gid_of(a[i], p, "target");
+            g.synapse = synapse_of(a[i], p, g.target);
+            g.weight = r.number(r.require(a[i], p, "weight"), Reader::join(p, "weight"));
+            g.times = generator_times(r, a[i], p, m.run.tfinal);
+            m.generators.push_back(std::move(g));
+        }
+    }
+    return m;
+}
+
+Model read_model(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw InputError(path, "", "cannot open the model file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_model(ss.str(), path);
+}
+
+}  // namespace arbolito

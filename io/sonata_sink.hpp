@@ -1,0 +1,27 @@
+#pragma once
+// Streams what a Simulation records into a SONATA file (io/sonata_writer).
+#include <memory>
+#include <string>
+
+#include "engine/simulation.hpp"
+#include "io/sonata_writer.hpp"
+
+namespace arbolito {
+
+// The report's mapping: columns of all groups in gid order.
+ReportMapping report_mapping(const Simulation& sim, const RunSettings& run);
+
+class SonataSink final : public RecordSink {
+public:
+    SonataSink(const std::string& path, const std::string& population, const ReportMapping* report)
+        : writer_(path, population, report) {}
+    void frames(const float* rows, std::size_t n) override { writer_.append_frames(rows, n); }
+    void spikes(const std::vector<Spike>& s) override { writer_.append_spikes(s); }
+    void epoch_done(double) override { writer_.flush(); }
+    SonataWriter& writer() { return writer_; }
+
+private:
+    SonataWriter writer_;
+};
+
+}  // namespace arbolito

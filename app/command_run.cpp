@@ -51,7 +51,7 @@ int command_run(const RunArgs& a) {
     const std::string out = a.output.empty() ? m.name + ".h5" : a.output;
     const ReportMapping mapping = report_mapping(sim, m.run);
     const bool report = !a.spikes_only && !mapping.element_ids.empty();
-    SonataSink sink(out, m.name, report ? &mapping : nullptr);
+    SonataSink sink(out, m.name, report ? &mapping : nullptr, a.double_report);
     ProgressBar bar(m.run.tfinal);
     const RunReport r = sim.run(sink, [&](double t) { bar.update(t); });
     sink.writer().finish();

@@ -9,7 +9,7 @@ struct RunArgs {
     std::string model, output, solver = "cpu", layout, timings, event_rules;
     std::optional<double> dt, tfinal;
     int threads = 1;
-    bool spikes_only = false, no_pipeline = false;
+    bool spikes_only = false, no_pipeline = false, double_report = false;
 };
 
 struct InfoArgs {

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--threads", run.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
     run_cmd->add_option("--timings", run.timings, "print per-phase timings: json")->check(CLI::IsMember({"json"}));
     run_cmd->add_flag("--spikes-only", run.spikes_only, "record spikes, no voltage traces");
+    run_cmd->add_flag("--double-report", run.double_report, "store voltages as float64 (validation; not SONATA's float32)");
     run_cmd->add_flag("--no-pipeline", run.no_pipeline, "exchange spikes after the cell update instead of during it");
     run_cmd->add_option("--event-rules", run.event_rules, "arbor or neuron (overrides the model)")->check(
         CLI::IsMember({"arbor", "neuron"}));

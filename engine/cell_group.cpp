@@ -3,7 +3,8 @@
 #include <stdexcept>
 
 #include "engine/cpu/cpu_cell_group.hpp"
-#ifdef ARBOLITO_HAVE_CUDA
+#if defined(ARBOLITO_HAVE_CUDA) && __has_include("engine/gpu/gpu_cell_group.hpp")
+#define ARBOLITO_GPU_BACKEND
 #include "engine/gpu/gpu_cell_group.hpp"
 #endif
 
@@ -21,7 +22,7 @@ std::unique_ptr<CellGroup> make_cell_group(const Model& m, std::uint64_t gid_beg
         return std::make_unique<CpuCellGroup>(build_fvm(m, gid_begin, gid_end, contiguous_layout), s);
     }
     if (solver_is_gpu(solver)) {
-#ifdef ARBOLITO_HAVE_CUDA
+#ifdef ARBOLITO_GPU_BACKEND
         return make_gpu_cell_group(m, gid_begin, gid_end, solver, layout, s);
 #else
         throw std::invalid_argument("solver " + solver + " needs the CUDA backend, and this build has none");

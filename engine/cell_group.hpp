@@ -42,9 +42,9 @@ public:
     // Spikes of the interval are appended to `spikes` (group gids), frames taken in it
     // to `frames` as rows of n_columns() floats, first the one for step_begin's time.
     virtual void advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
-                         std::vector<Spike>& spikes, std::vector<float>& frames) = 0;
+                         std::vector<Spike>& spikes, std::vector<double>& frames) = 0;
     // Frame 0 (t = 0) after initialisation.
-    virtual void initial_frame(std::vector<float>& frames) = 0;
+    virtual void initial_frame(std::vector<double>& frames) = 0;
     virtual const FvmData& data() const = 0;
     virtual const PhaseTimes& times() const = 0;
     // Current membrane voltage in the group's natural per-cell order (tests, compare).

@@ -122,9 +122,9 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     };
 
     // Frame 0, then epochs.
-    std::vector<std::vector<float>> frames(ng);
+    std::vector<std::vector<double>> frames(ng);
     std::vector<std::vector<Spike>> spikes(ng);
-    std::vector<float> rows;
+    std::vector<double> rows;
     const long ncol = n_columns();
     auto emit_frames = [&]() {
         std::size_t nf = 0;

@@ -25,7 +25,7 @@ struct SimOptions {
 // Receives what the run records, once per epoch, in gid order.
 struct RecordSink {
     virtual ~RecordSink() = default;
-    virtual void frames(const float* rows, std::size_t n_frames) = 0;
+    virtual void frames(const double* rows, std::size_t n_frames) = 0;
     virtual void spikes(const std::vector<Spike>& s) = 0;
     virtual void epoch_done(double t) { (void)t; }
 };

@@ -13,9 +13,9 @@ ReportMapping report_mapping(const Simulation& sim, const RunSettings& run);
 
 class SonataSink final : public RecordSink {
 public:
-    SonataSink(const std::string& path, const std::string& population, const ReportMapping* report)
-        : writer_(path, population, report) {}
-    void frames(const float* rows, std::size_t n) override { writer_.append_frames(rows, n); }
+    SonataSink(const std::string& path, const std::string& population, const ReportMapping* report, bool double_data)
+        : writer_(path, population, report, double_data) {}
+    void frames(const double* rows, std::size_t n) override { writer_.append_frames(rows, n); }
     void spikes(const std::vector<Spike>& s) override { writer_.append_spikes(s); }
     void epoch_done(double) override { writer_.flush(); }
     SonataWriter& writer() { return writer_; }

@@ -157,7 +157,8 @@ std::size_t ReportMapping::n_frames() const {
     return static_cast<std::size_t>(std::llround((stop - start) / step));
 }
 
-SonataWriter::SonataWriter(const std::string& path, const std::string& population, const ReportMapping* report)
+SonataWriter::SonataWriter(const std::string& path, const std::string& population, const ReportMapping* report,
+                           bool double_data)
     : path_(path), population_(population), has_report_(report != nullptr) {
     const std::string file = partial_path();
     if (population.empty() || population.find('/') != std::string::npos || population == "." || population == "..")
@@ -191,7 +192,7 @@ SonataWriter::SonataWriter(const std::string& path, const std::string& populatio
         // but no taller than the run so that short reports stay small on disk.
         const hsize_t n = n_values_;
         const hsize_t dims[2] = {0, n}, maxdims[2] = {H5S_UNLIMITED, n};
-        const hsize_t frame_bytes = n * sizeof(float);
+        const hsize_t frame_bytes = n * (double_data ? sizeof(double) : sizeof(float));
         const hsize_t chunk_frames =
             std::max<hsize_t>(1, std::min<hsize_t>(kChunkBytes / frame_bytes, std::max<std::size_t>(1, frames_expected_)));
         const hsize_t chunk[2] = {chunk_frames, n};
@@ -203,7 +204,7 @@ SonataWriter::SonataWriter(const std::string& path, const std::string& populatio
         Id data_apl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose, file, "H5Pcreate");
         const std::size_t cache_bytes = std::max<std::size_t>(kChunkBytes, 4 * chunk_frames * frame_bytes);
         ok(H5Pset_chunk_cache(data_apl, 521, cache_bytes, 1.0), file, "H5Pset_chunk_cache");
-        data_ = ok(H5Dcreate2(pop, "data", H5T_IEEE_F32LE, space, H5P_DEFAULT, data_cpl, data_apl), file,
+        data_ = ok(H5Dcreate2(pop, "data", double_data ? H5T_IEEE_F64LE : H5T_IEEE_F32LE, space, H5P_DEFAULT, data_cpl, data_apl), file,
                    "H5Dcreate2 data");
         out.string_attribute(data_, "units", "mV");
 
@@ -245,7 +246,11 @@ void SonataWriter::check_open(const char* op) const {
         throw std::runtime_error(partial_path() + ": " + op + " after the file was closed");
 }
 
-void SonataWriter::append_frames(const float* rows, std::size_t n_frames) {
+void SonataWriter::append_frames(const float* rows, std::size_t n_frames) { append(rows, n_frames, H5T_NATIVE_FLOAT); }
+
+void SonataWriter::append_frames(const double* rows, std::size_t n_frames) { append(rows, n_frames, H5T_NATIVE_DOUBLE); }
+
+void SonataWriter::append(const void* rows, std::size_t n_frames, std::int64_t mem_type) {
     check_open("append_frames");
     const std::string file = partial_path();
     if (!has_report_) throw std::runtime_error(file + ": append_frames on a spikes-only file");
@@ -261,7 +266,7 @@ void SonataWriter::append_frames(const float* rows, std::size_t n_frames) {
     const hsize_t start[2] = {frames_written_, 0}, count[2] = {n_frames, n_values_};
     ok(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr), file, "H5Sselect_hyperslab data");
     Id mspace(H5Screate_simple(2, count, nullptr), H5Sclose, file, "H5Screate_simple");
-    ok(H5Dwrite(data_, H5T_NATIVE_FLOAT, mspace, fspace, H5P_DEFAULT, rows), file, "H5Dwrite data");
+    ok(H5Dwrite(data_, mem_type, mspace, fspace, H5P_DEFAULT, rows), file, "H5Dwrite data");
     frames_written_ += n_frames;
 }
 

@@ -27,13 +27,17 @@ class SonataWriter {
 public:
     // Creates path + ".partial"; report may be null (spikes only). Throws std::runtime_error
     // naming the path on failure (also for an inconsistent mapping).
-    SonataWriter(const std::string& path, const std::string& population, const ReportMapping* report);
+    // double_data: store /report data as float64 instead of SONATA's float32 (validation
+    // runs that compare voltages beyond float32's 4e-6 mV resolution; not for libsonata).
+    SonataWriter(const std::string& path, const std::string& population, const ReportMapping* report,
+                 bool double_data = false);
     SonataWriter(const SonataWriter&) = delete;
     SonataWriter& operator=(const SonataWriter&) = delete;
     ~SonataWriter();  // neither finish() nor interrupt() ran: close and delete the .partial
 
     // Row-major n_frames x n_values; extends /report/<pop>/data. Throws past the mapping's n_frames.
     void append_frames(const float* rows, std::size_t n_frames);
+    void append_frames(const double* rows, std::size_t n_frames);  // converted to the file's type
     void append_spikes(const std::vector<Spike>& spikes);  // any order; buffered until the end
     void flush();                                          // H5Fflush; once per epoch
 
@@ -52,6 +56,7 @@ public:
 private:
     enum class State { open, finished, interrupted };
     void check_open(const char* op) const;
+    void append(const void* rows, std::size_t n_frames, std::int64_t mem_type);
     void write_time(double stop);
     void write_spikes();
     void close_handles();  // closes the dataset and the file, checking the file's close

@@ -47,12 +47,12 @@ std::vector<double> CpuCellGroup::voltages() const {
     return out;
 }
 
-void CpuCellGroup::initial_frame(std::vector<float>& frames) {
-    for (int cv : f_.probe_cv) frames.push_back(static_cast<float>(v_[cv]));
+void CpuCellGroup::initial_frame(std::vector<double>& frames) {
+    for (int cv : f_.probe_cv) frames.push_back(v_[cv]);
 }
 
 void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
-                           std::vector<Spike>& spikes, std::vector<float>& frames) {
+                           std::vector<Spike>& spikes, std::vector<double>& frames) {
     const StepEvent* ev = events.data();
     const StepEvent* ev_end = ev + events.size();
     for (long n = step_begin; n < step_end; ++n) {

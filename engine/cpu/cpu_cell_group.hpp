@@ -9,8 +9,8 @@ class CpuCellGroup final : public CellGroup {
 public:
     CpuCellGroup(FvmData data, const StepSettings& s);
     void advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
-                 std::vector<Spike>& spikes, std::vector<float>& frames) override;
-    void initial_frame(std::vector<float>& frames) override;
+                 std::vector<Spike>& spikes, std::vector<double>& frames) override;
+    void initial_frame(std::vector<double>& frames) override;
     const FvmData& data() const override { return f_; }
     const PhaseTimes& times() const override { return times_; }
     std::vector<double> voltages() const override;

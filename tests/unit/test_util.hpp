@@ -1,0 +1,37 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "engine/simulation.hpp"
+
+// Files shipped with the repository for tests (a clone has no ../shared).
+inline std::string test_data(const std::string& rel) { return std::string(ARBOLITO_SOURCE_DIR) + "/tests/data/" + rel; }
+
+// Keeps everything a run records in memory.
+struct CaptureSink : arbolito::RecordSink {
+    std::vector<double> rows;
+    std::size_t n_frames = 0;
+    std::vector<arbolito::Spike> spikes_seen;
+    void frames(const double* r, std::size_t n) override {
+        rows.insert(rows.end(), r, r + n * cols_hint(r, n));
+        n_frames += n;
+    }
+    void spikes(const std::vector<arbolito::Spike>& s) override { spikes_seen.insert(spikes_seen.end(), s.begin(), s.end()); }
+    long ncol = 0;
+    std::size_t cols_hint(const double*, std::size_t) const { return static_cast<std::size_t>(ncol); }
+    double at(std::size_t frame, long col) const { return rows[frame * ncol + col]; }
+};
+
+// Runs a model on one solver and returns what it recorded.
+inline CaptureSink run_model(const arbolito::Model& m, const std::string& solver = "cpu", int threads = 1,
+                             bool pipeline = true) {
+    arbolito::SimOptions o;
+    o.solver = solver;
+    o.threads = threads;
+    o.pipeline = pipeline;
+    arbolito::Simulation sim(m, o);
+    CaptureSink sink;
+    sink.ncol = sim.n_columns();
+    sim.run(sink);
+    return sink;
+}

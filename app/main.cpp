@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
     using namespace arbolito;
     CLI::App app{"arbolito: simulate networks of morphologically detailed neurons"};
     app.require_subcommand(1);
+    app.fallthrough();  // --log-level may follow the subcommand
     std::string log_level = "info";
     app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off")->check(
         CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));

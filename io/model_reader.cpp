@@ -133,16 +133,35 @@ std::array<double, 2> pair(const Reader& r, const json& obj, const std::string& 
     return {r.number(a[0], Reader::at(Reader::join(path, key), 0)), r.number(a[1], Reader::at(Reader::join(path, key), 1))};
 }
 
+// Rounds to the nearest float. The volatile matters: GCC 12 at -O2 vectorised the plain
+// double→float→double round trip over a point's coordinates into a no-op for x and y.
+double to_float32(double v) {
+    volatile float f = static_cast<float>(v);
+    return f;
+}
+
 // The morphology of one cell; `gid` seeds generated ones.
 std::shared_ptr<const Morphology> morphology(const Reader& r, const json& j, const std::string& path, std::uint64_t gid,
                                              const std::filesystem::path& dir) {
     if (!j.is_object()) r.fail(path, "expected an object with \"swc\" or \"builder\"");
     if (j.contains("swc")) {
-        r.only_keys(j, path, {"swc"});
+        r.only_keys(j, path, {"swc", "neuron_float32"});
         std::filesystem::path p = r.string(j["swc"], Reader::join(path, "swc"));
         if (p.is_relative()) p = dir / p;
         if (!std::filesystem::exists(p)) r.fail(Reader::join(path, "swc"), "file not found: " + p.string());
-        return std::make_shared<Morphology>(read_swc(p.string()));
+        Morphology m = read_swc(p.string());
+        if (j.contains("neuron_float32")) {
+            if (!j["neuron_float32"].is_boolean()) r.fail(Reader::join(path, "neuron_float32"), "expected true or false");
+            // NEURON keeps pt3d points and diameters in float32: rounding ours the same
+            // way lets validation runs compare the two below float32's resolution.
+            if (j["neuron_float32"].get<bool>())
+                for (auto& b : m.branches) {
+                    for (auto& x : b.xyz)
+                        for (int k = 0; k < 3; ++k) x[k] = to_float32(x[k]);
+                    for (auto& rad : b.radius) rad = to_float32(2 * rad) / 2;
+                }
+        }
+        return std::make_shared<Morphology>(std::move(m));
     }
     const std::string b = r.string(r.require(j, path, "builder"), Reader::join(path, "builder"));
     if (b == "ball_and_stick") {

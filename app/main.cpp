@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
         const int rc = app.exit(e);
         return rc == 0 ? 0 : 2;
     }
+    // Logs go to stderr: stdout carries machine-readable output (--timings json).
+    spdlog::set_default_logger(spdlog::stderr_color_mt("arbolito"));
     spdlog::set_level(spdlog::level::from_str(log_level));
     spdlog::set_pattern("[%l] %v");
 

@@ -177,7 +177,11 @@ std::shared_ptr<const Morphology> morphology(const Reader& r, const json& j, con
         bp.branch_probs = pair(r, j, path, "branch-probs", bp.branch_probs);
         bp.compartments = pair(r, j, path, "compartments", bp.compartments);
         bp.lengths = pair(r, j, path, "lengths", bp.lengths);
-        return std::make_shared<Morphology>(busyring_cell(gid, bp));
+        try {
+            return std::make_shared<Morphology>(busyring_cell(gid, bp));
+        } catch (const std::invalid_argument& e) {
+            r.fail(path, e.what());
+        }
     }
     r.fail(Reader::join(path, "builder"), "unknown builder '" + b + "' (ball_and_stick, busyring)");
 }

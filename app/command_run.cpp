@@ -1,4 +1,3 @@
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 
@@ -7,38 +6,16 @@
 
 #include "app/commands.hpp"
 #include "app/progress_bar.hpp"
+#include "app/run_common.hpp"
 #include "engine/simulation.hpp"
-#include "io/input_error.hpp"
 #include "io/model_reader.hpp"
 #include "io/sonata_sink.hpp"
 
 namespace arbolito {
 
-namespace {
-
-void apply_overrides(Model& m, const RunArgs& a) {
-    if (a.dt) {
-        if (!(*a.dt > 0)) throw InputError("--dt", "", "must be > 0, got " + std::to_string(*a.dt));
-        m.run.dt = *a.dt;
-        const double ratio = m.run.sample_dt / m.run.dt;
-        if (std::fabs(ratio - std::round(ratio)) > 1e-9 * ratio)
-            throw InputError("--dt", "", "the model's sample_dt " + std::to_string(m.run.sample_dt) + " is not a multiple of it");
-        for (const auto& c : m.connections)
-            if (c.delay < m.run.dt) throw InputError("--dt", "", "longer than a connection delay (" + std::to_string(c.delay) + " ms)");
-    }
-    if (a.tfinal) {
-        if (*a.tfinal < 0) throw InputError("--tfinal", "", "must be >= 0");
-        m.run.tfinal = *a.tfinal;
-    }
-    if (a.event_rules == "neuron") m.run.rules = EventRules::neuron;
-    if (a.event_rules == "arbor") m.run.rules = EventRules::arbor;
-}
-
-}  // namespace
-
 int command_run(const RunArgs& a) {
     Model m = read_model(a.model);
-    apply_overrides(m, a);
+    apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
     SimOptions o;
     o.solver = a.solver;
     o.layout = a.layout;
@@ -56,9 +33,9 @@ int command_run(const RunArgs& a) {
     const RunReport r = sim.run(sink, [&](double t) { bar.update(t); });
     sink.writer().finish();
 
-    const double cv_steps = static_cast<double>(r.n_cv) * r.steps;
+    const double ns_cv_step = ns_per_cv_step(r.run_s, r.n_cv, r.steps);
     spdlog::info("wrote {}: {} spikes; set-up {:.3f} s, run {:.3f} s ({:.1f} ns per CV-step)", out, r.n_spikes, r.setup_s,
-                 r.run_s, cv_steps > 0 ? 1e9 * r.run_s / cv_steps : 0.0);
+                 r.run_s, ns_cv_step);
     if (a.timings == "json") {
         nlohmann::json j;
         j["solver"] = o.solver;
@@ -69,9 +46,9 @@ int command_run(const RunArgs& a) {
         j["exchange_exposed"] = r.exchange_exposed_s;
         j["steps"] = r.steps;
         j["n_cv"] = r.n_cv;
-        j["ns_per_cv_step"] = cv_steps > 0 ? 1e9 * r.run_s / cv_steps : 0.0;
-        j["spikes"] = r.n_spikes;
-        j["events"] = r.n_events;
+        j["ns_per_cv_step"] = ns_cv_step;
+        j["n_spikes"] = r.n_spikes;
+        j["n_events"] = r.n_events;
         std::cout << j.dump() << std::endl;
     }
     return 0;

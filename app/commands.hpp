@@ -16,7 +16,15 @@ struct InfoArgs {
     std::string model, geometry;
 };
 
+struct CompareArgs {
+    std::string model, output, solvers;  // solvers: comma-separated name[:layout]
+    std::optional<double> dt, tfinal;
+    int threads = 1;
+    bool spikes_only = false;
+};
+
 int command_run(const RunArgs& a);
+int command_compare(const CompareArgs& a);
 int command_info(const InfoArgs& a);
 
 }  // namespace arbolito

@@ -38,6 +38,16 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--event-rules", run.event_rules, "arbor or neuron (overrides the model)")->check(
         CLI::IsMember({"arbor", "neuron"}));
 
+    CompareArgs cmp;
+    auto* cmp_cmd = app.add_subcommand("compare", "run a model with several solvers and compare timings, traces and spikes");
+    cmp_cmd->add_option("model", cmp.model, "model file (JSON)")->required();
+    cmp_cmd->add_option("--solvers", cmp.solvers, "comma-separated name[:layout], e.g. cpu,omp,gpu-cell:interleaved")->required();
+    cmp_cmd->add_option("-o,--output", cmp.output, "output directory (default: <model name>_compare)");
+    cmp_cmd->add_option("--threads", cmp.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
+    cmp_cmd->add_option("--dt", cmp.dt, "time step, ms (overrides the model)");
+    cmp_cmd->add_option("--tfinal", cmp.tfinal, "end time, ms (overrides the model)");
+    cmp_cmd->add_flag("--spikes-only", cmp.spikes_only, "record spikes, no voltage traces");
+
     InfoArgs info;
     auto* info_cmd = app.add_subcommand("info", "describe a model: cells, CVs, mechanisms, memory");
     info_cmd->add_option("model", info.model, "model file (JSON)")->required();
@@ -57,6 +67,7 @@ int main(int argc, char** argv) {
     try {
         if (*run_cmd) return command_run(run);
         if (*info_cmd) return command_info(info);
+        if (*cmp_cmd) return command_compare(cmp);
     } catch (const InputError& e) {
         spdlog::error("{}", e.what());
         return 2;

@@ -3,14 +3,17 @@
 #include <chrono>
 #include <cstdio>
 
+#include <unistd.h>
+
 namespace arbolito {
 
 class ProgressBar {
 public:
-    explicit ProgressBar(double tfinal) : tfinal_(tfinal), start_(std::chrono::steady_clock::now()) {}
+    explicit ProgressBar(double tfinal)
+        : tfinal_(tfinal), start_(std::chrono::steady_clock::now()), tty_(isatty(STDERR_FILENO) != 0) {}
     void update(double t) {
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        if (s < 2.0 || tfinal_ <= 0) return;
+        if (!tty_ || s < 2.0 || tfinal_ <= 0) return;
         const int width = 40, filled = static_cast<int>(width * t / tfinal_);
         if (filled == last_ && t < tfinal_) return;
         last_ = filled;
@@ -28,6 +31,7 @@ private:
     std::chrono::steady_clock::time_point start_;
     int last_ = -1;
     bool shown_ = false;
+    bool tty_;
 };
 
 }  // namespace arbolito

@@ -26,11 +26,10 @@ row() {  # name model [extra arbolito args]
   done
   local a n
   a=$(printf '%s\n' "${arb[@]}" | median); n=$(printf '%s\n' "${nrn[@]}" | median)
-  printf '%-26s %9s %8s %10.3f %10.3f %8.2f %10.1f %10.1f\n' "$name" "$ncv" "$steps" "$a" "$n" \
-    "$(echo "$n / $a" | bc -l)" "$(echo "1e9 * $a / ($ncv * $steps)" | bc -l)" "$(echo "1e9 * $n / ($ncv * $steps)" | bc -l)"
+  $py -c "a,n,c,s=$a,$n,$ncv,$steps; print(f'{\"$name\":26s} {c:9d} {s:8d} {a:10.3f} {n:10.3f} {n/a:8.2f} {1e9*a/(c*s):10.1f} {1e9*n/(c*s):10.1f}')"
 }
 
-echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; NEURON $($py -c 'import neuron; print(neuron.__version__)' 2>/dev/null | tail -1)"
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc --all) cores; NEURON $($py -c 'import neuron; print(neuron.__version__)' 2>/dev/null | tail -1)"
 printf '%-26s %9s %8s %10s %10s %8s %10s %10s\n' model CVs steps arb_s nrn_s nrn/arb arb_ns/CVs nrn_ns/CVs
 row single_cell examples/single_cell.json
 row busyring64_unconnected bench/models/busyring64_unconnected.json
@@ -41,8 +40,7 @@ ir() {
     --spikes-only --tfinal "$1" -o $out/cg.h5 --log-level warn >/dev/null 2>$out/cg.log
   sed -n 's/.*Collected : *//p' $out/cg.log | awk '{print $1}'
 }
-i1=$(ir 1); i2=$(ir 2)
+i1=$(ir 1 | tr -d ,); i2=$(ir 2 | tr -d ,)
 ncv=$($bin info bench/models/busyring64_unconnected.json | sed -n 's/^total CVs: //p')
-steps=$(echo "1 / 0.025" | bc -l)
-printf 'callgrind: %.1f instructions per CV per step (busyring64, solver cpu; Ir(2 ms) - Ir(1 ms) = %s over %s CVs x %.0f steps)\n' \
-  "$(echo "($i2 - $i1) / ($ncv * $steps)" | bc -l)" "$((i2 - i1))" "$ncv" "$steps"
+steps=40
+$py -c "i1,i2,c,s=$i1,$i2,$ncv,$steps; print(f'callgrind: {(i2-i1)/(c*s):.1f} instructions per CV per step (busyring64, solver cpu; Ir(2 ms) - Ir(1 ms) = {i2-i1} over {c} CVs x {s:.0f} steps)')"

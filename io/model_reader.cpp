@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cell_builders.hpp"
+#include "engine/network_builders.hpp"
 #include "io/input_error.hpp"
 #include "io/swc.hpp"
 #include "mechanisms/catalogue.hpp"
@@ -323,6 +324,45 @@ std::vector<double> generator_times(const Reader& r, const json& j, const std::s
     return t;
 }
 
+// Arbor's busyring configuration (its JSON keys); "dt" and "duration" set the run.
+void busyring(const Reader& r, const json& n, Model& m, const json* run) {
+    r.only_keys(n, "network", {"builder", "name", "num-cells", "synapses", "min-delay", "duration", "ring-size", "event-weight",
+                               "dt", "depth", "branch-probs", "compartments", "lengths", "record", "spikes", "complex", "stdp",
+                               "cpu-group-size"});
+    for (const char* k : {"complex", "stdp"})
+        if (n.contains(k) && !(n[k].is_boolean() && !n[k].get<bool>()))
+            r.fail(Reader::join("network", k), "only the simple cell without STDP is supported (false)");
+    for (const char* k : {"dt", "duration"})
+        if (n.contains(k) && run && run->contains(k == std::string("dt") ? "dt" : "tfinal"))
+            r.fail(Reader::join("network", k), "given twice: here and in \"run\"");
+    BusyringNetwork p;
+    const auto integer = [&](const char* k, long lo, long hi, long def) {
+        return n.contains(k) ? r.integer(n[k], Reader::join("network", k), lo, hi) : def;
+    };
+    p.num_cells = static_cast<std::uint64_t>(integer("num-cells", 2, 100000000, 1000));
+    p.synapses = static_cast<unsigned>(integer("synapses", 1, 1000000, 1));
+    p.ring_size = static_cast<unsigned>(integer("ring-size", 1, 100000000, 10));
+    p.min_delay = r.positive(n, "network", "min-delay", 10.0);
+    p.event_weight = r.number(n, "network", "event-weight", 0.05);
+    if (n.contains("record")) {
+        if (!n["record"].is_boolean()) r.fail("network.record", "expected true or false");
+        p.record = n["record"].get<bool>();
+    }
+    if (n.contains("depth")) p.cell.depth = static_cast<unsigned>(r.integer(n["depth"], "network.depth", 1, 64));
+    p.cell.branch_probs = pair(r, n, "network", "branch-probs", p.cell.branch_probs);
+    p.cell.compartments = pair(r, n, "network", "compartments", p.cell.compartments);
+    p.cell.lengths = pair(r, n, "network", "lengths", p.cell.lengths);
+    if (n.contains("dt")) m.run.dt = r.positive(n, "network", "dt", 0.025);
+    if (n.contains("duration")) m.run.tfinal = r.positive(n, "network", "duration", 100.0);
+    if (p.min_delay < m.run.dt) r.fail("network.min-delay", "shorter than dt (" + Reader::fmt(m.run.dt) + ")");
+    if (n.contains("name")) m.name = r.string(n["name"], "network.name");
+    try {
+        build_busyring(m, p);
+    } catch (const std::invalid_argument& e) {
+        r.fail("network", e.what());
+    }
+}
+
 }  // namespace
 
 Model parse_model(const std::string& text, const std::string& path) {
@@ -338,7 +378,7 @@ Model parse_model(const std::string& text, const std::string& path) {
         const auto pos = what.find("; ");
         throw InputError(path, "line " + std::to_string(line), "invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
     }
-    r.only_keys(j, "", {"name", "run", "cells", "connections", "generators"});
+    r.only_keys(j, "", {"name", "run", "cells", "connections", "generators", "network"});
     Model m;
     m.source = path;
     const auto dir = std::filesystem::path(path).parent_path();
@@ -363,8 +403,14 @@ Model parse_model(const std::string& text, const std::string& path) {
     if (std::fabs(ratio - std::round(ratio)) > 1e-9 * ratio)
         r.fail("run.sample_dt", "must be a whole multiple of dt (" + Reader::fmt(m.run.dt) + ")");
 
-    const json& cells = r.array(r.require(j, "", "cells"), "cells");
-    if (cells.empty()) r.fail("cells", "a model needs at least one cell");
+    const std::string net_builder = j.contains("network") && j["network"].is_object() && j["network"].contains("builder")
+                                        ? r.string(j["network"]["builder"], "network.builder") : "";
+    if (net_builder == "busyring") {
+        if (j.contains("cells")) r.fail("cells", "the busyring network builds its own cells: leave \"cells\" out");
+        busyring(r, j["network"], m, j.contains("run") ? &j["run"] : nullptr);
+    }
+    const json& cells = net_builder == "busyring" ? json::array() : r.array(r.require(j, "", "cells"), "cells");
+    if (cells.empty() && m.cells.empty()) r.fail("cells", "a model needs at least one cell");
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const std::string cp = Reader::at("cells", i);
         r.only_keys(cells[i], cp, {"count", "morphology", "discretization", "v_init", "cm", "ra", "regions", "paint", "place",
@@ -419,6 +465,19 @@ Model parse_model(const std::string& text, const std::string& path) {
             g.weight = r.number(r.require(a[i], p, "weight"), Reader::join(p, "weight"));
             g.times = generator_times(r, a[i], p, m.run.tfinal);
             m.generators.push_back(std::move(g));
+        }
+    }
+    if (j.contains("network") && net_builder != "busyring") {
+        const json& n = j["network"];
+        r.only_keys(n, "network", {"builder", "weight", "delay", "kick_time", "kick_weight"});
+        if (net_builder != "ring") r.fail("network.builder", "unknown network builder '" + net_builder + "' (ring, busyring)");
+        const double delay = r.positive(n, "network", "delay", 5.0);
+        if (delay < m.run.dt) r.fail("network.delay", "shorter than dt (" + Reader::fmt(m.run.dt) + ")");
+        try {
+            build_ring(m, r.number(n, "network", "weight", 0.05), delay, r.number(n, "network", "kick_time", 1.0),
+                       r.number(n, "network", "kick_weight", 0.1));
+        } catch (const std::invalid_argument& e) {
+            r.fail("network", e.what());
         }
     }
     return m;

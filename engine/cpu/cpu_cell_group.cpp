@@ -1,5 +1,7 @@
 #include "engine/cpu/cpu_cell_group.hpp"
 
+#include <algorithm>
+
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/exp2syn.hpp"
 #include "mechanisms/expsyn.hpp"
@@ -38,6 +40,27 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(d
         tau1_.push_back(t1 / t2 > 0.9999 ? 0.9999 * t2 : (t1 / t2 < 1e-9 ? t2 * 1e-9 : t1));
     }
     det_v_.resize(f_.detector_cv.size());
+
+    // About 4096 CVs a chunk: ~150 bytes of state per CV keeps a chunk within L2.
+    constexpr int chunk_cvs = 4096;
+    auto range = [](const MechInstances& mi, int cv0, int cv1, int (&out)[2]) {
+        out[0] = static_cast<int>(std::lower_bound(mi.cv.begin(), mi.cv.end(), cv0) - mi.cv.begin());
+        out[1] = static_cast<int>(std::lower_bound(mi.cv.begin(), mi.cv.end(), cv1) - mi.cv.begin());
+    };
+    for (int c = 0; c < f_.n_cells();) {
+        Chunk k{};
+        k.cell_begin = c;
+        k.cv_begin = cell_begin_[c];
+        while (c < f_.n_cells() && (c == k.cell_begin || cell_begin_[c + 1] - k.cv_begin <= chunk_cvs)) ++c;
+        k.cell_end = c;
+        k.cv_end = cell_begin_[c];
+        range(f_.hh, k.cv_begin, k.cv_end, k.hh);
+        range(f_.pas, k.cv_begin, k.cv_end, k.pas);
+        range(f_.expsyn, k.cv_begin, k.cv_end, k.expsyn);
+        range(f_.exp2syn, k.cv_begin, k.cv_end, k.exp2syn);
+        range(f_.iclamp, k.cv_begin, k.cv_end, k.iclamp);
+        chunks_.push_back(k);
+    }
 }
 
 std::vector<double> CpuCellGroup::voltages() const {
@@ -66,9 +89,7 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
 
 void CpuCellGroup::step(long n, const StepEvent*& ev, const StepEvent* ev_end, std::vector<Spike>& spikes) {
     const double dt = s_.dt, t = n * dt;
-    const int ncv = f_.n_cv();
     Stopwatch w;
-
     for (; ev != ev_end && ev->step == n; ++ev) {
         const int k = f_.target_instance[ev->target];
         if (f_.target_kind[ev->target] == TargetKind::expsyn) {
@@ -80,51 +101,9 @@ void CpuCellGroup::step(long n, const StepEvent*& ev, const StepEvent* ev_end, s
     }
     times_.events += w.lap();
 
-    for (int i = 0; i < ncv; ++i) assemble_base(f_.cap[i], f_.g_sum[i], dt, v_[i], d_[i], rhs_[i]);
-    times_.assemble += w.lap();
+    for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) step_chunk(k, t);
 
-    double i_m, g_m;
-    for (int k = 0; k < f_.hh.size(); ++k) {
-        const int cv = f_.hh.cv[k];
-        hh::current(v_[cv], m_[k], h_[k], n_[k], hh_params(f_.hh, k), i_m, g_m);
-        add_current(f_.hh.weight[k] * i_m, f_.hh.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
-    }
-    for (int k = 0; k < f_.pas.size(); ++k) {
-        const int cv = f_.pas.cv[k];
-        pas::current(v_[cv], {f_.pas.params[0][k], f_.pas.params[1][k]}, i_m, g_m);
-        add_current(f_.pas.weight[k] * i_m, f_.pas.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
-    }
-    for (int k = 0; k < f_.expsyn.size(); ++k) {
-        const int cv = f_.expsyn.cv[k];
-        expsyn::current(v_[cv], g_syn_[k], {f_.expsyn.params[0][k], f_.expsyn.params[1][k]}, i_m, g_m);
-        add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
-    }
-    for (int k = 0; k < f_.exp2syn.size(); ++k) {
-        const int cv = f_.exp2syn.cv[k];
-        exp2syn::current(v_[cv], a_[k], b_[k], {tau1_[k], f_.exp2syn.params[1][k], f_.exp2syn.params[2][k]}, i_m, g_m);
-        add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
-    }
-    for (int k = 0; k < f_.iclamp.size(); ++k) {
-        const double amp = iclamp::current(t + 0.5 * dt, {f_.iclamp.params[0][k], f_.iclamp.params[1][k], f_.iclamp.params[2][k]});
-        rhs_[f_.iclamp.cv[k]] += amp;  // injected current: −I with I = −amp
-    }
-    times_.currents += w.lap();
-
-    for (int c = 0; c < f_.n_cells(); ++c)
-        hines_solve(cell_begin_[c], cell_begin_[c + 1], f_.layout.parent.data(), d_.data(), u_.data(), rhs_.data());
-    times_.solve += w.lap();
-
-    for (std::size_t k = 0; k < det_v_.size(); ++k) det_v_[k] = v_[f_.detector_cv[k]];
-    v_.swap(rhs_);
-
-    for (int k = 0; k < f_.hh.size(); ++k) hh::advance(v_[f_.hh.cv[k]], dt, q10_, m_[k], h_[k], n_[k]);
-    for (int k = 0; k < f_.expsyn.size(); ++k) g_syn_[k] = expsyn::decay(g_syn_[k], dt, f_.expsyn.params[0][k]);
-    for (int k = 0; k < f_.exp2syn.size(); ++k) {
-        a_[k] = expsyn::decay(a_[k], dt, tau1_[k]);
-        b_[k] = expsyn::decay(b_[k], dt, f_.exp2syn.params[1][k]);
-    }
-    times_.states += w.lap();
-
+    Stopwatch wd;
     for (int c = 0; c < f_.n_cells(); ++c) {
         for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) {
             const double v0 = det_v_[k], v1 = v_[f_.detector_cv[k]], th = f_.detector_threshold[k];
@@ -134,7 +113,63 @@ void CpuCellGroup::step(long n, const StepEvent*& ev, const StepEvent* ev_end, s
             }
         }
     }
-    times_.detect += w.lap();
+    times_.detect += wd.lap();
+}
+
+void CpuCellGroup::step_chunk(int chunk, double t) {
+    const Chunk& ck = chunks_[chunk];
+    const double dt = s_.dt;
+    Stopwatch w;
+
+    for (int i = ck.cv_begin; i < ck.cv_end; ++i) assemble_base(f_.cap[i], f_.g_sum[i], dt, v_[i], d_[i], rhs_[i]);
+    times_.assemble += w.lap();
+
+    double i_m, g_m;
+    for (int k = ck.hh[0]; k < ck.hh[1]; ++k) {
+        const int cv = f_.hh.cv[k];
+        hh::current(v_[cv], m_[k], h_[k], n_[k], hh_params(f_.hh, k), i_m, g_m);
+        add_current(f_.hh.weight[k] * i_m, f_.hh.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
+    }
+    for (int k = ck.pas[0]; k < ck.pas[1]; ++k) {
+        const int cv = f_.pas.cv[k];
+        pas::current(v_[cv], {f_.pas.params[0][k], f_.pas.params[1][k]}, i_m, g_m);
+        add_current(f_.pas.weight[k] * i_m, f_.pas.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
+    }
+    for (int k = ck.expsyn[0]; k < ck.expsyn[1]; ++k) {
+        const int cv = f_.expsyn.cv[k];
+        expsyn::current(v_[cv], g_syn_[k], {f_.expsyn.params[0][k], f_.expsyn.params[1][k]}, i_m, g_m);
+        add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
+    }
+    for (int k = ck.exp2syn[0]; k < ck.exp2syn[1]; ++k) {
+        const int cv = f_.exp2syn.cv[k];
+        exp2syn::current(v_[cv], a_[k], b_[k], {tau1_[k], f_.exp2syn.params[1][k], f_.exp2syn.params[2][k]}, i_m, g_m);
+        add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
+    }
+    for (int k = ck.iclamp[0]; k < ck.iclamp[1]; ++k) {
+        const double amp = iclamp::current(t + 0.5 * dt, {f_.iclamp.params[0][k], f_.iclamp.params[1][k], f_.iclamp.params[2][k]});
+        rhs_[f_.iclamp.cv[k]] += amp;  // injected current: −I with I = −amp
+    }
+    times_.currents += w.lap();
+
+    for (int c = ck.cell_begin; c < ck.cell_end; c += 4) {
+        const int nc = std::min(4, ck.cell_end - c);
+        hines_solve_lockstep<4>(&cell_begin_[c], &cell_begin_[c + 1], nc, f_.layout.parent.data(), d_.data(), u_.data(),
+                                rhs_.data());
+    }
+    times_.solve += w.lap();
+
+    // The solution replaces v; detectors keep the voltage of the step's start.
+    for (int c = ck.cell_begin; c < ck.cell_end; ++c)
+        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v_[f_.detector_cv[k]];
+    std::copy(rhs_.begin() + ck.cv_begin, rhs_.begin() + ck.cv_end, v_.begin() + ck.cv_begin);
+
+    for (int k = ck.hh[0]; k < ck.hh[1]; ++k) hh::advance(v_[f_.hh.cv[k]], dt, q10_, m_[k], h_[k], n_[k]);
+    for (int k = ck.expsyn[0]; k < ck.expsyn[1]; ++k) g_syn_[k] = expsyn::decay(g_syn_[k], dt, f_.expsyn.params[0][k]);
+    for (int k = ck.exp2syn[0]; k < ck.exp2syn[1]; ++k) {
+        a_[k] = expsyn::decay(a_[k], dt, tau1_[k]);
+        b_[k] = expsyn::decay(b_[k], dt, f_.exp2syn.params[1][k]);
+    }
+    times_.states += w.lap();
 }
 
 }  // namespace arbolito

@@ -17,6 +17,16 @@ public:
 
 private:
     void step(long n, const StepEvent*& ev, const StepEvent* ev_end, std::vector<Spike>& spikes);
+    void step_chunk(int chunk, double t);
+
+    // Cells are stepped in chunks of about cache size: all phases of a chunk run before
+    // the next chunk starts, so its state stays in L2 instead of streaming from memory
+    // once per phase. Per chunk: its cells and its instances of every mechanism.
+    struct Chunk {
+        int cell_begin, cell_end, cv_begin, cv_end;
+        int hh[2], pas[2], expsyn[2], exp2syn[2], iclamp[2];
+    };
+    std::vector<Chunk> chunks_;
 
     FvmData f_;
     StepSettings s_;

@@ -1,0 +1,15 @@
+# GPU benchmarks (issue 4), only with the CUDA backend. bench/gpu_check.sh builds and
+# runs them on a GPU machine.
+if(ARBOLITO_HAVE_CUDA)
+  add_executable(gpu_solver_bench ${CMAKE_CURRENT_LIST_DIR}/gpu_solver_bench.cu)
+  target_link_libraries(gpu_solver_bench PRIVATE arbolito_core CUDA::cudart OpenMP::OpenMP_CXX)
+  # The OpenMP baseline lives in the .cu file: its host compiler needs the flag too.
+  target_compile_options(gpu_solver_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fopenmp>)
+  target_compile_definitions(gpu_solver_bench PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  if(EXISTS ${PROJECT_SOURCE_DIR}/io/swc.cpp)
+    target_compile_definitions(gpu_solver_bench PRIVATE ARBOLITO_WITH_SWC)
+  endif()
+
+  add_executable(thomas_bench ${CMAKE_CURRENT_LIST_DIR}/thomas_bench.cu)
+  target_link_libraries(thomas_bench PRIVATE arbolito_core CUDA::cudart CUDA::cusparse)
+endif()

@@ -1,0 +1,231 @@
+// Batched tridiagonal solves (issue 4): thomas_batch against cuSPARSE's
+// gtsvInterleavedBatch (algo 0, Thomas; same interleaved storage) and gtsv2StridedBatch
+// (each system contiguous), same sizes, same run, medians of CUDA-event timings.
+//
+// Bytes counted per unknown: "eff" = read a, b, c, d and write x = 40 B (the fewest any
+// solver can move); thomas_batch itself moves 40 B + 32 B for each row of c', d' that
+// does not fit its shared-memory rows (stored in the forward sweep, read back).
+// Usage: thomas_bench [--n 64,512] [--nsys 2560,25600,256000] [--reps 20] [--summary FILE]
+#include <cusparse.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/gpu_bench_util.hpp"
+#include "solvers/gpu/thomas_batch.hpp"
+
+using namespace arbolito;
+using namespace arbolito::bench;
+using arbolito::gpu::DeviceArray;
+
+#define CUSPARSE_CHECK(call)                                                                              \
+    do {                                                                                                  \
+        const cusparseStatus_t st_ = (call);                                                              \
+        if (st_ != CUSPARSE_STATUS_SUCCESS)                                                               \
+            throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
+                                     cusparseGetErrorString(st_));                                        \
+    } while (0)
+
+namespace {
+
+std::vector<int> split_ints(const std::string& s) {
+    std::vector<int> out;
+    std::stringstream ss(s);
+    for (std::string t; std::getline(ss, t, ',');)
+        if (!t.empty()) out.push_back(std::stoi(t));
+    return out;
+}
+
+// Diagonally dominant random systems, interleaved (i * nsys + s) or strided (s * n + i):
+// a in [-1, 1) with a = 0 on each first row, c likewise with c = 0 on each last row,
+// b = |a| + |c| + [0.5, 1.5), d in [-1, 1).
+__global__ void make_systems(double* a, double* b, double* c, double* d, int n, int nsys, bool interleaved,
+                             std::uint64_t seed) {
+    const std::size_t total = std::size_t(n) * nsys;
+    for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < total; k += std::size_t(gridDim.x) * blockDim.x) {
+        const int i = interleaved ? static_cast<int>(k / nsys) : static_cast<int>(k % n);
+        const double ak = i == 0 ? 0.0 : hash_uniform(seed, 4 * k, -1, 1);
+        const double ck = i == n - 1 ? 0.0 : hash_uniform(seed, 4 * k + 1, -1, 1);
+        a[k] = ak;
+        c[k] = ck;
+        b[k] = std::fabs(ak) + std::fabs(ck) + hash_uniform(seed, 4 * k + 2, 0.5, 1.5);
+        d[k] = hash_uniform(seed, 4 * k + 3, -1, 1);
+    }
+}
+
+struct Set {
+    DeviceArray<double> a, b, c, d;
+    explicit Set(std::size_t n) : a(n), b(n), c(n), d(n) {}
+    void copy_from(const Set& o) {
+        const std::size_t bytes = a.size() * sizeof(double);
+        CUDA_CHECK(cudaMemcpyAsync(a.data(), o.a.data(), bytes, cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(b.data(), o.b.data(), bytes, cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(c.data(), o.c.data(), bytes, cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(d.data(), o.d.data(), bytes, cudaMemcpyDeviceToDevice));
+    }
+};
+
+double max_rel_diff(const std::vector<double>& x, const std::vector<double>& y) {
+    double m = 0, s = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i] - y[i])), s = std::max(s, std::fabs(y[i]));
+    return std::isnan(m) ? INFINITY : m / s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    std::vector<int> ns = {64, 512}, batches = {2560, 25600, 256000};
+    int reps = 20;
+    std::string summary;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--n") ns = split_ints(next());
+        else if (a == "--nsys") batches = split_ints(next());
+        else if (a == "--reps") reps = std::stoi(next());
+        else if (a == "--summary") summary = next();
+        else throw std::invalid_argument("unknown argument " + a);
+    }
+    int n_dev = 0;
+    if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
+        std::printf("no CUDA device: nothing to measure\n");
+        return 0;
+    }
+    const Device dev;
+    const std::uint64_t seed = std::random_device{}();
+    std::printf("device: %s\nseed: %llu\n", device_summary(dev.prop).c_str(), static_cast<unsigned long long>(seed));
+    const double copy_gbs = copy_bandwidth_gbs();
+    std::printf("device-to-device copy (1 GiB, read+write): %.0f GB/s\n\n", copy_gbs);
+    L2Flush flush(dev.prop);
+    cusparseHandle_t h;
+    CUSPARSE_CHECK(cusparseCreate(&h));
+
+    std::ostringstream s;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "batched tridiagonal, ms per solve (median of %d), %s; copy %.0f GB/s; eff%% = 40 B per unknown / "
+                  "time / copy bandwidth\n",
+                  reps, dev.prop.name, copy_gbs);
+    s << line;
+    std::snprintf(line, sizeof line, "%5s %7s | %-24s %9s %6s | %9s %6s %9s | %9s %9s | %8s\n", "n", "nsys",
+                  "thomas_batch (tuning)", "ms", "eff%", "gtsvIntl", "eff%", "gtsv2Str", "vs Intl", "vs Str", "err");
+    s << line;
+    std::printf("%5s %7s %-28s %9s %7s %10s\n", "n", "nsys", "solver", "ms", "eff%", "max.rel.diff");
+    for (int n : ns)
+        for (int nsys : batches) {
+            const std::size_t N = std::size_t(n) * nsys;
+            Set pristine(N), work0(N), work1(N);
+            Set* work[2] = {&work0, &work1};
+            DeviceArray<double> scratch(N);
+            make_systems<<<1024, 256>>>(pristine.a.data(), pristine.b.data(), pristine.c.data(), pristine.d.data(), n,
+                                        nsys, true, seed + n * 7 + nsys);
+            CUDA_CHECK_LAUNCH();
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const double eff_bytes = 40.0 * N;
+            auto report = [&](const std::string& name, double ms, double err) {
+                std::printf("%5d %7d %-28s %9.4f %6.1f%% %10.1e\n", n, nsys, name.c_str(), ms,
+                            100.0 * eff_bytes / (ms * 1e-3) / 1e9 / copy_gbs, err);
+                std::fflush(stdout);
+            };
+
+            // cuSPARSE gtsvInterleavedBatch, Thomas: the reference solution too.
+            std::size_t ws = 0;
+            CUSPARSE_CHECK(cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, n, work0.a.data(), work0.b.data(),
+                                                                       work0.c.data(), work0.d.data(), nsys, &ws));
+            DeviceArray<unsigned char> wsbuf(std::max<std::size_t>(ws, 1));
+            const double ms_il = time_median_ms(
+                [&](int r) {
+                    work[r % 2]->copy_from(pristine);
+                    flush();
+                },
+                [&](int r) {
+                    Set& w = *work[r % 2];
+                    CUSPARSE_CHECK(cusparseDgtsvInterleavedBatch(h, 0, n, w.a.data(), w.b.data(), w.c.data(),
+                                                                 w.d.data(), nsys, wsbuf.data()));
+                },
+                reps);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            const std::vector<double> ref = work[(3 + reps - 1) % 2]->d.download();
+            report("cusparse gtsvInterleaved/0", ms_il, 0.0);
+            std::printf("%5s %7s   (gtsvInterleavedBatch workspace %zu bytes)\n", "", "", ws);
+
+            // thomas_batch: default tuning and the alternatives.
+            struct Variant { std::string name; gpu::ThomasTuning t; };
+            std::vector<Variant> variants = {{"default", {}}, {"prefetch2", {2, -1, 64}}, {"no-smem", {4, 0, 64}}};
+            if (n <= 64) variants.push_back({"smem-all", {4, n, 64}});
+            variants.push_back({"threads128", {4, -1, 128}});
+            double best_ms = 1e30, ms_def = 0, err_def = 0;
+            std::string best_name;
+            for (const auto& v : variants) {
+                const double ms = time_median_ms(
+                    [&](int r) {
+                        work[r % 2]->copy_from(pristine);
+                        flush();
+                    },
+                    [&](int r) {
+                        Set& w = *work[r % 2];
+                        gpu::thomas_batch(w.a.data(), w.b.data(), w.c.data(), w.d.data(), scratch.data(), n, nsys,
+                                          nullptr, v.t);
+                    },
+                    reps);
+                CUDA_CHECK(cudaDeviceSynchronize());
+                const double err = max_rel_diff(work[(3 + reps - 1) % 2]->d.download(), ref);
+                const int R = v.t.smem_rows < 0 ? gpu::thomas_default_smem_rows(n) : std::min(v.t.smem_rows, n);
+                report("thomas_batch " + v.name + " (R=" + std::to_string(R) + ")", ms, err);
+                if (ms < best_ms) best_ms = ms, best_name = v.name;
+                if (v.name == "default") ms_def = ms, err_def = err;
+            }
+            // cuSPARSE gtsv2StridedBatch on the same systems stored system by system.
+            double ms_st = NAN;
+            {
+                Set sp(N), sw(N);
+                make_systems<<<1024, 256>>>(sp.a.data(), sp.b.data(), sp.c.data(), sp.d.data(), n, nsys, false,
+                                            seed + n * 7 + nsys);
+                CUDA_CHECK_LAUNCH();
+                std::size_t ws2 = 0;
+                CUSPARSE_CHECK(cusparseDgtsv2StridedBatch_bufferSizeExt(h, n, sp.a.data(), sp.b.data(), sp.c.data(),
+                                                                        sp.d.data(), nsys, n, &ws2));
+                DeviceArray<unsigned char> wb2(std::max<std::size_t>(ws2, 1));
+                // One buffer set here (memory): the L2 flush keeps repetitions honest.
+                ms_st = time_median_ms(
+                    [&](int) {
+                        CUDA_CHECK(cudaMemcpyAsync(sw.d.data(), sp.d.data(), N * sizeof(double), cudaMemcpyDeviceToDevice));
+                        flush();
+                    },
+                    [&](int) {
+                        CUSPARSE_CHECK(cusparseDgtsv2StridedBatch(h, n, sp.a.data(), sp.b.data(), sp.c.data(),
+                                                                  sw.d.data(), nsys, n, wb2.data()));
+                    },
+                    reps);
+                CUDA_CHECK(cudaDeviceSynchronize());
+                // Same systems: compare with the interleaved reference.
+                const std::vector<double> xs = sw.d.download();
+                std::vector<double> xi(N);
+                for (int sy = 0; sy < nsys; ++sy)
+                    for (int i = 0; i < n; ++i) xi[std::size_t(i) * nsys + sy] = xs[std::size_t(sy) * n + i];
+                report("cusparse gtsv2StridedBatch", ms_st, max_rel_diff(xi, ref));
+                std::printf("%5s %7s   (gtsv2StridedBatch workspace %zu bytes)\n", "", "", ws2);
+            }
+            const double eff = 100.0 * eff_bytes / (ms_def * 1e-3) / 1e9 / copy_gbs;
+            const double eff_il = 100.0 * eff_bytes / (ms_il * 1e-3) / 1e9 / copy_gbs;
+            std::snprintf(line, sizeof line, "%5d %7d | %-24s %9.4f %5.1f%% | %9.4f %5.1f%% %9.4f | %8.2fx %8.2fx | %8.1e\n",
+                          n, nsys, ("default (best " + best_name + ")").c_str(), ms_def, eff, ms_il, eff_il, ms_st,
+                          ms_il / ms_def, ms_st / ms_def, err_def);
+            s << line;
+        }
+    CUSPARSE_CHECK(cusparseDestroy(h));
+    std::printf("\n%s", s.str().c_str());
+    if (!summary.empty()) std::ofstream(summary) << s.str();
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "thomas_bench: %s\n", e.what());
+    return 1;
+}

@@ -1,0 +1,56 @@
+#include "engine/network_builders.hpp"
+
+#include <random>
+#include <stdexcept>
+
+#include "mechanisms/catalogue.hpp"
+
+namespace arbolito {
+
+void build_ring(Model& m, double weight, double delay, double kick_time, double kick_weight) {
+    const std::uint64_t n = m.cells.size();
+    for (std::uint64_t gid = 0; gid < n; ++gid) {
+        if (m.cells[gid].detectors.empty()) throw std::invalid_argument("ring: cell " + std::to_string(gid) + " has no detector");
+        if (m.cells[gid].synapses.empty()) throw std::invalid_argument("ring: cell " + std::to_string(gid) + " has no synapse");
+    }
+    for (std::uint64_t gid = 0; gid < n; ++gid) m.connections.push_back({gid, 0, (gid + 1) % n, 0, weight, delay});
+    m.generators.push_back({0, 0, kick_weight, {kick_time}});
+}
+
+void build_busyring(Model& m, const BusyringNetwork& p) {
+    if (p.num_cells < 2) throw std::invalid_argument("num-cells must be >= 2");
+    if (p.ring_size < 1) throw std::invalid_argument("ring-size must be >= 1");
+    if (p.synapses < 1) throw std::invalid_argument("synapses must be >= 1");
+    const std::uint64_t first = m.cells.size(), n = p.num_cells;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t gid = first + i;
+        CellDesc c;
+        c.morphology = std::make_shared<Morphology>(busyring_cell(i, p.cell));
+        c.policy.kind = CvPolicy::every_segment;
+        c.cm[-1] = 1.0;
+        c.ra[-1] = 100.0;
+        c.paints.push_back({tag_soma, "hh", resolve_params("hh", {})});
+        c.paints.push_back({tag_dend, "pas", resolve_params("pas", {})});
+        c.detectors.push_back({{0, 0.0}, 10.0});
+        c.synapses.push_back({{1, 0.0}, "expsyn", resolve_params("expsyn", {})});
+        if (p.record) c.probes.push_back({false, {0, 0.5}});
+        m.cells.push_back(std::move(c));
+
+        // Ring predecessor, then the weightless random fan-in, as Arbor's recipe draws it.
+        const std::uint64_t s = p.ring_size, group_start = s * (i / s), group_end = std::min(group_start + s, n);
+        const std::uint64_t pred = i == group_start ? group_end - 1 : i - 1;
+        m.connections.push_back({first + pred, 0, gid, 0, p.event_weight, p.min_delay});
+        std::uniform_int_distribution<std::uint32_t> dist(0, static_cast<std::uint32_t>(n - 2));
+        std::uniform_real_distribution<float> delay_dist(0, static_cast<float>(2 * p.min_delay));
+        std::mt19937 gen(static_cast<std::uint32_t>(i));
+        for (unsigned k = 1; k < p.synapses; ++k) {
+            std::uint64_t src = dist(gen);
+            if (src == i) ++src;
+            const float delay = static_cast<float>(p.min_delay + delay_dist(gen));
+            m.connections.push_back({first + src, 0, gid, 0, 0.0, static_cast<double>(delay)});
+        }
+        if (i % s == 0) m.generators.push_back({gid, 0, p.event_weight, {1.0}});
+    }
+}
+
+}  // namespace arbolito

@@ -1,0 +1,80 @@
+#pragma once
+// Every CUDA runtime call and every kernel launch is checked: a failure throws
+// std::runtime_error naming the file, the line and CUDA's own message.
+#include <stdexcept>
+#include <string>
+
+#include <cuda_runtime.h>
+
+namespace arbolito::gpu {
+
+[[noreturn]] inline void cuda_fail(cudaError_t e, const char* what, const char* file, int line) {
+    throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + what + ": " +
+                             cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+inline void cuda_check(cudaError_t e, const char* what, const char* file, int line) {
+    if (e != cudaSuccess) cuda_fail(e, what, file, line);
+}
+
+}  // namespace arbolito::gpu
+
+#define CUDA_CHECK(call) ::arbolito::gpu::cuda_check((call), #call, __FILE__, __LINE__)
+// After a <<<...>>> launch: launch-configuration errors show at once (cudaGetLastError);
+// errors while the kernel runs show at the next synchronising call, itself checked.
+#define CUDA_CHECK_LAUNCH() ::arbolito::gpu::cuda_check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace arbolito::gpu {
+
+// Owns one plain device allocation (never managed memory); move-only.
+template <class T>
+class DeviceArray {
+public:
+    DeviceArray() = default;
+    explicit DeviceArray(std::size_t n) { allocate(n); }
+    explicit DeviceArray(const std::vector<T>& h) {
+        allocate(h.size());
+        if (n_) CUDA_CHECK(cudaMemcpy(p_, h.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    DeviceArray(DeviceArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+    DeviceArray& operator=(DeviceArray&& o) noexcept {
+        if (this != &o) {
+            release();
+            p_ = std::exchange(o.p_, nullptr);
+            n_ = std::exchange(o.n_, 0);
+        }
+        return *this;
+    }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+    ~DeviceArray() { release(); }
+
+    T* data() { return p_; }
+    const T* data() const { return p_; }
+    std::size_t size() const { return n_; }
+    std::vector<T> download() const {
+        std::vector<T> h(n_);
+        if (n_) CUDA_CHECK(cudaMemcpy(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+        return h;
+    }
+
+private:
+    void allocate(std::size_t n) {
+        n_ = n;
+        if (n) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T)));
+    }
+    // A destructor must not throw; a failing cudaFree here means the context is already gone.
+    void release() noexcept {
+        if (p_) cudaFree(p_);
+        p_ = nullptr;
+        n_ = 0;
+    }
+    T* p_ = nullptr;
+    std::size_t n_ = 0;
+};
+
+}  // namespace arbolito::gpu

@@ -1,0 +1,49 @@
+#pragma once
+// gpu-cell (cuHinesBatch, DESIGN §7): one thread per cell solves its Hines system in the
+// numbering of a gpu_cell_layout (flat, interleaved or block-interleaved). A device-side
+// building block: the matrix is assembled on the device in the layout's numbering and
+// solved in place, nothing is copied to or from the host.
+#include <cuda_runtime.h>
+
+#include "solvers/gpu/cuda_check.hpp"
+#include "solvers/layout.hpp"
+
+namespace arbolito::gpu {
+
+enum class CellKernel {
+    // DESIGN §4 as written, per thread: parent index per CV, padding computed as
+    // d = 1, u = 0, rhs = 0 rows. The reference for the others.
+    plain,
+    // The default: rows prefetched `depth` steps ahead, the unbranched-chain update kept
+    // in registers, branch points (parent != previous CV) from a short per-cell list, the
+    // forward sweep reading f = u/d' and rhs'/d' left by the backward sweep (no u, no
+    // division), padding rows skipped without leaving the warp's row.
+    pipelined1,
+    pipelined2,
+    pipelined4,
+};
+
+const char* to_string(CellKernel k);
+
+// Device copies of what the kernels read of a gpu_cell_layout; built once per layout.
+struct GpuCellPlan {
+    int n_slots = 0;
+    int n_cv = 0;
+    int threads = 128;                 // per CUDA block
+    CellKernel kernel = CellKernel::pipelined2;
+    long n_branch_points = 0;          // CVs whose parent is not the previous CV
+    DeviceArray<int4> slot;            // per slot: first, stride, size, padded
+    DeviceArray<int2> branch_range;    // per slot: [begin, end) into branch
+    DeviceArray<int2> branch;          // (position, parent position), ascending per slot
+    DeviceArray<int> parent;           // layout numbering (plain kernel only)
+};
+
+// layout: from gpu_cell_layout (needs the slot_* arrays).
+GpuCellPlan make_gpu_cell_plan(const Layout& layout, CellKernel kernel = CellKernel::pipelined2);
+
+// Solves every cell's system in place on `stream`: on return rhs holds the solution of the
+// real CVs; d is overwritten; u is read only. Padding rows must hold d = 1, u = 0,
+// rhs = 0 (DESIGN §2); the pipelined kernels leave them untouched.
+void gpu_cell_solve(const GpuCellPlan& plan, double* d, const double* u, double* rhs, cudaStream_t stream);
+
+}  // namespace arbolito::gpu

@@ -1,0 +1,141 @@
+#include "solvers/gpu_cell_layout.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+namespace arbolito {
+
+namespace {
+
+constexpr int warp = 32;
+
+void check_tree(const std::vector<int>& p, std::size_t cell) {
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        const bool ok = i == 0 ? p[i] == -1 : p[i] >= 0 && p[i] < static_cast<int>(i);
+        if (!ok)
+            throw std::invalid_argument("gpu_cell_layout: cell " + std::to_string(cell) + ": CV " + std::to_string(i) +
+                                        " has parent " + std::to_string(p[i]) +
+                                        " (need -1 for CV 0 and 0 <= parent < CV otherwise)");
+    }
+}
+
+// Places the slots' CVs; slot_* must be filled, n_cv set. Padding positions form a chain
+// behind the real CVs (parent = previous position), so each slot is one valid tree.
+// Slots are visited 32 at a time, row by row, so that the writes of an interleaved
+// layout run along memory instead of jumping a whole row per CV.
+void place(Layout& l, const std::vector<std::vector<int>>& np) {
+    l.parent.assign(l.n_cv, -1);
+    l.index.assign(np.size(), {});
+    for (std::size_t s = 0; s < l.slot_cell.size(); ++s)
+        if (l.slot_cell[s] >= 0) l.index[l.slot_cell[s]].resize(np[l.slot_cell[s]].size());
+    const std::size_t ns = l.slot_cell.size();
+    for (std::size_t s0 = 0; s0 < ns; s0 += warp) {
+        const std::size_t s1 = std::min(ns, s0 + warp);
+        int rows = 0;
+        for (std::size_t s = s0; s < s1; ++s) rows = std::max(rows, l.slot_padded[s]);
+        for (int i = 0; i < rows; ++i)
+            for (std::size_t s = s0; s < s1; ++s) {
+                if (i >= l.slot_padded[s]) continue;
+                const int first = l.slot_first[s], stride = l.slot_stride[s];
+                const int x = first + i * stride;
+                if (i < l.slot_size[s]) {
+                    const int c = l.slot_cell[s];
+                    const int p = np[c][i];
+                    l.index[c][i] = x;
+                    l.parent[x] = p < 0 ? -1 : first + p * stride;
+                } else {
+                    l.parent[x] = i == 0 ? -1 : x - stride;
+                    l.padding.push_back(x);
+                }
+            }
+    }
+    std::sort(l.padding.begin(), l.padding.end());
+}
+
+// Cells by size, largest first; equal sizes keep the caller's order.
+std::vector<int> by_size(const std::vector<std::vector<int>>& np) {
+    std::vector<int> order(np.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return np[a].size() > np[b].size(); });
+    return order;
+}
+
+// Blocks of bs slots over the size-sorted cells, each padded to its largest cell; the
+// last block is filled up with empty slots.
+Layout blocked(const std::vector<std::vector<int>>& np, int bs) {
+    Layout l;
+    const std::vector<int> order = by_size(np);
+    const std::size_t n_blocks = (order.size() + bs - 1) / bs;
+    std::int64_t base = 0;
+    for (std::size_t b = 0; b < n_blocks; ++b) {
+        int padded = 0;
+        for (int k = 0; k < bs; ++k) {
+            const std::size_t j = b * bs + k;
+            if (j < order.size()) padded = std::max(padded, static_cast<int>(np[order[j]].size()));
+        }
+        for (int k = 0; k < bs; ++k) {
+            const std::size_t j = b * bs + k;
+            const int c = j < order.size() ? order[j] : -1;
+            l.slot_cell.push_back(c);
+            l.slot_first.push_back(static_cast<int>(base + k));
+            l.slot_stride.push_back(bs);
+            l.slot_size.push_back(c < 0 ? 0 : static_cast<int>(np[c].size()));
+            l.slot_padded.push_back(padded);
+        }
+        base += static_cast<std::int64_t>(bs) * padded;
+        if (base > std::numeric_limits<int>::max()) throw std::invalid_argument("gpu_cell_layout: more CVs than an int counts");
+    }
+    l.n_cv = static_cast<int>(base);
+    place(l, np);
+    return l;
+}
+
+}  // namespace
+
+Layout gpu_cell_layout(const std::vector<std::vector<int>>& np, const std::string& option) {
+    for (std::size_t c = 0; c < np.size(); ++c) check_tree(np[c], c);
+
+    if (option == "flat") {
+        Layout l;
+        std::int64_t base = 0;
+        for (std::size_t c = 0; c < np.size(); ++c) {
+            const int n = static_cast<int>(np[c].size());
+            l.slot_cell.push_back(static_cast<int>(c));
+            l.slot_first.push_back(static_cast<int>(base));
+            l.slot_stride.push_back(1);
+            l.slot_size.push_back(n);
+            l.slot_padded.push_back(n);
+            base += n;
+            if (base > std::numeric_limits<int>::max()) throw std::invalid_argument("gpu_cell_layout: more CVs than an int counts");
+        }
+        l.n_cv = static_cast<int>(base);
+        place(l, np);
+        return l;
+    }
+    if (option == "interleaved") {
+        // One block spanning every slot is exactly the full interleaving.
+        const int n_slots = static_cast<int>((np.size() + warp - 1) / warp * warp);
+        return n_slots == 0 ? Layout{} : blocked(np, n_slots);
+    }
+    const std::string prefix = "block-interleaved:";
+    if (option.compare(0, prefix.size(), prefix) == 0) {
+        const std::string num = option.substr(prefix.size());
+        std::size_t used = 0;
+        int bs = 0;
+        try {
+            bs = std::stoi(num, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (num.empty() || used != num.size() || bs < 1)
+            throw std::invalid_argument("gpu_cell_layout: block size in '" + option + "' must be a positive integer");
+        return blocked(np, bs);
+    }
+    throw std::invalid_argument("gpu_cell_layout: unknown layout '" + option +
+                                "' (flat, interleaved, block-interleaved:BS)");
+}
+
+}  // namespace arbolito

@@ -1,0 +1,12 @@
+# GPU solver tests: their own executable, built only with the CUDA backend. Each test
+# skips itself (GTEST_SKIP) where no CUDA device is present, so ctest passes on CPU-only
+# machines; run build/gpu_tests on a GPU machine (bench/gpu_check.sh does).
+if(ARBOLITO_HAVE_CUDA)
+  add_executable(gpu_tests ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_solvers.cu)
+  target_link_libraries(gpu_tests PRIVATE arbolito_core GTest::gtest_main CUDA::cudart)
+  target_compile_definitions(gpu_tests PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  if(EXISTS ${PROJECT_SOURCE_DIR}/io/swc.cpp)
+    target_compile_definitions(gpu_tests PRIVATE ARBOLITO_WITH_SWC)
+  endif()
+  gtest_discover_tests(gpu_tests DISCOVERY_TIMEOUT 60)
+endif()

@@ -1,0 +1,308 @@
+// GPU solvers against the CPU reference: gpu-cell (every layout and kernel) against the
+// serial hines_solve, batched Thomas against a CPU Thomas. Fresh random matrices each run
+// (the seed is printed on failure); every test is skipped on a machine without a GPU.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bench/cell_trees.hpp"
+#include "solvers/gpu/cuda_check.hpp"
+#include "solvers/gpu/hines_gpu_cell.hpp"
+#include "solvers/gpu/thomas_batch.hpp"
+#include "solvers/gpu_cell_layout.hpp"
+#include "solvers/hines.hpp"
+
+using namespace arbolito;
+using namespace arbolito::gpu;
+
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                                         \
+    do {                                                                           \
+        int n_dev = 0;                                                             \
+        if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {             \
+            cudaGetLastError();                                                    \
+            GTEST_SKIP() << "no CUDA device";                                      \
+        }                                                                          \
+    } while (0)
+
+unsigned fresh_seed() { return std::random_device{}(); }
+
+// One cell's Hines system in natural order: d = c + sum of the axial conductances at the
+// CV, u = -g to the parent (symmetric, diagonally dominant, as a time step assembles).
+struct System {
+    std::vector<double> d, u, rhs;
+};
+
+System random_system(const std::vector<int>& p, std::mt19937& gen) {
+    std::uniform_real_distribution<double> g(0.01, 10.0), c(0.001, 1.0), b(-100.0, 100.0);
+    const int n = static_cast<int>(p.size());
+    System s{std::vector<double>(n), std::vector<double>(n, 0.0), std::vector<double>(n)};
+    for (int i = 0; i < n; ++i) s.d[i] = c(gen), s.rhs[i] = b(gen);
+    for (int i = 1; i < n; ++i) {
+        const double gi = g(gen);
+        s.u[i] = -gi;
+        s.d[i] += gi;
+        s.d[p[i]] += gi;
+    }
+    return s;
+}
+
+std::vector<double> cpu_solve(const std::vector<int>& p, System s) {
+    if (!p.empty()) hines_solve(0, static_cast<int>(p.size()), p.data(), s.d.data(), s.u.data(), s.rhs.data());
+    return s.rhs;
+}
+
+double rel_diff(const std::vector<double>& x, const std::vector<double>& ref) {
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        num += (x[i] - ref[i]) * (x[i] - ref[i]);
+        den += ref[i] * ref[i];
+    }
+    if (std::isnan(num)) return INFINITY;
+    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+// Solves the batch on the GPU in one layout and kernel; returns each cell's solution in
+// natural order. Device buffers start as NaN, then padding rows get d = 1, u = 0,
+// rhs = 0 and real rows their values. Checks that u and the padding come back intact.
+std::vector<std::vector<double>> gpu_solve(const std::vector<std::vector<int>>& cells, const std::vector<System>& sys,
+                                           const std::string& layout_opt, CellKernel kernel) {
+    const Layout l = gpu_cell_layout(cells, layout_opt);
+    const GpuCellPlan plan = make_gpu_cell_plan(l, kernel);
+    std::vector<double> d(l.n_cv, NAN), u(l.n_cv, NAN), rhs(l.n_cv, NAN);
+    for (int x : l.padding) d[x] = 1.0, u[x] = 0.0, rhs[x] = 0.0;
+    for (std::size_t c = 0; c < cells.size(); ++c)
+        for (std::size_t i = 0; i < cells[c].size(); ++i) {
+            const int x = l.index[c][i];
+            d[x] = sys[c].d[i], u[x] = sys[c].u[i], rhs[x] = sys[c].rhs[i];
+        }
+    DeviceArray<double> dd(l.n_cv), du(l.n_cv), dr(l.n_cv);
+    if (l.n_cv) {
+        // Poison first so that nothing left over from an earlier allocation can pass.
+        CUDA_CHECK(cudaMemset(dd.data(), 0xff, l.n_cv * sizeof(double)));
+        CUDA_CHECK(cudaMemset(dr.data(), 0xff, l.n_cv * sizeof(double)));
+        CUDA_CHECK(cudaMemcpy(dd.data(), d.data(), l.n_cv * sizeof(double), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(du.data(), u.data(), l.n_cv * sizeof(double), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(dr.data(), rhs.data(), l.n_cv * sizeof(double), cudaMemcpyHostToDevice));
+    }
+    gpu_cell_solve(plan, dd.data(), du.data(), dr.data(), nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<double> x = dr.download(), u_after = du.download();
+    EXPECT_EQ(0, std::memcmp(u.data(), u_after.data(), u.size() * sizeof(double))) << "u was modified";
+    for (int p : l.padding) EXPECT_EQ(x[p], 0.0) << "padding row " << p << " not zero after the solve";
+    std::vector<std::vector<double>> out(cells.size());
+    for (std::size_t c = 0; c < cells.size(); ++c)
+        for (int xi : l.index[c]) out[c].push_back(x[xi]);
+    return out;
+}
+
+const std::vector<std::string> layouts = {"flat", "interleaved", "block-interleaved:1", "block-interleaved:7",
+                                          "block-interleaved:32", "block-interleaved:128"};
+const std::vector<CellKernel> kernels = {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2,
+                                         CellKernel::pipelined4};
+
+// Every layout and kernel against the CPU on each cell of the batch.
+void check_batch(const std::vector<std::vector<int>>& cells, std::mt19937& gen) {
+    std::vector<System> sys;
+    std::vector<std::vector<double>> ref;
+    for (const auto& p : cells) {
+        sys.push_back(random_system(p, gen));
+        ref.push_back(cpu_solve(p, sys.back()));
+    }
+    for (const auto& opt : layouts)
+        for (CellKernel k : kernels) {
+            SCOPED_TRACE(opt + " / " + to_string(k));
+            const auto x = gpu_solve(cells, sys, opt, k);
+            double worst = 0;
+            for (std::size_t c = 0; c < cells.size(); ++c) worst = std::max(worst, rel_diff(x[c], ref[c]));
+            EXPECT_LT(worst, 1e-12);
+        }
+}
+
+// Synthetic cells with realistic branching: one branch point per 5 to 40 CVs.
+std::vector<std::vector<int>> random_cells(int n_cells, int min_n, int max_n, std::mt19937& gen) {
+    std::vector<std::vector<int>> cells;
+    for (int c = 0; c < n_cells; ++c) {
+        const int n = std::uniform_int_distribution<int>(min_n, max_n)(gen);
+        const int per_branch = std::uniform_int_distribution<int>(5, 40)(gen);
+        cells.push_back(trees::synthetic(n, 1 + n / per_branch, gen));
+    }
+    return cells;
+}
+
+std::string morphology_path(const char* name) { return trees::morphology_dir() + name; }
+
+}  // namespace
+
+TEST(GpuCell, RandomTreesEveryLayoutAndKernel) {
+    SKIP_WITHOUT_GPU();
+    const unsigned seed = fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 gen(seed);
+    check_batch(random_cells(300, 1, 400, gen), gen);
+    // Degenerate shapes: single CVs, a bare chain, a star (every CV a branch point).
+    std::vector<std::vector<int>> odd = {{-1}, {-1, 0}, trees::synthetic(200, 1, gen), trees::synthetic(150, 150, gen)};
+    std::vector<int> star(60, 0);
+    star[0] = -1;
+    odd.push_back(star);
+    check_batch(odd, gen);
+}
+
+TEST(GpuCell, RealMorphologies) {
+    SKIP_WITHOUT_GPU();
+    const unsigned seed = fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 gen(seed);
+    std::vector<std::vector<int>> cells;
+    for (const char* f : {"ca1_pyramidal_n120.swc", "purkinje_mouse_original.swc", "l5_pyramidal_with_axon.swc"})
+        for (int target : {76, 305, 690}) {
+            auto t = trees::real(morphology_path(f), target);
+            if (!t.empty()) cells.push_back(std::move(t));
+        }
+    if (cells.empty()) GTEST_SKIP() << "no SWC reader in this build or no files under tests/data/morphologies";
+    // Many copies of each, so that interleaved warps hold several morphologies.
+    std::vector<std::vector<int>> batch;
+    for (int rep = 0; rep < 20; ++rep)
+        for (const auto& t : cells) batch.push_back(t);
+    std::shuffle(batch.begin(), batch.end(), gen);
+    check_batch(batch, gen);
+}
+
+// A cell's result must not depend on its neighbours: solved alone (flat, no padding) or
+// in a size-sorted, padded batch of other cells, the bits are the same.
+TEST(GpuCell, PaddingAndSortingLeaveEachCellIdentical) {
+    SKIP_WITHOUT_GPU();
+    const unsigned seed = fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 gen(seed);
+    const auto cells = random_cells(200, 1, 500, gen);
+    std::vector<System> sys;
+    for (const auto& p : cells) sys.push_back(random_system(p, gen));
+    for (CellKernel k : kernels) {
+        SCOPED_TRACE(to_string(k));
+        // Alone: each cell its own batch.
+        std::vector<std::vector<double>> alone;
+        for (std::size_t c = 0; c < cells.size(); ++c) alone.push_back(gpu_solve({cells[c]}, {sys[c]}, "flat", k)[0]);
+        // Shuffled batch in every layout.
+        std::vector<int> perm(cells.size());
+        for (std::size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(i);
+        std::shuffle(perm.begin(), perm.end(), gen);
+        std::vector<std::vector<int>> pc;
+        std::vector<System> ps;
+        for (int c : perm) pc.push_back(cells[c]), ps.push_back(sys[c]);
+        for (const auto& opt : layouts) {
+            const auto x = gpu_solve(pc, ps, opt, k);
+            for (std::size_t j = 0; j < perm.size(); ++j)
+                ASSERT_EQ(0, std::memcmp(x[j].data(), alone[perm[j]].data(), x[j].size() * sizeof(double)))
+                    << opt << ": cell " << perm[j] << " differs from its solve alone";
+        }
+    }
+}
+
+TEST(GpuCell, LargeBatch) {
+    SKIP_WITHOUT_GPU();
+    const unsigned seed = fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 gen(seed);
+    const auto cells = random_cells(5000, 50, 700, gen);
+    std::vector<System> sys;
+    std::vector<std::vector<double>> ref;
+    for (const auto& p : cells) {
+        sys.push_back(random_system(p, gen));
+        ref.push_back(cpu_solve(p, sys.back()));
+    }
+    for (const char* opt : {"interleaved", "block-interleaved:32"}) {
+        const auto x = gpu_solve(cells, sys, opt, CellKernel::pipelined2);
+        double worst = 0;
+        for (std::size_t c = 0; c < cells.size(); ++c) worst = std::max(worst, rel_diff(x[c], ref[c]));
+        EXPECT_LT(worst, 1e-12) << opt;
+    }
+}
+
+namespace {
+
+// Textbook Thomas on one system, n rows.
+std::vector<double> cpu_thomas(const double* a, const double* b, const double* c, const double* d, int n) {
+    std::vector<double> cp(n), dp(n), x(n);
+    for (int i = 0; i < n; ++i) {
+        const double ai = i ? a[i] : 0.0;
+        const double m = 1.0 / (b[i] - ai * (i ? cp[i - 1] : 0.0));
+        cp[i] = c[i] * m;
+        dp[i] = (d[i] - ai * (i ? dp[i - 1] : 0.0)) * m;
+    }
+    for (int i = n - 1; i >= 0; --i) x[i] = dp[i] - (i + 1 < n ? cp[i] * x[i + 1] : 0.0);
+    return x;
+}
+
+}  // namespace
+
+TEST(ThomasBatch, AgainstCpu) {
+    SKIP_WITHOUT_GPU();
+    const unsigned seed = fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> off(-1.0, 1.0), rhs(-100.0, 100.0), extra(0.01, 2.0);
+    for (int n : {1, 2, 3, 5, 31, 64, 100, 512})
+        for (int nsys : {1, 33, 700}) {
+            // Systems of random sizes 1..n, padded to n with a = c = 0, b = 1, d = 0.
+            const std::size_t N = static_cast<std::size_t>(n) * nsys;
+            std::vector<double> a(N), b(N), c(N), d(N);
+            std::vector<int> size(nsys);
+            std::vector<std::vector<double>> ref(nsys);
+            for (int s = 0; s < nsys; ++s) {
+                size[s] = std::uniform_int_distribution<int>(1, n)(gen);
+                std::vector<double> sa(n, 0.0), sb(n, 1.0), sc(n, 0.0), sd(n, 0.0);
+                for (int i = 0; i < size[s]; ++i) {
+                    sa[i] = i ? off(gen) : 0.0;
+                    sc[i] = i + 1 < size[s] ? off(gen) : 0.0;
+                    sb[i] = std::abs(sa[i]) + std::abs(sc[i]) + extra(gen);  // diagonally dominant
+                    if (std::bernoulli_distribution(0.5)(gen)) sb[i] = -sb[i];
+                    sd[i] = rhs(gen);
+                }
+                ref[s] = cpu_thomas(sa.data(), sb.data(), sc.data(), sd.data(), n);
+                for (int i = 0; i < n; ++i) {
+                    const std::size_t x = static_cast<std::size_t>(i) * nsys + s;
+                    a[x] = sa[i], b[x] = sb[i], c[x] = sc[i], d[x] = sd[i];
+                }
+            }
+            for (int pf : {2, 4})
+                for (int smem : {-1, 0, n / 2, n}) {
+                    SCOPED_TRACE("n " + std::to_string(n) + " nsys " + std::to_string(nsys) + " prefetch " +
+                                 std::to_string(pf) + " smem_rows " + std::to_string(smem));
+                    DeviceArray<double> da(a), db(b), dc(c), dd(N), scratch(N);
+                    CUDA_CHECK(cudaMemset(dd.data(), 0xff, N * sizeof(double)));
+                    CUDA_CHECK(cudaMemset(scratch.data(), 0xff, N * sizeof(double)));  // NaN: never read unwritten
+                    CUDA_CHECK(cudaMemcpy(dd.data(), d.data(), N * sizeof(double), cudaMemcpyHostToDevice));
+                    thomas_batch(da.data(), db.data(), dc.data(), dd.data(), scratch.data(), n, nsys, nullptr,
+                                 ThomasTuning{pf, smem, 64});
+                    CUDA_CHECK(cudaDeviceSynchronize());
+                    const auto x = dd.download();
+                    EXPECT_EQ(da.download(), a);
+                    EXPECT_EQ(db.download(), b);
+                    EXPECT_EQ(dc.download(), c);
+                    double worst = 0;
+                    for (int s = 0; s < nsys; ++s) {
+                        std::vector<double> xs(n);
+                        for (int i = 0; i < n; ++i) xs[i] = x[static_cast<std::size_t>(i) * nsys + s];
+                        worst = std::max(worst, rel_diff(xs, ref[s]));
+                        for (int i = size[s]; i < n; ++i) ASSERT_EQ(xs[i], 0.0) << "padding row of system " << s;
+                    }
+                    EXPECT_LT(worst, 1e-12);
+                }
+        }
+}
+
+TEST(ThomasBatch, RejectsBadTuning) {
+    SKIP_WITHOUT_GPU();
+    DeviceArray<double> v(64);
+    EXPECT_THROW(thomas_batch(v.data(), v.data(), v.data(), v.data(), v.data(), 8, 8, nullptr, ThomasTuning{3, -1, 64}),
+                 std::invalid_argument);
+    EXPECT_THROW(thomas_batch(v.data(), v.data(), v.data(), v.data(), v.data(), 8, 8, nullptr, ThomasTuning{4, -1, 48}),
+                 std::invalid_argument);
+}

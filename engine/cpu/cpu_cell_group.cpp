@@ -153,6 +153,10 @@ void CpuCellGroup::step_chunk(int chunk, double t) {
 
     for (int c = ck.cell_begin; c < ck.cell_end; c += 4) {
         const int nc = std::min(4, ck.cell_end - c);
+        if (nc == 1) {  // nothing to interleave with
+            hines_solve(cell_begin_[c], cell_begin_[c + 1], f_.layout.parent.data(), d_.data(), u_.data(), rhs_.data());
+            continue;
+        }
         hines_solve_lockstep<4>(&cell_begin_[c], &cell_begin_[c + 1], nc, f_.layout.parent.data(), d_.data(), u_.data(),
                                 rhs_.data());
     }

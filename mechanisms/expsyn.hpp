@@ -9,6 +9,8 @@ namespace arbolito::expsyn {
 
 struct Params { double tau = 2.0, e = 0.0; };
 
+ARB_HD void on_event(double w, double& g) { g += w; }
+
 ARB_HD void current(double v, double g, const Params& p, double& i, double& gout) {
     i = g * (v - p.e);  // nA
     gout = g;           // µS

@@ -8,6 +8,7 @@
 #include "mechanisms/hh.hpp"
 #include "mechanisms/iclamp.hpp"
 #include "mechanisms/pas.hpp"
+#include "mechanisms/threshold.hpp"
 #include "solvers/hines.hpp"
 
 namespace arbolito {
@@ -37,7 +38,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(d
     for (int k = 0; k < f_.exp2syn.size(); ++k) {
         const double t1 = f_.exp2syn.params[0][k], t2 = f_.exp2syn.params[1][k];
         factor_.push_back(exp2syn::factor(t1, t2));
-        tau1_.push_back(t1 / t2 > 0.9999 ? 0.9999 * t2 : (t1 / t2 < 1e-9 ? t2 * 1e-9 : t1));
+        tau1_.push_back(exp2syn::effective_tau1(t1, t2));
     }
     det_v_.resize(f_.detector_cv.size());
 
@@ -92,12 +93,10 @@ void CpuCellGroup::step(long n, const StepEvent*& ev, const StepEvent* ev_end, s
     Stopwatch w;
     for (; ev != ev_end && ev->step == n; ++ev) {
         const int k = f_.target_instance[ev->target];
-        if (f_.target_kind[ev->target] == TargetKind::expsyn) {
-            g_syn_[k] += ev->weight;
-        } else {
-            a_[k] += ev->weight * factor_[k];
-            b_[k] += ev->weight * factor_[k];
-        }
+        if (f_.target_kind[ev->target] == TargetKind::expsyn)
+            expsyn::on_event(ev->weight, g_syn_[k]);
+        else
+            exp2syn::on_event(ev->weight, factor_[k], a_[k], b_[k]);
     }
     times_.events += w.lap();
 
@@ -107,8 +106,8 @@ void CpuCellGroup::step(long n, const StepEvent*& ev, const StepEvent* ev_end, s
     for (int c = 0; c < f_.n_cells(); ++c) {
         for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) {
             const double v0 = det_v_[k], v1 = v_[f_.detector_cv[k]], th = f_.detector_threshold[k];
-            if (v0 < th && v1 >= th) {
-                const double ts = s_.rules == EventRules::neuron ? t + dt : t + dt * (th - v0) / (v1 - v0);
+            if (threshold::crossed(v0, v1, th)) {
+                const double ts = threshold::crossing_time(t, dt, v0, v1, th, s_.rules == EventRules::neuron);
                 spikes.push_back({f_.gids[c], static_cast<std::uint32_t>(k - f_.detector_offset[c]), ts});
             }
         }
@@ -147,7 +146,7 @@ void CpuCellGroup::step_chunk(int chunk, double t) {
     }
     for (int k = ck.iclamp[0]; k < ck.iclamp[1]; ++k) {
         const double amp = iclamp::current(t + 0.5 * dt, {f_.iclamp.params[0][k], f_.iclamp.params[1][k], f_.iclamp.params[2][k]});
-        rhs_[f_.iclamp.cv[k]] += amp;  // injected current: −I with I = −amp
+        add_injected(amp, rhs_[f_.iclamp.cv[k]]);
     }
     times_.currents += w.lap();
 

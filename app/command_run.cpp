@@ -1,5 +1,6 @@
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -13,37 +14,71 @@
 
 namespace arbolito {
 
-int command_run(const RunArgs& a) {
-    Model m = read_model(a.model);
-    apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
-    SimOptions o;
-    o.solver = a.solver;
-    o.layout = a.layout;
-    o.threads = a.threads;
-    o.pipeline = !a.no_pipeline;
-    o.record_samples = !a.spikes_only;
-    spdlog::info("{}: {} cells, solver {}, dt {} ms, tfinal {} ms", a.model, m.cells.size(), o.solver, m.run.dt, m.run.tfinal);
-    Simulation sim(m, o);
+namespace {
 
+// Ranks other than 0 record nothing: rank 0 gathers everything (docs/mpi.md).
+struct NoSink final : RecordSink {
+    void frames(const double*, std::size_t) override {}
+    void spikes(const std::vector<Spike>&) override {}
+};
+
+}  // namespace
+
+int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr) {
+    Communicator& comm = *comm_ptr;
+    const bool root = comm.is_root();
+    // Each step that may fail on some ranks only ends with an agreement (on_all_ranks),
+    // so that a failure anywhere stops every rank instead of leaving the others waiting.
+    Model m;
+    SimOptions o;
+    std::unique_ptr<Simulation> sim;
+    on_all_ranks(comm, [&] {
+        m = read_model(a.model);
+        apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
+        o.solver = a.solver;
+        o.layout = a.layout;
+        o.threads = a.threads;
+        o.pipeline = !a.no_pipeline;
+        o.record_samples = !a.spikes_only;
+        o.comm = comm_ptr;
+        spdlog::info("{}: {} cells, solver {}, dt {} ms, tfinal {} ms{}", a.model, m.cells.size(), o.solver, m.run.dt,
+                     m.run.tfinal, comm.size() > 1 ? ", " + comm.describe() : "");
+        sim = std::make_unique<Simulation>(m, o);
+    });
+
+    // Rank 0 writes the one output file (as <out>.partial until the end): it is the only
+    // rank that creates, writes or removes anything.
     const std::string out = a.output.empty() ? m.name + ".h5" : a.output;
-    const ReportMapping mapping = report_mapping(sim, m.run);
-    const bool report = !a.spikes_only && !mapping.element_ids.empty();
-    SonataSink sink(out, m.name, report ? &mapping : nullptr, a.double_report);
+    const ReportMapping mapping = report_mapping(*sim, m.run);
+    std::unique_ptr<SonataSink> file;
+    on_all_ranks(comm, [&] {
+        const bool report = !a.spikes_only && !mapping.element_ids.empty();
+        if (root) file = std::make_unique<SonataSink>(out, m.name, report ? &mapping : nullptr, a.double_report);
+    });
+    NoSink nothing;
     ProgressBar bar(m.run.tfinal);
-    const RunReport r = sim.run(sink, [&](double t) { bar.update(t); });
-    sink.writer().finish();
+    const RunReport r = sim->run(root ? static_cast<RecordSink&>(*file) : nothing, [&](double t) {
+        if (root) bar.update(t);
+    });
+    on_all_ranks(comm, [&] {
+        if (root) file->writer().finish();
+    });
 
     const double ns_cv_step = ns_per_cv_step(r.run_s, r.n_cv, r.steps);
     spdlog::info("wrote {}: {} spikes; set-up {:.3f} s, run {:.3f} s ({:.1f} ns per CV-step)", out, r.n_spikes, r.setup_s,
                  r.run_s, ns_cv_step);
-    if (a.timings == "json") {
+    if (a.timings == "json" && root) {
         nlohmann::json j;
         j["solver"] = o.solver;
+        j["threads"] = o.threads;
+        j["ranks"] = r.ranks;
+        j["pipeline"] = r.pipelined;
         j["setup"] = r.setup_s;
         j["run"] = r.run_s;
         for (const auto& [k, v] : r.phases.as_map()) j[k] = v;
         j["exchange"] = r.exchange_s;
         j["exchange_exposed"] = r.exchange_exposed_s;
+        j["mpi"] = r.mpi_s;
         j["steps"] = r.steps;
         j["n_cv"] = r.n_cv;
         j["ns_per_cv_step"] = ns_cv_step;

@@ -1,7 +1,10 @@
 #pragma once
 // The subcommands of the arbolito binary.
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "engine/communicator.hpp"
 
 namespace arbolito {
 
@@ -23,7 +26,8 @@ struct CompareArgs {
     bool spikes_only = false;
 };
 
-int command_run(const RunArgs& a);
+// Collective: every rank runs it (rank 0 writes the output, see docs/mpi.md).
+int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm);
 int command_compare(const CompareArgs& a);
 int command_info(const InfoArgs& a);
 

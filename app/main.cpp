@@ -1,9 +1,12 @@
 // arbolito: the command line. Parses arguments, sets up logging, loads the model,
-// runs it and reports; all the work happens in the engine.
+// runs it and reports; all the work happens in the engine. Under mpirun every rank runs
+// this; rank 0 prints and writes (docs/mpi.md).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -11,10 +14,19 @@
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
+#include "engine/communicator.hpp"
 #include "io/input_error.hpp"
 
 int main(int argc, char** argv) {
     using namespace arbolito;
+    std::shared_ptr<Communicator> comm;
+    try {
+        comm = make_world_communicator(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "[critical] %s\n", e.what());
+        return 1;
+    }
+    const bool root = comm->is_root();
     CLI::App app{"arbolito: simulate networks of morphologically detailed neurons"};
     app.require_subcommand(1);
     app.fallthrough();  // --log-level may follow the subcommand
@@ -56,24 +68,38 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int rc = app.exit(e);
+        // Every rank parses the same line: rank 0 alone prints help or the complaint.
+        std::ostringstream quiet;
+        const int rc = root ? app.exit(e) : app.exit(e, quiet, quiet);
         return rc == 0 ? 0 : 2;
     }
-    // Logs go to stderr: stdout carries machine-readable output (--timings json).
+    // Logs go to stderr: stdout carries machine-readable output (--timings json). With
+    // several ranks the others log warnings and errors only, unless --log-level is given,
+    // and name their rank.
     spdlog::set_default_logger(spdlog::stderr_color_mt("arbolito"));
-    spdlog::set_level(spdlog::level::from_str(log_level));
-    spdlog::set_pattern("[%l] %v");
+    const bool level_given = app.count("--log-level") > 0;
+    spdlog::set_level(root || level_given ? spdlog::level::from_str(log_level)
+                                          : std::max(spdlog::level::warn, spdlog::level::from_str(log_level)));
+    spdlog::set_pattern(root ? "[%l] %v" : "[rank " + std::to_string(comm->rank()) + "] [%l] %v");
 
+    // Input errors come from the model and the command line, the same on every rank:
+    // rank 0 reports them. Other errors are reported by the rank that met them; the
+    // ranks that stopped because of it (PeerFailure) say so only on rank 0.
     try {
-        if (*run_cmd) return command_run(run);
+        if (*run_cmd) return command_run(run, comm);
+        if (comm->size() > 1)
+            throw std::invalid_argument(std::string(*info_cmd ? "info" : "compare") + " runs on one rank (without mpirun)");
         if (*info_cmd) return command_info(info);
         if (*cmp_cmd) return command_compare(cmp);
     } catch (const InputError& e) {
-        spdlog::error("{}", e.what());
+        if (root) spdlog::error("{}", e.what());
         return 2;
     } catch (const std::invalid_argument& e) {
-        spdlog::error("{}", e.what());
+        if (root) spdlog::error("{}", e.what());
         return 2;
+    } catch (const PeerFailure& e) {
+        if (root) spdlog::error("{}", e.what());
+        return 1;
     } catch (const std::exception& e) {
         spdlog::critical("{}", e.what());
         return 1;

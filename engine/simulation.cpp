@@ -6,27 +6,31 @@
 #include <stdexcept>
 
 #include <omp.h>
+#include <spdlog/spdlog.h>
+
+#include "engine/decomposition.hpp"
 
 namespace arbolito {
 
 namespace {
 
-// Contiguous gid ranges with about equal CV counts.
-std::vector<std::uint64_t> split_cells(const Model& m, int parts) {
-    const std::uint64_t n = m.cells.size();
-    std::vector<double> cvs(n);
-    double total = 0;
-    for (std::uint64_t g = 0; g < n; ++g) total += cvs[g] = discretize_cell(m.cells[g]).size();
-    std::vector<std::uint64_t> first{0};
-    double acc = 0;
-    for (std::uint64_t g = 0; g < n; ++g) {
-        acc += cvs[g];
-        const int done = static_cast<int>(first.size());
-        if (done < parts && acc >= total * done / parts && g + 1 < n) first.push_back(g + 1);
-    }
-    first.push_back(n);
-    return first;
+// The global spike order: time, then gid, then detector. Every rank sorts the gathered
+// spikes this way before turning them into events, so that events reach each synapse in
+// the same order whatever the number of ranks, threads or groups (docs/mpi.md).
+bool spike_before(const Spike& a, const Spike& b) {
+    if (a.time != b.time) return a.time < b.time;
+    return a.gid != b.gid ? a.gid < b.gid : a.source < b.source;
 }
+
+// What every rank announces at the start of an exchange (one MPI_Allgather), so that
+// the variable-sized gathers that follow know their counts and a failure anywhere stops
+// every rank at the same exchange.
+struct ExchangeHeader {
+    std::int64_t ok;         // 0: this rank has failed
+    std::int64_t n_spikes;   // spikes it hands over
+    std::int64_t n_values;   // frame values it hands over (frames · columns)
+    std::int64_t n_columns;  // its recorded columns
+};
 
 }  // namespace
 
@@ -38,6 +42,8 @@ long Simulation::delivery_step(double t, double dt, EventRules rules) {
 
 Simulation::Simulation(const Model& m, const SimOptions& o) : model_(m), opt_(o) {
     Stopwatch w;
+    if (!opt_.comm) opt_.comm = std::make_shared<SerialCommunicator>();
+    const Communicator& comm = *opt_.comm;
     const RunSettings& r = m.run;
     steps_.dt = r.dt;
     steps_.celsius = r.celsius;
@@ -51,9 +57,24 @@ Simulation::Simulation(const Model& m, const SimOptions& o) : model_(m), opt_(o)
     epoch_steps_ = min_delay > 0 ? std::max(1L, static_cast<long>(std::floor(min_delay / 2 / r.dt + 1e-9)))
                                  : std::max(1L, std::lround(10.0 / r.dt));
 
-    const int parts = o.solver == "omp" ? std::max(1, std::min<int>(m.cells.size(), 4 * o.threads)) : 1;
-    const auto first = split_cells(m, parts);
+    if (opt_.pipeline && comm.size() > 1 && !comm.thread_serialized()) {
+        if (comm.is_root())
+            spdlog::warn("the MPI library does not provide MPI_THREAD_SERIALIZED: spikes are exchanged after the cell "
+                         "update instead of during it (as with --no-pipeline)");
+        opt_.pipeline = false;
+    }
+
+    // This rank's gid block, then its cell groups (several for omp: dynamic scheduling
+    // evens out cells of different cost).
+    const auto weight = cv_counts(m);
+    const auto ranks = split_by_weight(weight, 0, m.cells.size(), comm.size());
+    gid_begin_ = ranks[comm.rank()];
+    gid_end_ = ranks[comm.rank() + 1];
+    const std::uint64_t n_local = gid_end_ - gid_begin_;
+    const int parts = o.solver == "omp" ? static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(n_local, 4 * o.threads))) : 1;
+    const auto first = split_by_weight(weight, gid_begin_, gid_end_, parts);
     for (std::size_t g = 0; g + 1 < first.size(); ++g) {
+        if (first[g] == first[g + 1]) continue;
         groups_.push_back(make_cell_group(m, first[g], first[g + 1], o.solver, o.layout, steps_));
         group_first_gid_.push_back(first[g]);
     }
@@ -69,14 +90,22 @@ long Simulation::n_columns() const {
 }
 
 RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& progress) {
+    Communicator& comm = *opt_.comm;
+    const bool root = comm.is_root();
+    const double comm_before = comm.seconds();
     RunReport rep;
     rep.setup_s = setup_s_;
     Stopwatch total;
     const int ng = n_groups();
     const double dt = steps_.dt;
+    const long ncol = n_columns();
+    auto local = [&](std::uint64_t gid) { return gid >= gid_begin_ && gid < gid_end_; };
 
-    // Connections sorted by source so that a spike finds its fan-out by binary search.
-    std::vector<Connection> conns = model_.connections;
+    // Connections onto this rank's cells, sorted by source so that a spike finds its
+    // fan-out by binary search.
+    std::vector<Connection> conns;
+    for (const auto& c : model_.connections)
+        if (local(c.target)) conns.push_back(c);
     std::sort(conns.begin(), conns.end(), [](const Connection& a, const Connection& b) {
         return a.source != b.source ? a.source < b.source : a.detector < b.detector;
     });
@@ -93,7 +122,8 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         ++rep.n_events;
     };
     for (const auto& gen : model_.generators)
-        for (double t : gen.times) push_event(gen.target, gen.synapse, t, gen.weight);
+        if (local(gen.target))
+            for (double t : gen.times) push_event(gen.target, gen.synapse, t, gen.weight);
 
     // Move the pending events due before step `end` into `out`, sorted.
     auto prepare = [&](long end, std::vector<std::vector<StepEvent>>& out) {
@@ -105,12 +135,98 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             std::sort(out[g].begin(), out[g].end());
         }
     };
-    std::vector<Spike> prev_spikes;
-    auto exchange = [&](long next_end) {
+
+    // What the groups recorded in an epoch, and what the next exchange hands over: this
+    // rank's spikes and its frames as rows of its columns (groups in gid order).
+    std::vector<std::vector<double>> frames(ng);
+    std::vector<std::vector<Spike>> spikes(ng);
+    std::vector<Spike> out_spikes;
+    std::vector<double> out_rows;
+    auto collect = [&]() {
+        out_spikes.clear();
+        for (auto& s : spikes) {
+            out_spikes.insert(out_spikes.end(), s.begin(), s.end());
+            s.clear();
+        }
+        std::size_t nf = 0;
+        for (int g = 0; g < ng; ++g)
+            if (groups_[g]->n_columns() > 0) nf = frames[g].size() / groups_[g]->n_columns();
+        out_rows.resize(nf * ncol);
+        long col = 0;
+        for (int g = 0; g < ng; ++g) {
+            const int gc = groups_[g]->n_columns();
+            for (std::size_t f = 0; f < nf && gc > 0; ++f)
+                std::copy_n(frames[g].data() + f * gc, gc, out_rows.data() + f * ncol + col);
+            col += gc;
+            frames[g].clear();
+        }
+    };
+
+    // Each rank's first failure, by the thread that met it: the update (main thread) or
+    // rank 0's sink (exchange thread). A failure is announced at the next exchange.
+    std::exception_ptr update_error, exchange_error;
+
+    // One exchange: gather every rank's spikes on every rank (sorted globally), gather the
+    // frames on rank 0 and hand both to its sink, queue the events of this rank's
+    // incoming connections, and prepare the events of the epoch ending at next_end.
+    // `t` is the time the handed-over record reaches. Returns false, having done
+    // nothing else, when some rank announced a failure.
+    std::vector<Spike> global;
+    std::vector<double> rows;
+    auto exchange = [&](bool ok, long next_end, double t) -> bool {
         Stopwatch w;
-        sink.spikes(prev_spikes);
-        rep.n_spikes += prev_spikes.size();
-        for (const Spike& s : prev_spikes) {
+        const ExchangeHeader mine{ok ? 1 : 0, static_cast<std::int64_t>(out_spikes.size()),
+                                  static_cast<std::int64_t>(out_rows.size()), ncol};
+        const std::vector<ExchangeHeader> head = comm.all_gather(mine);
+        std::vector<std::size_t> n_spikes, n_values;
+        bool all_ok = true;
+        std::size_t any_spikes = 0, any_values = 0;
+        for (const auto& h : head) {
+            all_ok = all_ok && h.ok != 0;
+            n_spikes.push_back(h.n_spikes);
+            n_values.push_back(h.n_values);
+            any_spikes += h.n_spikes;
+            any_values += h.n_values;
+        }
+        if (!all_ok) {
+            rep.exchange_s += w.lap();
+            return false;
+        }
+        global = any_spikes ? comm.all_gather_v(out_spikes, n_spikes) : std::vector<Spike>{};
+        std::sort(global.begin(), global.end(), spike_before);
+        std::vector<double> gathered = any_values ? comm.gather_v(out_rows, n_values) : std::vector<double>{};
+        if (root) {
+            try {
+                if (any_values > 0) {
+                    // Rank r's rows hold its columns; side by side they are the gid order.
+                    long ncol_all = 0, nf = -1;
+                    for (const auto& h : head) {
+                        ncol_all += h.n_columns;
+                        if (h.n_columns > 0) {
+                            const long f = h.n_values / h.n_columns;
+                            if (nf >= 0 && f != nf) throw std::logic_error("ranks recorded different numbers of frames");
+                            nf = f;
+                        }
+                    }
+                    rows.resize(nf * ncol_all);
+                    std::size_t at = 0;
+                    long col = 0;
+                    for (const auto& h : head) {
+                        for (long f = 0; f < nf && h.n_columns > 0; ++f)
+                            std::copy_n(gathered.data() + at + f * h.n_columns, h.n_columns, rows.data() + f * ncol_all + col);
+                        at += h.n_values;
+                        col += h.n_columns;
+                    }
+                    sink.frames(rows.data(), nf);
+                }
+                sink.spikes(global);
+                sink.epoch_done(t);
+            } catch (...) {
+                if (!exchange_error) exchange_error = std::current_exception();
+            }
+        }
+        rep.n_spikes += global.size();
+        for (const Spike& s : global) {
             auto it = std::lower_bound(conns.begin(), conns.end(), s, [](const Connection& c, const Spike& sp) {
                 return c.source != sp.gid ? c.source < sp.gid : c.detector < sp.source;
             });
@@ -119,67 +235,75 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         }
         if (next_end > 0) prepare(next_end, next);
         rep.exchange_s += w.lap();
+        return true;
     };
 
-    // Frame 0, then epochs.
-    std::vector<std::vector<double>> frames(ng);
-    std::vector<std::vector<Spike>> spikes(ng);
-    std::vector<double> rows;
-    const long ncol = n_columns();
-    auto emit_frames = [&]() {
-        std::size_t nf = 0;
-        for (int g = 0; g < ng; ++g)
-            if (groups_[g]->n_columns() > 0) nf = frames[g].size() / groups_[g]->n_columns();
-        if (ncol == 0 || nf == 0) return;
-        rows.resize(nf * ncol);
-        long col = 0;
-        for (int g = 0; g < ng; ++g) {
-            const int gc = groups_[g]->n_columns();
-            for (std::size_t f = 0; f < nf; ++f)
-                std::copy_n(frames[g].data() + f * gc, gc, rows.data() + f * ncol + col);
-            col += gc;
-            frames[g].clear();
-        }
-        sink.frames(rows.data(), nf);
-    };
-    if (steps_.n_frames > 0) {
+    // Frame 0 goes out with the first exchange, each epoch's record with the next one.
+    if (steps_.n_frames > 0)
         for (int g = 0; g < ng; ++g) groups_[g]->initial_frame(frames[g]);
-        emit_frames();
-    }
-
+    collect();
     prepare(std::min(epoch_steps_, n_steps_), current);
+    bool go = true;
     for (long b = 0; b < n_steps_; b += epoch_steps_) {
         const long e = std::min(b + epoch_steps_, n_steps_);
         const long next_end = e < n_steps_ ? std::min(e + epoch_steps_, n_steps_) : 0;
-        std::future<void> ex;
-        if (opt_.pipeline) ex = std::async(std::launch::async, exchange, next_end);
+        const bool ok = !update_error && !exchange_error;
+        std::future<bool> ex;
+        if (opt_.pipeline) ex = std::async(std::launch::async, exchange, ok, next_end, b * dt);
+        if (!update_error) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(opt_.threads)
-        for (int g = 0; g < ng; ++g) groups_[g]->advance(b, e, current[g], spikes[g], frames[g]);
-        Stopwatch wait;
-        if (opt_.pipeline) ex.get(); else exchange(next_end);
-        rep.exchange_exposed_s += opt_.pipeline ? wait.lap() : 0;
-        prev_spikes.clear();
-        for (auto& s : spikes) {
-            prev_spikes.insert(prev_spikes.end(), s.begin(), s.end());
-            s.clear();
+            for (int g = 0; g < ng; ++g) {
+                try {
+                    groups_[g]->advance(b, e, current[g], spikes[g], frames[g]);
+                } catch (...) {
+#pragma omp critical(arbolito_update_error)
+                    if (!update_error) update_error = std::current_exception();
+                }
+            }
         }
-        std::sort(prev_spikes.begin(), prev_spikes.end(), [](const Spike& a, const Spike& b) {
-            if (a.time != b.time) return a.time < b.time;
-            return a.gid != b.gid ? a.gid < b.gid : a.source < b.source;
-        });
-        emit_frames();
+        Stopwatch wait;
+        go = opt_.pipeline ? ex.get() : exchange(ok, next_end, b * dt);
+        if (opt_.pipeline) rep.exchange_exposed_s += wait.lap();
+        if (!go) break;
+        collect();
         std::swap(current, next);
-        sink.epoch_done(e * dt);
         if (progress) progress(e * dt);
     }
-    exchange(0);
+    // The last epoch's record, then agree that rank 0's sink took it.
+    if (go) go = exchange(!update_error && !exchange_error, 0, n_steps_ * dt);
+    if (go) go = comm.all(!update_error && !exchange_error);
+    if (!go) {
+        if (update_error) std::rethrow_exception(update_error);
+        if (exchange_error) std::rethrow_exception(exchange_error);
+        throw PeerFailure();
+    }
     if (!opt_.pipeline) rep.exchange_exposed_s = rep.exchange_s;
 
     rep.run_s = total.lap();
+    rep.mpi_s = comm.seconds() - comm_before;
     rep.steps = n_steps_;
+    rep.ranks = comm.size();
+    rep.pipelined = opt_.pipeline;
     for (const auto& g : groups_) {
         rep.phases += g->times();
         for (const auto& c : g->data().cells) rep.n_cv += c.size();
+    }
+    if (comm.size() > 1) {
+        // Times: the slowest rank's. Phases and counts: summed (spikes are global already).
+        double slowest[] = {rep.setup_s, rep.run_s, rep.exchange_s, rep.exchange_exposed_s, rep.mpi_s};
+        comm.max(slowest, 5);
+        rep.setup_s = slowest[0];
+        rep.run_s = slowest[1];
+        rep.exchange_s = slowest[2];
+        rep.exchange_exposed_s = slowest[3];
+        rep.mpi_s = slowest[4];
+        PhaseTimes& p = rep.phases;
+        double sum[] = {p.events, p.currents, p.assemble, p.solve, p.states, p.detect, p.sample,
+                        static_cast<double>(rep.n_cv), static_cast<double>(rep.n_events)};
+        comm.sum(sum, 9);
+        p = PhaseTimes{sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6]};
+        rep.n_cv = std::lround(sum[7]);
+        rep.n_events = static_cast<std::size_t>(std::llround(sum[8]));
     }
     return rep;
 }

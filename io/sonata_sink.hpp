@@ -8,7 +8,8 @@
 
 namespace arbolito {
 
-// The report's mapping: columns of all groups in gid order.
+// The report's mapping: columns of all groups of all ranks in gid order. Collective:
+// every rank calls it; rank 0 gets the whole mapping, the others only its time.
 ReportMapping report_mapping(const Simulation& sim, const RunSettings& run);
 
 class SonataSink final : public RecordSink {

@@ -1,0 +1,146 @@
+#include "engine/communicator.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <mutex>
+
+#include "engine/timings.hpp"
+
+#ifdef ARBOLITO_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace arbolito {
+
+namespace {
+
+// Ranks the launcher asked for, from the variables it sets (Open MPI, MPICH/Hydra and
+// Intel MPI, PMIx, MVAPICH); 0 when the process was not started by one.
+long launcher_ranks() {
+    for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"})
+        if (const char* s = std::getenv(v)) return std::max(1L, std::atol(s));
+    if (std::getenv("PMIX_RANK")) return 1;  // PMIx gives the rank here, the size only through its API
+    return 0;
+}
+
+}  // namespace
+
+#ifdef ARBOLITO_HAVE_MPI
+
+namespace {
+
+class MpiCommunicator final : public Communicator {
+public:
+    MpiCommunicator(int& argc, char**& argv) {
+        int initialised = 0;
+        MPI_Initialized(&initialised);
+        if (!initialised) {
+            MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided_);
+            owns_ = true;
+        } else {
+            MPI_Query_thread(&provided_);
+        }
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+        MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    }
+    ~MpiCommunicator() override {
+        if (owns_) MPI_Finalize();
+    }
+    int rank() const override { return rank_; }
+    int size() const override { return size_; }
+    bool thread_serialized() const override { return provided_ >= MPI_THREAD_SERIALIZED; }
+    std::string describe() const override {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        MPI_Get_library_version(lib, &len);
+        std::string name(lib, static_cast<std::size_t>(len));
+        name = name.substr(0, name.find_first_of(",\n"));
+        static const char* levels[] = {"single", "funneled", "serialized", "multiple"};
+        const int l = provided_ == MPI_THREAD_SINGLE ? 0 : provided_ == MPI_THREAD_FUNNELED ? 1
+                    : provided_ == MPI_THREAD_SERIALIZED ? 2 : 3;
+        return "MPI, " + std::to_string(size_) + " ranks (" + name + ", thread level " + levels[l] + ")";
+    }
+    double seconds() const override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return seconds_;
+    }
+
+    void all_gather_bytes(const void* mine, std::size_t n, void* all) override {
+        Call c(*this);
+        MPI_Allgather(mine, count(n), MPI_BYTE, all, count(n), MPI_BYTE, MPI_COMM_WORLD);
+    }
+    void all_gather_bytes_v(const void* mine, const std::vector<std::size_t>& counts, void* all) override {
+        std::vector<int> n, displ;
+        layout(counts, n, displ);
+        Call c(*this);
+        MPI_Allgatherv(mine, n[rank_], MPI_BYTE, all, n.data(), displ.data(), MPI_BYTE, MPI_COMM_WORLD);
+    }
+    void gather_bytes_v(const void* mine, const std::vector<std::size_t>& counts, void* all) override {
+        std::vector<int> n, displ;
+        layout(counts, n, displ);
+        Call c(*this);
+        MPI_Gatherv(mine, n[rank_], MPI_BYTE, all, n.data(), displ.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+    void sum(double* v, std::size_t n) override {
+        Call c(*this);
+        MPI_Allreduce(MPI_IN_PLACE, v, count(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    void max(double* v, std::size_t n) override {
+        Call c(*this);
+        MPI_Allreduce(MPI_IN_PLACE, v, count(n), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+
+private:
+    // One MPI call at a time (MPI_THREAD_SERIALIZED), and its time.
+    struct Call {
+        explicit Call(MpiCommunicator& m) : lock(m.mutex_), comm(m) {}
+        ~Call() { comm.seconds_ += watch.lap(); }
+        std::lock_guard<std::mutex> lock;
+        MpiCommunicator& comm;
+        Stopwatch watch;
+    };
+    static int count(std::size_t n) {
+        if (n > static_cast<std::size_t>(INT_MAX))
+            throw std::runtime_error("MPI: a message of " + std::to_string(n) + " elements exceeds MPI's int counts");
+        return static_cast<int>(n);
+    }
+    void layout(const std::vector<std::size_t>& counts, std::vector<int>& n, std::vector<int>& displ) const {
+        if (counts.size() != static_cast<std::size_t>(size_)) throw std::logic_error("MPI: one count per rank expected");
+        std::size_t at = 0;
+        for (std::size_t c : counts) {
+            n.push_back(count(c));
+            displ.push_back(count(at));
+            at += c;
+        }
+        count(at);
+    }
+
+    int rank_ = 0, size_ = 1, provided_ = MPI_THREAD_SINGLE;
+    bool owns_ = false;
+    mutable std::mutex mutex_;
+    double seconds_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> make_world_communicator(int& argc, char**& argv) {
+    if (launcher_ranks() > 0) return std::make_unique<MpiCommunicator>(argc, argv);
+    return std::make_unique<SerialCommunicator>();
+}
+
+#else
+
+std::unique_ptr<Communicator> make_world_communicator(int& argc, char**& argv) {
+    (void)argc;
+    (void)argv;
+    if (const long n = launcher_ranks(); n > 1)
+        throw std::runtime_error("started as one of " + std::to_string(n) +
+                                 " MPI ranks, but this arbolito was built without MPI (configure with -DARBOLITO_MPI=ON), "
+                                 "so every rank would run the whole model: run it without mpirun");
+    return std::make_unique<SerialCommunicator>();
+}
+
+#endif
+
+}  // namespace arbolito

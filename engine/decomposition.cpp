@@ -1,0 +1,35 @@
+#include "engine/decomposition.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "engine/fvm_data.hpp"
+
+namespace arbolito {
+
+std::vector<std::uint64_t> split_by_weight(const std::vector<double>& weight, std::uint64_t begin, std::uint64_t end,
+                                           int parts) {
+    if (parts < 1 || begin > end || end > weight.size()) throw std::invalid_argument("split_by_weight: bad range or parts");
+    double total = 0;
+    for (std::uint64_t g = begin; g < end; ++g) total += weight[g];
+    std::vector<std::uint64_t> first{begin};
+    std::uint64_t i = begin;
+    double acc = 0;  // weight of [begin, i)
+    for (int k = 1; k < parts; ++k) {
+        const double target = total * k / parts;
+        while (i < end && acc + weight[i] <= target) acc += weight[i++];
+        // acc <= target < acc + weight[i]: stop before cell i or after it, whichever is nearer.
+        if (i < end && (acc + weight[i]) - target < target - acc) acc += weight[i++];
+        first.push_back(i);
+    }
+    first.push_back(end);
+    return first;
+}
+
+std::vector<double> cv_counts(const Model& m) {
+    std::vector<double> n(m.cells.size());
+    for (std::size_t g = 0; g < n.size(); ++g) n[g] = discretize_cell(m.cells[g]).size();
+    return n;
+}
+
+}  // namespace arbolito

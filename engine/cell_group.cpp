@@ -19,7 +19,7 @@ std::unique_ptr<CellGroup> make_cell_group(const Model& m, std::uint64_t gid_beg
                                            const StepSettings& s) {
     if (solver == "cpu" || solver == "omp") {
         if (!layout.empty()) throw std::invalid_argument("solver " + solver + " takes no layout option");
-        return std::make_unique<CpuCellGroup>(build_fvm(m, gid_begin, gid_end, contiguous_layout), s);
+        return std::make_unique<CpuCellGroup>(build_fvm(m, gid_begin, gid_end, level_layout), s);
     }
     if (solver_is_gpu(solver)) {
 #ifdef ARBOLITO_GPU_BACKEND

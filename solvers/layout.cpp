@@ -1,5 +1,8 @@
 #include "solvers/layout.hpp"
 
+#include <algorithm>
+#include <numeric>
+
 namespace arbolito {
 
 Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents) {
@@ -12,6 +15,24 @@ Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents) {
             l.parent.push_back(p[i] < 0 ? -1 : base + p[i]);
         }
         l.n_cv += static_cast<int>(p.size());
+        l.index.push_back(std::move(idx));
+    }
+    return l;
+}
+
+Layout level_layout(const std::vector<std::vector<int>>& natural_parents) {
+    Layout l;
+    for (const auto& p : natural_parents) {
+        const int n = static_cast<int>(p.size()), base = l.n_cv;
+        std::vector<int> depth(n, 0);
+        for (int i = 0; i < n; ++i) depth[i] = p[i] < 0 ? 0 : depth[p[i]] + 1;  // parent[i] < i
+        std::vector<int> order(n);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth[a] < depth[b]; });
+        std::vector<int> idx(n);
+        for (int k = 0; k < n; ++k) idx[order[k]] = base + k;
+        for (int k = 0; k < n; ++k) l.parent.push_back(p[order[k]] < 0 ? -1 : idx[p[order[k]]]);
+        l.n_cv += n;
         l.index.push_back(std::move(idx));
     }
     return l;

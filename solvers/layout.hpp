@@ -30,4 +30,10 @@ struct Layout {
 // Cells one after another, each in its natural order: the serial Hines layout.
 Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents);
 
+// Cells one after another, each in level order (by distance from the root in CVs, ties in
+// natural order): parents still precede children, and consecutive CVs mostly lie on
+// different branches, so the serial Hines sweeps are not one long chain of dependent
+// divisions but several interleaved ones the CPU can overlap. The CPU backend's layout.
+Layout level_layout(const std::vector<std::vector<int>>& natural_parents);
+
 }  // namespace arbolito

@@ -9,6 +9,7 @@
 #include "engine/fvm_data.hpp"
 #include "io/swc.hpp"
 #include "solvers/hines.hpp"
+#include "solvers/layout.hpp"
 #include "tests/unit/test_util.hpp"
 
 using namespace arbolito;
@@ -86,5 +87,53 @@ TEST(HinesVsEigen, RealMorphologies) {
         const auto [res, diff] = check(cvs.parent, gen, &cvs);
         EXPECT_LT(res, 1e-12);
         EXPECT_LT(diff, 1e-12);
+    }
+}
+
+// The CPU backend's numbering (level_layout) and its lockstep solve of several cells:
+// per cell, the solution equals Eigen's on the natural numbering.
+TEST(HinesVsEigen, LevelLayoutLockstep) {
+    std::mt19937 gen(99);
+    std::vector<std::vector<int>> trees;
+    for (int n : {1, 3, 50, 400, 2000}) trees.push_back(random_tree(n, gen));
+    trees.push_back(discretize(read_swc(test_data("morphologies/ca1_pyramidal_n120.swc")), {CvPolicy::max_extent, 1, 20.0},
+                               std::vector<double>(1000, 100.0)).parent);
+    const Layout l = level_layout(trees);
+    std::uniform_real_distribution<double> g(0.01, 10.0), c(0.001, 1.0), b(-100.0, 100.0);
+    std::vector<double> d(l.n_cv), u(l.n_cv, 0.0), rhs(l.n_cv);
+    std::vector<Eigen::VectorXd> expected;
+    for (std::size_t k = 0; k < trees.size(); ++k) {
+        const auto& p = trees[k];
+        const int n = static_cast<int>(p.size());
+        std::vector<Eigen::Triplet<double>> t;
+        Eigen::VectorXd bv(n);
+        std::vector<double> dn(n);
+        for (int i = 0; i < n; ++i) { dn[i] = c(gen); bv[i] = rhs[l.index[k][i]] = b(gen); }
+        for (int i = 1; i < n; ++i) {
+            const double gi = g(gen);
+            u[l.index[k][i]] = -gi;
+            dn[i] += gi;
+            dn[p[i]] += gi;
+            t.emplace_back(i, p[i], -gi);
+            t.emplace_back(p[i], i, -gi);
+        }
+        for (int i = 0; i < n; ++i) { t.emplace_back(i, i, dn[i]); d[l.index[k][i]] = dn[i]; }
+        for (int i = 0; i < n; ++i) EXPECT_EQ(l.parent[l.index[k][i]], p[i] < 0 ? -1 : l.index[k][p[i]]);
+        Eigen::SparseMatrix<double> A(n, n);
+        A.setFromTriplets(t.begin(), t.end());
+        expected.push_back(Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>(A).solve(bv));
+    }
+    std::vector<int> first, last;
+    for (std::size_t k = 0; k < trees.size(); ++k) {
+        first.push_back(l.index[k][0]);
+        last.push_back(l.index[k][0] + static_cast<int>(trees[k].size()));
+    }
+    for (std::size_t k = 0; k < trees.size(); k += 4)
+        hines_solve_lockstep<4>(&first[k], &last[k], std::min<int>(4, trees.size() - k), l.parent.data(), d.data(),
+                                u.data(), rhs.data());
+    for (std::size_t k = 0; k < trees.size(); ++k) {
+        Eigen::VectorXd x(trees[k].size());
+        for (std::size_t i = 0; i < trees[k].size(); ++i) x[i] = rhs[l.index[k][i]];
+        EXPECT_LT((x - expected[k]).norm() / expected[k].norm(), 1e-12) << "tree " << k;
     }
 }

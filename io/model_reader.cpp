@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -426,14 +427,29 @@ Model parse_model(const std::string& text, const std::string& path) {
         }
     }
     const auto ncells = static_cast<long>(m.cells.size());
+    // A connection or generator names cells by gid and their synapses and detectors by
+    // index; a missing one is named with what the model does have.
     auto gid_of = [&](const json& obj, const std::string& p, const char* key) {
-        return static_cast<std::uint64_t>(r.integer(r.require(obj, p, key), Reader::join(p, key), 0, ncells - 1));
+        const std::string kp = Reader::join(p, key);
+        const long gid = r.integer(r.require(obj, p, key), kp, 0, std::numeric_limits<long>::max());
+        if (gid >= ncells)
+            r.fail(kp, "no cell with gid " + std::to_string(gid) + " (the model has " + std::to_string(ncells) +
+                           (ncells == 1 ? " cell, gid 0)" : " cells, gids 0 to " + std::to_string(ncells - 1) + ")"));
+        return static_cast<std::uint64_t>(gid);
+    };
+    auto index_on = [&](const json& obj, const std::string& p, const char* key, std::uint64_t gid, std::size_t n,
+                        const char* what, const char* gid_key) {
+        const std::string cell = "cell " + std::to_string(gid);
+        if (n == 0) r.fail(Reader::join(p, gid_key), cell + " has no " + what + "s");
+        const long i = obj.contains(key) ? r.integer(obj[key], Reader::join(p, key), 0, std::numeric_limits<long>::max()) : 0;
+        if (i >= static_cast<long>(n))
+            r.fail(Reader::join(p, key), cell + " has no " + what + " " + std::to_string(i) + " (it has " +
+                                             (n == 1 ? std::string("one, index 0)")
+                                                     : std::to_string(n) + ", indices 0 to " + std::to_string(n - 1) + ")"));
+        return static_cast<std::uint32_t>(i);
     };
     auto synapse_of = [&](const json& obj, const std::string& p, std::uint64_t gid) {
-        const long nsyn = static_cast<long>(m.cells[gid].synapses.size());
-        if (nsyn == 0) r.fail(Reader::join(p, "target"), "cell " + std::to_string(gid) + " has no synapses");
-        const long s = obj.contains("synapse") ? r.integer(obj["synapse"], Reader::join(p, "synapse"), 0, nsyn - 1) : 0;
-        return static_cast<std::uint32_t>(s);
+        return index_on(obj, p, "synapse", gid, m.cells[gid].synapses.size(), "synapse", "target");
     };
     if (j.contains("connections")) {
         const json& a = r.array(j["connections"], "connections");
@@ -442,15 +458,15 @@ Model parse_model(const std::string& text, const std::string& path) {
             r.only_keys(a[i], p, {"source", "detector", "target", "synapse", "weight", "delay"});
             Connection c;
             c.source = gid_of(a[i], p, "source");
-            const long ndet = static_cast<long>(m.cells[c.source].detectors.size());
-            if (ndet == 0) r.fail(Reader::join(p, "source"), "cell " + std::to_string(c.source) + " has no detector");
-            c.detector = a[i].contains("detector") ? static_cast<std::uint32_t>(r.integer(a[i]["detector"], Reader::join(p, "detector"), 0, ndet - 1)) : 0;
+            c.detector = index_on(a[i], p, "detector", c.source, m.cells[c.source].detectors.size(), "detector", "source");
             c.target = gid_of(a[i], p, "target");
             c.synapse = synapse_of(a[i], p, c.target);
             c.weight = r.number(r.require(a[i], p, "weight"), Reader::join(p, "weight"));
             c.delay = r.number(r.require(a[i], p, "delay"), Reader::join(p, "delay"));
             if (!(c.delay > 0)) r.fail(Reader::join(p, "delay"), "must be > 0, got " + Reader::fmt(c.delay));
-            if (c.delay < m.run.dt) r.fail(Reader::join(p, "delay"), "shorter than dt (" + Reader::fmt(m.run.dt) + ")");
+            // The epoch is half the shortest delay and at least one step (DESIGN §6).
+            if (c.delay < m.run.dt)
+                r.fail(Reader::join(p, "delay"), Reader::fmt(c.delay) + " ms is shorter than dt (" + Reader::fmt(m.run.dt) + " ms)");
             m.connections.push_back(c);
         }
     }

@@ -18,8 +18,9 @@ std::vector<std::uint64_t> split_by_weight(const std::vector<double>& weight, st
     for (int k = 1; k < parts; ++k) {
         const double target = total * k / parts;
         while (i < end && acc + weight[i] <= target) acc += weight[i++];
-        // acc <= target < acc + weight[i]: stop before cell i or after it, whichever is nearer.
-        if (i < end && (acc + weight[i]) - target < target - acc) acc += weight[i++];
+        // acc <= target < acc + weight[i]: stop before cell i or after it, whichever is nearer
+        // (after it on a tie, so that a lone cell goes to the first part).
+        if (i < end && (acc + weight[i]) - target <= target - acc) acc += weight[i++];
         first.push_back(i);
     }
     first.push_back(end);

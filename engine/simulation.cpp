@@ -57,7 +57,7 @@ Simulation::Simulation(const Model& m, const SimOptions& o) : model_(m), opt_(o)
     epoch_steps_ = min_delay > 0 ? std::max(1L, static_cast<long>(std::floor(min_delay / 2 / r.dt + 1e-9)))
                                  : std::max(1L, std::lround(10.0 / r.dt));
 
-    if (opt_.pipeline && comm.size() > 1 && !comm.thread_serialized()) {
+    if (opt_.pipeline && !comm.thread_serialized()) {
         if (comm.is_root())
             spdlog::warn("the MPI library does not provide MPI_THREAD_SERIALIZED: spikes are exchanged after the cell "
                          "update instead of during it (as with --no-pipeline)");

@@ -65,7 +65,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     });
 
     const double ns_cv_step = ns_per_cv_step(r.run_s, r.n_cv, r.steps);
-    spdlog::info("wrote {}: {} spikes; set-up {:.3f} s, run {:.3f} s ({:.1f} ns per CV-step)", out, r.n_spikes, r.setup_s,
+    if (root) spdlog::info("wrote {}: {} spikes; set-up {:.3f} s, run {:.3f} s ({:.1f} ns per CV-step)", out, r.n_spikes, r.setup_s,
                  r.run_s, ns_cv_step);
     if (a.timings == "json" && root) {
         nlohmann::json j;

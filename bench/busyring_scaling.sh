@@ -14,6 +14,7 @@
 #              share of each worker's run time spent delivering events
 #   exch_s, exposed_s, mpi_s  the exchange's time, the part the cell update waited for, and
 #              the MPI collectives in it (max over ranks)
+#   (events, exch_s, exposed_s and mpi_s come from the last repeat)
 # and checks that the three configurations wrote the same spikes, bit for bit.
 set -euo pipefail
 cd "$(dirname "$0")/.."

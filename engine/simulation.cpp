@@ -35,8 +35,9 @@ struct ExchangeHeader {
 }  // namespace
 
 long Simulation::delivery_step(double t, double dt, EventRules rules) {
-    // The small margins absorb rounding in t/dt for times meant to sit on the grid.
-    if (rules == EventRules::neuron) return std::max(0L, static_cast<long>(std::ceil(t / dt - 0.5 - 1e-9)));
+    // The small margins absorb rounding in t/dt for times meant to sit on the grid; an
+    // event exactly half a step off the grid goes to the later step, as in NEURON.
+    if (rules == EventRules::neuron) return std::max(0L, static_cast<long>(std::ceil(t / dt - 0.5 + 1e-9)));
     return std::max(0L, static_cast<long>(std::floor(t / dt + 1e-9)));
 }
 

@@ -14,12 +14,10 @@ add_test(NAME network_vs_neuron_ring8
 add_test(NAME network_vs_neuron_busyring16
          COMMAND ${ARBOLITO_NEURON_PYTHON} ${_nvn} $<TARGET_FILE:arbolito> ${_nvn_models}/busyring16.json)
 # Every event exactly half a step off the grid (kick at 1.0125 ms, delay 5.0125 ms): the
-# tie case of the "neuron" delivery rule, where NEURON takes the later step. DISABLED until
-# Simulation::delivery_step breaks ties the same way (ceil(t/dt - 0.5 + 1e-9), not
-# - 1e-9; docs/event-rules.md): today every hop lands one step early (16 steps at 100 ms).
+# tie case of the "neuron" delivery rule, where NEURON takes the later step and so
+# must Simulation::delivery_step (docs/event-rules.md).
 add_test(NAME network_vs_neuron_ring8_halfstep
          COMMAND ${ARBOLITO_NEURON_PYTHON} ${_nvn} $<TARGET_FILE:arbolito> ${_nvn_models}/ring8.json
                  --set network.delay=5.0125 --set network.kick_time=1.0125)
 set_tests_properties(network_vs_neuron_ring8 network_vs_neuron_busyring16 network_vs_neuron_ring8_halfstep
                      PROPERTIES LABELS neuron SKIP_RETURN_CODE 77 TIMEOUT 300)
-set_tests_properties(network_vs_neuron_ring8_halfstep PROPERTIES DISABLED TRUE)

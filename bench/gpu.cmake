@@ -12,4 +12,9 @@ if(ARBOLITO_HAVE_CUDA)
 
   add_executable(thomas_bench ${CMAKE_CURRENT_LIST_DIR}/thomas_bench.cu)
   target_link_libraries(thomas_bench PRIVATE arbolito_core CUDA::cudart CUDA::cusparse)
+
+  # The whole GPU time step on busyring: copy bandwidth, bytes per CV, point-current sums.
+  add_executable(gpu_step_bench ${CMAKE_CURRENT_LIST_DIR}/gpu_step_bench.cu)
+  target_link_libraries(gpu_step_bench PRIVATE arbolito_core CUDA::cudart)
+  target_compile_options(gpu_step_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
 endif()

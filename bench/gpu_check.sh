@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
-# GPU solvers (issue 4) in one call: build for sm_90, run the GPU tests, the batched
-# Thomas benchmark and the gpu-cell solver benchmark; full logs under $OUT (or
-# build-gpu-check/logs), the short tables last.
+# The GPU backend (issue 4) in one call: build for sm_90 (or take prebuilt binaries), run
+# the GPU tests, compute-sanitizer (memcheck, racecheck) on them, the batched Thomas
+# benchmark, the gpu-cell solver benchmark, the GPU time-step benchmark (copy bandwidth,
+# bytes per CV, point-current sums) and whole busyring runs (bench/gpu_busyring.sh); the
+# short tables last. Logs under build-gpu-check/logs; with $OUT set (a device call) they
+# are also packed into $OUT/logs.tgz after every step, with $OUT/summary.txt beside it.
 #
-# Build: the project's CMake (targets gpu_tests, gpu_solver_bench, thomas_bench) where its
-# dependencies are installed; otherwise plain nvcc/g++ commands that need only the CUDA
-# toolkit, the repository and the header-only libraries in $GPU_DEPS (default .gpu_deps:
-# include/{Eigen,spdlog,fmt} and googletest/{include,src}, copied from a machine that
-# has them; .git/info/exclude ignores the folder, the device call carries it).
+# Build: binaries packed by bench/gpu_pack.sh into $GPU_DEPS/prebuilt (with the shared
+# libraries the GPU machine lacks in $GPU_DEPS/lib) when present: the only way to get
+# arbolito and gpu_step_bench, which need HDF5, spdlog and fmt. Otherwise the project's
+# CMake where its dependencies are installed, or plain nvcc/g++ commands for the solver
+# tests and benchmarks that need only the CUDA toolkit, the repository and the
+# header-only libraries in $GPU_DEPS (default .gpu_deps: include/{Eigen,spdlog,fmt} and
+# googletest/{include,src}; .git/info/exclude ignores the folder, the device call carries it).
 #
-# Environment: GPU_CHECK_BUILD=auto|cmake|nvcc, SOLVER_BENCH_ARGS, THOMAS_BENCH_ARGS,
-# SOLVER_TIMEOUT (s), GPU_CHECK_SKIP=tests,thomas,solver (any of them), GPU_CHECK_NCU=1
-# (also profile the kernels of one batch with Nsight Compute: ncu.txt).
-# Files under the log folder (at most 8 come back from a device call): build.log
-# (environment + build), gpu_tests.log, thomas_bench.log, gpu_solver_bench.log,
-# gpu_solver_bench.tsv, summary.txt, ncu.txt.
+# Everything takes about 11 minutes on an H100 (busyring with 32,768 cells alone about 3);
+# the device tool allows 10 per call, so there it runs as two calls:
+#   GPU_CHECK_SKIP=busyring,step bash bench/gpu_check.sh        (tests, sanitizers, solver benchmarks)
+#   GPU_CHECK_SKIP=tests,sanitize,thomas,solver bash bench/gpu_check.sh   (time step, busyring)
+#
+# Environment: GPU_CHECK_BUILD=auto|prebuilt|cmake|nvcc, SOLVER_BENCH_ARGS,
+# THOMAS_BENCH_ARGS, STEP_BENCH_ARGS, SOLVER_TIMEOUT (s), GPU_CHECK_SKIP=tests,sanitize,
+# thomas,solver,step,busyring (any of them), GPU_CHECK_NCU=1 (also profile the kernels of
+# one batch with Nsight Compute: ncu.txt; =busyring: the solve inside a busyring step
+# instead, ncu_busyring.txt; =1,busyring: both), and gpu_busyring.sh's variables.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 B=$ROOT/build-gpu-check
-LOG=${OUT:-$B/logs}
+LOG=$B/logs
 DEPS=${GPU_DEPS:-$ROOT/.gpu_deps}
 MODE=${GPU_CHECK_BUILD:-auto}
 SKIP=${GPU_CHECK_SKIP:-}
@@ -30,7 +39,14 @@ NVCC_BIN=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 export LD_LIBRARY_PATH=$(dirname "$(dirname "$NVCC_BIN")")/lib64:${LD_LIBRARY_PATH:-}
 rm -f "$B/thomas_summary.txt" "$B/gpu_solver_summary.txt"
 t0=$(date +%s)
-stamp() { echo "[gpu_check +$(( $(date +%s) - t0 ))s] $*"; }
+# Packs the logs for a device call (at most 8 files come back): after every step, so a
+# run stopped at its time limit still returns what it did.
+pack() { [ -n "${OUT:-}" ] && tar czf "$OUT/logs.tgz" -C "$LOG" . 2>/dev/null; [ -n "${OUT:-}" ] && [ -f "$LOG/summary.txt" ] && cp "$LOG/summary.txt" "$OUT/"; true; }
+stamp() { echo "[gpu_check +$(( $(date +%s) - t0 ))s] $*"; echo "[gpu_check +$(( $(date +%s) - t0 ))s] $*" >> "$LOG/steps.log"; pack; }
+rm -f "$LOG"/*
+# Prebuilt binaries load the libraries packed beside them; nothing else sees those.
+CUDA_LIB=$(dirname "$(dirname "$NVCC_BIN")")/lib64
+LIBS=(env "LD_LIBRARY_PATH=$DEPS/lib:$CUDA_LIB:${LD_LIBRARY_PATH:-}")  # prefix: "${LIBS[@]}" cmd args
 
 {
   echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"; echo "git: $(git rev-parse --short HEAD 2>/dev/null) (+ working tree)"
@@ -45,8 +61,9 @@ stamp "environment: $(sed -n 4p "$LOG/build.log")"
 build_cmake() {
   cmake -S "$ROOT" -B "$B/cmake" -DCMAKE_CUDA_ARCHITECTURES=90 -DARBOLITO_MPI=OFF -DCMAKE_BUILD_TYPE=Release \
     >> "$LOG/build.log" 2>&1 || return 1
-  make -C "$B/cmake" -j"$JOBS" gpu_tests gpu_solver_bench thomas_bench >> "$LOG/build.log" 2>&1 || return 2
+  make -C "$B/cmake" -j"$JOBS" gpu_tests gpu_solver_bench thomas_bench gpu_step_bench arbolito >> "$LOG/build.log" 2>&1 || return 2
   BIN_TESTS=$B/cmake/tests/gpu_tests; BIN_SOLVER=$B/cmake/bench/gpu_solver_bench; BIN_THOMAS=$B/cmake/bench/thomas_bench
+  BIN_ARB=$B/cmake/app/arbolito; BIN_STEP=$B/cmake/bench/gpu_step_bench
 }
 
 build_nvcc() {
@@ -85,8 +102,15 @@ build_nvcc() {
   BIN_TESTS=$O/gpu_tests; BIN_SOLVER=$O/gpu_solver_bench; BIN_THOMAS=$O/thomas_bench
 }
 
+BIN_ARB=""; BIN_STEP=""
 built=""
-if [ "$MODE" != nvcc ]; then
+if [ "$MODE" = prebuilt ] || { [ "$MODE" = auto ] && [ -x "$DEPS/prebuilt/arbolito" ]; }; then
+  P=$DEPS/prebuilt
+  BIN_TESTS=$P/gpu_tests; BIN_SOLVER=$P/gpu_solver_bench; BIN_THOMAS=$P/thomas_bench; BIN_ARB=$P/arbolito; BIN_STEP=$P/gpu_step_bench
+  built="prebuilt binaries ($(head -2 "$P/STAMP" 2>/dev/null | tr '\n' ' '))"
+  cat "$P/STAMP" >> "$LOG/build.log" 2>/dev/null
+fi
+if [ -z "$built" ] && [ "$MODE" != nvcc ] && [ "$MODE" != prebuilt ]; then
   if build_cmake; then built=cmake; else
     rc=$?; stamp "cmake build not possible (step $rc; build.log): $(grep -m1 -E 'Could not find|Error' "$LOG/build.log")"
     [ "$MODE" = cmake ] && { tail -30 "$LOG/build.log"; exit 1; }
@@ -106,33 +130,72 @@ stamp "built with $built"
 
 status=0
 if [[ ",$SKIP," != *",tests,"* ]]; then
-  "$BIN_TESTS" --gtest_color=no > "$LOG/gpu_tests.log" 2>&1; trc=$?
+  "${LIBS[@]}" "$BIN_TESTS" --gtest_color=no > "$LOG/gpu_tests.log" 2>&1; trc=$?
   [ $trc = 0 ] || status=1
   stamp "gpu_tests exit $trc: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test' "$LOG/gpu_tests.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \]|Failure|error' "$LOG/gpu_tests.log" | head -20
+  { echo "gpu_tests: $(grep -E '^\[  (PASSED|FAILED) +\] [0-9]+ test' "$LOG/gpu_tests.log" | tr '\n' ' ')"
+    grep -E '^\[ info     \]' "$LOG/gpu_tests.log"; echo; } > "$B/tests_summary.txt"
+fi
+if [[ ",$SKIP," != *",sanitize,"* ]] && command -v compute-sanitizer > /dev/null; then
+  # The cell-group tests and the solver kernels' own, under memcheck and racecheck (the
+  # kernels share no memory between threads of a block except the sort's and Thomas's
+  # shared rows; racecheck looks at those). Whole-run tests with small models only.
+  for tool in memcheck racecheck; do
+    F=${SANITIZE_FILTER:-'GpuCellGroup.SanitizerSmoke:GpuCell.RandomTrees*:ThomasBatch.AgainstCpu'}
+    [ $tool = memcheck ] && F=${SANITIZE_FILTER:-'GpuCellGroup.SanitizerSmoke:GpuCellGroup.ManySynapsesOnOneCv:GpuCellGroup.PhaseTimes:GpuCell.RandomTrees*:ThomasBatch.AgainstCpu'}
+    extra=""; [ $tool = memcheck ] && extra="--leak-check full"
+    timeout ${SANITIZE_TIMEOUT:-200} "${LIBS[@]}" compute-sanitizer --tool $tool $extra --error-exitcode 3 \
+      "$BIN_TESTS" --gtest_color=no --gtest_filter="$F" > "$LOG/sanitize_$tool.log" 2>&1; src=$?
+    [ $src = 0 ] || status=1
+    line="compute-sanitizer $tool: exit $src, $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$LOG/sanitize_$tool.log" | tr '\n' ' ') $(grep -E '^\[  (PASSED|FAILED) +\]' "$LOG/sanitize_$tool.log" | tr '\n' ' ')"
+    stamp "$line"; echo "$line" >> "$B/tests_summary.txt"
+  done
 fi
 if [[ ",$SKIP," != *",thomas,"* ]]; then
-  timeout 240 "$BIN_THOMAS" ${THOMAS_BENCH_ARGS:-} --summary "$B/thomas_summary.txt" > "$LOG/thomas_bench.log" 2>&1 || { status=1; stamp "thomas_bench failed"; tail -5 "$LOG/thomas_bench.log"; }
+  timeout 240 "${LIBS[@]}" "$BIN_THOMAS" ${THOMAS_BENCH_ARGS:-} --summary "$B/thomas_summary.txt" > "$LOG/thomas_bench.log" 2>&1 || { status=1; stamp "thomas_bench failed"; tail -5 "$LOG/thomas_bench.log"; }
   stamp "thomas_bench done"
 fi
 if [[ ",$SKIP," != *",solver,"* ]]; then
-  timeout ${SOLVER_TIMEOUT:-330} "$BIN_SOLVER" ${SOLVER_BENCH_ARGS:-} --tsv "$LOG/gpu_solver_bench.tsv" --summary "$B/gpu_solver_summary.txt" \
+  timeout ${SOLVER_TIMEOUT:-330} "${LIBS[@]}" "$BIN_SOLVER" ${SOLVER_BENCH_ARGS:-} --tsv "$LOG/gpu_solver_bench.tsv" --summary "$B/gpu_solver_summary.txt" \
     > "$LOG/gpu_solver_bench.log" 2>&1 || { status=1; stamp "gpu_solver_bench failed"; tail -5 "$LOG/gpu_solver_bench.log"; }
   stamp "gpu_solver_bench done"
 fi
-if [ -n "${GPU_CHECK_NCU:-}" ] && command -v ncu > /dev/null; then
+if [[ ",$SKIP," != *",step,"* ]] && [ -n "$BIN_STEP" ]; then
+  timeout ${STEP_TIMEOUT:-200} "${LIBS[@]}" "$BIN_STEP" ${STEP_BENCH_ARGS:-} --summary "$B/step_summary.txt" \
+    > "$LOG/gpu_step_bench.log" 2>&1 || { status=1; stamp "gpu_step_bench failed"; tail -5 "$LOG/gpu_step_bench.log"; }
+  stamp "gpu_step_bench done"
+fi
+if [[ ",$SKIP," != *",busyring,"* ]] && [ -n "$BIN_ARB" ]; then
+  ARBOLITO=$BIN_ARB ARBOLITO_LIBS=$DEPS/lib:$CUDA_LIB LOG=$LOG STEP_SUMMARY=$B/step_summary.txt \
+    bash "$ROOT/bench/gpu_busyring.sh" > "$LOG/gpu_busyring.log" 2>&1 || { status=1; stamp "gpu_busyring failed"; }
+  stamp "busyring runs done"
+  cp "$LOG/busyring_table.txt" "$B/busyring_summary.txt" 2>/dev/null
+fi
+if [[ ",${GPU_CHECK_NCU:-}," == *",busyring,"* ]] && [ -n "$BIN_ARB" ] && command -v ncu > /dev/null; then
+  # What limits the gpu-cell solve inside a busyring step (1,024 cells: one warp per 32
+  # cells): one solve launch, with occupancy, warp stall reasons and memory throughput.
+  sed -E 's/"num-cells": *[0-9]+/"num-cells": 1024/' examples/busyring.json > "$B/busyring_ncu.json"
+  timeout 150 "${LIBS[@]}" ncu --clock-control none -k regex:'cell_solve' --launch-skip 40 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
+    --section MemoryWorkloadAnalysis "$BIN_ARB" run "$B/busyring_ncu.json" --solver gpu-cell --tfinal 2 --spikes-only \
+    -o "$B/ncu_busyring.h5" > "$LOG/ncu_busyring.txt" 2>&1
+  stamp "ncu busyring solve done"
+fi
+if [ -n "${GPU_CHECK_NCU:-}" ] && [[ ",${GPU_CHECK_NCU}," != ",busyring," ]] && command -v ncu > /dev/null; then
   # Bytes each kernel really moves through DRAM, its duration and occupancy, for the
   # issue's target batch (256,000 medium cells) and the largest Thomas batch.
   M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct
-  { timeout 100 ncu --clock-control none --cache-control none -k regex:'cell_solve' --metrics $M --csv \
+  { timeout 100 "${LIBS[@]}" ncu --clock-control none --cache-control none -k regex:'cell_solve' --metrics $M --csv \
       "$BIN_SOLVER" --sizes 256000 --classes ${NCU_CLASS:-medium-real} --reps 1 --no-cpu
-    timeout 50 ncu --clock-control none --cache-control none -k regex:'thomas_kernel' --metrics $M --csv \
+    timeout 50 "${LIBS[@]}" ncu --clock-control none --cache-control none -k regex:'thomas_kernel' --metrics $M --csv \
       "$BIN_THOMAS" --n 512 --nsys 256000 --reps 1; } > "$LOG/ncu.txt" 2>&1
   stamp "ncu done ($(grep -c '"gpu__time_duration.sum"' "$LOG/ncu.txt") kernel records)"
 fi
 echo
 rm -f "$LOG/summary.txt"
-for f in thomas_summary.txt gpu_solver_summary.txt; do [ -f "$B/$f" ] && { cat "$B/$f"; echo; } >> "$LOG/summary.txt"; done
+for f in tests_summary.txt thomas_summary.txt gpu_solver_summary.txt step_summary.txt busyring_summary.txt; do [ -f "$B/$f" ] && { cat "$B/$f"; echo; } >> "$LOG/summary.txt"; done
 [ -f "$LOG/summary.txt" ] && cat "$LOG/summary.txt"
 stamp "total; status $status"
+pack
 exit $status

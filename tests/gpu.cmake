@@ -1,9 +1,13 @@
-# GPU solver tests: their own executable, built only with the CUDA backend. Each test
-# skips itself (GTEST_SKIP) where no CUDA device is present, so ctest passes on CPU-only
-# machines; run build/gpu_tests on a GPU machine (bench/gpu_check.sh does).
+# GPU tests (the solver kernels and the whole GPU cell group): their own executable, built
+# only with the CUDA backend. Each test that needs a device skips itself (GTEST_SKIP) where
+# none is present, so ctest passes on CPU-only machines; run build/gpu_tests on a GPU
+# machine (bench/gpu_check.sh does).
 if(ARBOLITO_HAVE_CUDA)
-  add_executable(gpu_tests ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_solvers.cu)
+  add_executable(gpu_tests ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_solvers.cu
+  ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_cell_group.cu)
   target_link_libraries(gpu_tests PRIVATE arbolito_core GTest::gtest_main CUDA::cudart)
+  # Engine headers bring Eigen into the .cu files; its constexpr functions need this.
+  target_compile_options(gpu_tests PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
   target_compile_definitions(gpu_tests PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   if(EXISTS ${PROJECT_SOURCE_DIR}/io/swc.cpp)
     target_compile_definitions(gpu_tests PRIVATE ARBOLITO_WITH_SWC)

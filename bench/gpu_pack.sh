@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Packs binaries built on this machine for a GPU machine that lacks the project's
+# libraries (HDF5, spdlog, fmt, ...): copies arbolito, gpu_tests and the GPU benchmarks
+# from a CUDA build folder into .gpu_deps/prebuilt and the shared libraries they load
+# (except the C/C++ runtime and CUDA's own, which the GPU machine has) into
+# .gpu_deps/lib. bench/gpu_check.sh runs them with LD_LIBRARY_PATH set.
+# Usage: bench/gpu_pack.sh BUILD_DIR   (configured with -DCMAKE_CUDA_ARCHITECTURES=90
+#        -DARBOLITO_MPI=OFF, targets arbolito gpu_tests gpu_solver_bench thomas_bench
+#        gpu_step_bench built)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+B=${1:?build folder}
+DEPS=${GPU_DEPS:-$ROOT/.gpu_deps}
+mkdir -p "$DEPS/prebuilt" "$DEPS/lib"
+bins=(app/arbolito tests/gpu_tests bench/gpu_solver_bench bench/thomas_bench bench/gpu_step_bench)
+for b in "${bins[@]}"; do
+  strip -o "$DEPS/prebuilt/$(basename "$b")" "$B/$b"
+done
+rm -f "$DEPS"/lib/*
+for b in "${bins[@]}"; do ldd "$B/$b" | awk '{print $3}'; done | sort -u |
+  grep -vE '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libdl|libpthread|librt|libresolv)\.so|/usr/local/cuda|^$' |
+  while read -r lib; do cp -L "$lib" "$DEPS/lib/"; done
+{ echo "built $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname) from $B"
+  git -C "$ROOT" rev-parse --short HEAD 2>/dev/null | sed "s/^/repository HEAD when packed: /"
+  nvcc --version | tail -1; } > "$DEPS/prebuilt/STAMP"
+du -sh "$DEPS"

@@ -1,0 +1,105 @@
+#include "engine/gpu/event_queue.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "mechanisms/exp2syn.hpp"
+#include "mechanisms/expsyn.hpp"
+
+namespace arbolito::gpu {
+
+namespace {
+
+int bits_for(std::uint64_t n) {  // bits to count 0 .. n-1
+    int b = 0;
+    while (b < 64 && (std::uint64_t(1) << b) < n) ++b;
+    return b;
+}
+
+// One thread per event of the step; the first event of each target applies the target's
+// whole run, in order.
+__global__ void deliver_kernel(std::size_t begin, std::size_t end, const std::uint64_t* __restrict__ key,
+                               const double* __restrict__ weight, std::uint64_t target_mask, EventTargets t) {
+    const std::size_t i = begin + blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+    if (i >= end) return;
+    const std::uint64_t k = key[i];
+    if (i > begin && key[i - 1] == k) return;
+    const auto target = static_cast<std::uint32_t>(k & target_mask);
+    const int inst = t.instance[target];
+    if (t.kind[target] == 0) {  // TargetKind::expsyn
+        double g = t.expsyn_g[inst];
+        for (std::size_t j = i; j < end && key[j] == k; ++j) expsyn::on_event(weight[j], g);
+        t.expsyn_g[inst] = g;
+    } else {
+        double a = t.exp2syn_a[inst], b = t.exp2syn_b[inst];
+        const double f = t.exp2syn_factor[inst];
+        for (std::size_t j = i; j < end && key[j] == k; ++j) exp2syn::on_event(weight[j], f, a, b);
+        t.exp2syn_a[inst] = a;
+        t.exp2syn_b[inst] = b;
+    }
+}
+
+}  // namespace
+
+void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream) {
+    static_assert(static_cast<int>(TargetKind::expsyn) == 0, "deliver_kernel tests kind == 0");
+    step_begin_ = step_begin;
+    const long n_steps = step_end - step_begin;
+    offset_.assign(n_steps + 1, 0);
+    const std::size_t n = events.size();
+    target_bits_ = bits_for(n_targets_);
+    const int end_bit = std::max(1, target_bits_ + bits_for(static_cast<std::uint64_t>(n_steps)));
+    if (end_bit > 64) throw std::runtime_error("gpu events: step and target do not fit a 64-bit key");
+    if (n > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("gpu events: too many events in one epoch");
+
+    // Keys (local step, target) and weights, packed for one copy; per-step offsets.
+    host_.reserve(n * 16);
+    auto* hk = reinterpret_cast<std::uint64_t*>(host_.data());
+    auto* hw = reinterpret_cast<double*>(host_.data() + n * 8);
+    for (std::size_t i = 0; i < n; ++i) {
+        const StepEvent& e = events[i];
+        if (e.step < step_begin || e.step >= step_end || e.target >= n_targets_)
+            throw std::logic_error("gpu events: event outside the epoch or the group's targets");
+        const auto s = static_cast<std::uint64_t>(e.step - step_begin);
+        hk[i] = s << target_bits_ | e.target;
+        hw[i] = e.weight;
+        ++offset_[s + 1];
+    }
+    for (long s = 0; s < n_steps; ++s) offset_[s + 1] += offset_[s];
+    if (n == 0) return;
+
+    grow(in_, n * 16);
+    grow(keys_, n);
+    grow(weights_, n);
+    CUDA_CHECK(cudaMemcpyAsync(in_.data(), host_.data(), n * 16, cudaMemcpyHostToDevice, stream));
+    const auto* dk = reinterpret_cast<const std::uint64_t*>(in_.data());
+    const auto* dw = reinterpret_cast<const double*>(in_.data() + n * 8);
+    std::size_t temp_bytes = 0;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, keys_.data(), dw, weights_.data(),
+                                               static_cast<int>(n), 0, end_bit, stream));
+    grow(temp_, temp_bytes);
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes, dk, keys_.data(), dw, weights_.data(),
+                                               static_cast<int>(n), 0, end_bit, stream));
+    // host_ is reused by the next stage(): that one runs after this epoch's synchronisation.
+}
+
+bool EventQueue::has_events(long n) const {
+    const long s = n - step_begin_;
+    return s >= 0 && s + 1 < static_cast<long>(offset_.size()) && offset_[s + 1] > offset_[s];
+}
+
+void EventQueue::deliver(long n, const EventTargets& t, cudaStream_t stream) {
+    if (!has_events(n)) return;
+    const long s = n - step_begin_;
+    const std::size_t begin = offset_[s], end = offset_[s + 1];
+    const int threads = 128;
+    const auto blocks = static_cast<unsigned>((end - begin + threads - 1) / threads);
+    const std::uint64_t mask = target_bits_ == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << target_bits_) - 1;
+    deliver_kernel<<<blocks, threads, 0, stream>>>(begin, end, keys_.data(), weights_.data(), mask, t);
+    CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace arbolito::gpu

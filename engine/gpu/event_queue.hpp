@@ -1,0 +1,51 @@
+#pragma once
+// The events of one epoch on the device: copied in once, sorted once, then delivered
+// step by step by kernels. Within a step, the events on one target are applied one after
+// another in the CPU's order (time, then weight), so that sums match it bit for bit.
+#include <cstdint>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "engine/cell_group.hpp"
+#include "engine/gpu/pinned.hpp"
+#include "solvers/gpu/cuda_check.hpp"
+
+namespace arbolito::gpu {
+
+// Where the synapse targets of the group lead (device pointers).
+struct EventTargets {
+    const std::uint8_t* kind = nullptr;  // TargetKind
+    const int* instance = nullptr;
+    double* expsyn_g = nullptr;
+    double* exp2syn_a = nullptr;
+    double* exp2syn_b = nullptr;
+    const double* exp2syn_factor = nullptr;
+};
+
+class EventQueue {
+public:
+    explicit EventQueue(std::uint32_t n_targets) : n_targets_(n_targets) {}
+
+    // `events` sorted (StepEvent order) with steps in [step_begin, step_end). One copy to
+    // the device on `stream`, then a stable sort by (step, target) there, which keeps the
+    // time order of the events on each target.
+    void stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream);
+
+    // Applies the events of global step n; launches nothing when it has none.
+    void deliver(long n, const EventTargets& t, cudaStream_t stream);
+    bool has_events(long n) const;
+
+private:
+    std::uint32_t n_targets_;
+    int target_bits_ = 0;
+    long step_begin_ = 0;
+    std::vector<std::size_t> offset_;  // per local step: first event (plus the end)
+    PinnedArray<unsigned char> host_;  // keys, then weights
+    DeviceArray<unsigned char> in_;    // the same on the device
+    DeviceArray<std::uint64_t> keys_;  // sorted
+    DeviceArray<double> weights_;      // sorted with them
+    DeviceArray<unsigned char> temp_;  // the sort's scratch
+};
+
+}  // namespace arbolito::gpu

@@ -1,0 +1,402 @@
+// The GPU cell group: state on the device from set-up to the end, kernels for every
+// phase of the step, one copy in (events) and out (spikes, frames) per epoch.
+#include "engine/gpu/gpu_cell_group.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "engine/gpu/event_queue.hpp"
+#include "engine/gpu/phase_timer.hpp"
+#include "engine/gpu/pinned.hpp"
+#include "engine/gpu/step_kernels.cuh"
+#include "solvers/gpu/cuda_check.hpp"
+#include "solvers/gpu/hines_gpu_cell.hpp"
+#include "solvers/gpu_cell_layout.hpp"
+
+namespace arbolito {
+
+const char* default_gpu_layout() { return "block-interleaved:32"; }
+
+GpuGroupOptions parse_gpu_options(const std::string& option) {
+    GpuGroupOptions o;
+    std::size_t start = 0;
+    bool first = true;
+    while (true) {
+        const std::size_t plus = option.find('+', start);
+        const std::string part = option.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+        if (first) {
+            o.layout = part.empty() ? default_gpu_layout() : part;
+            first = false;
+        } else if (part == "segmented") {
+            o.point_sum = PointSum::segmented;
+        } else if (part == "atomic") {
+            o.point_sum = PointSum::atomic;
+        } else if (part == "untimed") {
+            o.phase_times = false;
+        } else if (part == "plain" || part == "pipelined1" || part == "pipelined2" || part == "pipelined4") {
+            o.solve_kernel = part;
+        } else if (part == "threads:32" || part == "threads:64" || part == "threads:96" || part == "threads:128") {
+            o.solve_threads = std::stoi(part.substr(8));
+        } else {
+            throw std::invalid_argument("gpu layout option '" + option + "': unknown modifier '" + part +
+                                        "' (segmented, atomic, untimed, plain, pipelined1, pipelined2, pipelined4, "
+                                        "threads:32|64|96|128)");
+        }
+        if (plus == std::string::npos) break;
+        start = plus + 1;
+    }
+    return o;
+}
+
+namespace gpu {
+namespace {
+
+constexpr int threads_per_block = 256;  // a multiple of 32: point_add needs whole warps
+
+unsigned blocks_for(long n) { return static_cast<unsigned>((n + threads_per_block - 1) / threads_per_block); }
+
+// Measured (bench/RESULTS.md, GPU section): with up to tens of thousands of cells the
+// solve is latency-bound and the shortest loop body wins (pipelined1); with hundreds of
+// thousands it is bandwidth-bound and the deeper prefetch wins (pipelined2).
+CellKernel cell_kernel(const std::string& name, int n_slots) {
+    if (name.empty()) return n_slots < 100000 ? CellKernel::pipelined1 : CellKernel::pipelined2;
+    for (CellKernel k : {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2, CellKernel::pipelined4})
+        if (name == to_string(k)) return k;
+    throw std::invalid_argument("unknown gpu-cell solve kernel '" + name + "'");
+}
+
+// One thread per cell leaves most of the GPU idle when cells are few; then small blocks
+// spread the warps over more multiprocessors (each with its own L1 and load pipeline).
+int solve_threads(int requested, int n_slots) {
+    if (requested > 0) return requested;
+    int dev = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return n_slots < 128 * 2 * sms ? 32 : 128;
+}
+
+// One mechanism's instances on the device; parameters by parameter, then instance.
+struct DeviceMech {
+    int n = 0;
+    DeviceArray<int> cv;
+    DeviceArray<double> weight, p;
+
+    explicit DeviceMech(const MechInstances& mi) : n(mi.size()), cv(mi.cv), weight(mi.weight) {
+        std::vector<double> flat;
+        for (const auto& param : mi.params) flat.insert(flat.end(), param.begin(), param.end());
+        p = DeviceArray<double>(flat);
+    }
+    MechView view() const { return {n, cv.data(), weight.data(), p.data()}; }
+    // Parameter j of every instance.
+    const double* param(int j) const { return p.data() + static_cast<std::size_t>(j) * n; }
+};
+
+class GpuCellGroup final : public CellGroup {
+public:
+    GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o);
+    ~GpuCellGroup() override {
+        if (stream_) cudaStreamDestroy(stream_);  // no throw from a destructor
+    }
+    void advance(long step_begin, long step_end, const std::vector<StepEvent>& events, std::vector<Spike>& spikes,
+                 std::vector<double>& frames) override;
+    void initial_frame(std::vector<double>& frames) override;
+    const FvmData& data() const override { return f_; }
+    const PhaseTimes& times() const override { return times_; }
+    std::vector<double> voltages() const override;
+
+private:
+    void run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames);
+    void step(long n, long& rows);
+    bool samples_after(long n) const {
+        const long done = n + 1;  // steps completed: the state is at t = done·dt
+        return done % s_.steps_per_sample == 0 && done / s_.steps_per_sample < s_.n_frames;
+    }
+
+    FvmData f_;
+    StepSettings s_;
+    GpuGroupOptions opt_;
+    double q10_;
+    cudaStream_t stream_ = nullptr;
+    GpuCellPlan plan_;
+
+    // Per CV (layout numbering). v and rhs swap roles after every solve.
+    DeviceArray<double> va_, vb_, d_, u_, cap_, g_sum_;
+    double* v_ = nullptr;    // V^n during the step, V^{n+1} after it
+    double* rhs_ = nullptr;  // after the swap: V^n, which the detectors compare with
+    DeviceMech hh_, pas_, expsyn_, exp2syn_, iclamp_;
+    DeviceArray<double> hh_m_, hh_h_, hh_n_, syn_g_, syn_a_, syn_b_, syn_tau1_, syn_factor_;
+    DeviceArray<std::uint8_t> target_kind_;
+    DeviceArray<int> target_instance_;
+    DeviceArray<int> det_cv_, probe_cv_;
+    DeviceArray<double> det_threshold_;
+    std::vector<int> det_cell_;  // detector -> group cell
+
+    EventQueue events_;
+    EventTargets targets_;
+    DeviceArray<DeviceSpike> spikes_;
+    DeviceArray<unsigned> spike_count_;
+    DeviceArray<double> frames_;
+    PinnedArray<double> host_frames_;
+    PinnedArray<unsigned> host_count_;
+    std::vector<DeviceSpike> host_spikes_;
+    long max_piece_steps_ = 0;
+
+    PhaseTimer timer_;
+    PhaseTimes times_;
+};
+
+GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o)
+    : f_(std::move(data)), s_(s), opt_(o), q10_(hh::q10(s.celsius)),
+      plan_(make_gpu_cell_plan(f_.layout, cell_kernel(o.solve_kernel, static_cast<int>(f_.layout.slot_cell.size())))),
+      hh_(f_.hh), pas_(f_.pas), expsyn_(f_.expsyn), exp2syn_(f_.exp2syn), iclamp_(f_.iclamp),
+      events_(static_cast<std::uint32_t>(f_.target_kind.size())), timer_(o.phase_times) {
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    plan_.threads = solve_threads(o.solve_threads, plan_.n_slots);
+    const int n = f_.n_cv();
+    // Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and g_sum = 1
+    // with cap = 0 and v = 0 makes the shared assembly write exactly that row.
+    std::vector<double> u(n), g_sum = f_.g_sum, ones(n, 1.0);
+    for (int i = 0; i < n; ++i) u[i] = -f_.g_parent[i];
+    for (int x : f_.layout.padding) u[x] = 0.0, g_sum[x] = 1.0;
+    va_ = DeviceArray<double>(f_.v_init);
+    vb_ = DeviceArray<double>(std::vector<double>(n, 0.0));
+    d_ = DeviceArray<double>(ones);
+    u_ = DeviceArray<double>(u);
+    cap_ = DeviceArray<double>(f_.cap);
+    g_sum_ = DeviceArray<double>(g_sum);
+    v_ = va_.data();
+    rhs_ = vb_.data();
+
+    // Mechanism states start as on the CPU (same functions, on the host).
+    std::vector<double> m(f_.hh.size()), h(f_.hh.size()), nn(f_.hh.size());
+    for (int k = 0; k < f_.hh.size(); ++k) hh::init(f_.v_init[f_.hh.cv[k]], q10_, m[k], h[k], nn[k]);
+    hh_m_ = DeviceArray<double>(m);
+    hh_h_ = DeviceArray<double>(h);
+    hh_n_ = DeviceArray<double>(nn);
+    syn_g_ = DeviceArray<double>(std::vector<double>(f_.expsyn.size(), 0.0));
+    std::vector<double> tau1, factor;
+    for (int k = 0; k < f_.exp2syn.size(); ++k) {
+        const double t1 = f_.exp2syn.params[0][k], t2 = f_.exp2syn.params[1][k];
+        factor.push_back(exp2syn::factor(t1, t2));
+        tau1.push_back(exp2syn::effective_tau1(t1, t2));
+    }
+    syn_a_ = DeviceArray<double>(std::vector<double>(f_.exp2syn.size(), 0.0));
+    syn_b_ = DeviceArray<double>(std::vector<double>(f_.exp2syn.size(), 0.0));
+    syn_tau1_ = DeviceArray<double>(tau1);
+    syn_factor_ = DeviceArray<double>(factor);
+
+    std::vector<std::uint8_t> kind;
+    for (TargetKind t : f_.target_kind) kind.push_back(static_cast<std::uint8_t>(t));
+    target_kind_ = DeviceArray<std::uint8_t>(kind);
+    target_instance_ = DeviceArray<int>(f_.target_instance);
+    targets_ = {target_kind_.data(), target_instance_.data(), syn_g_.data(), syn_a_.data(), syn_b_.data(),
+                syn_factor_.data()};
+
+    det_cv_ = DeviceArray<int>(f_.detector_cv);
+    det_threshold_ = DeviceArray<double>(f_.detector_threshold);
+    for (int c = 0; c < f_.n_cells(); ++c)
+        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_cell_.push_back(c);
+    probe_cv_ = DeviceArray<int>(f_.probe_cv);
+    spike_count_ = DeviceArray<unsigned>(1);
+    host_count_.reserve(1);
+
+    // An epoch runs in pieces short enough that the spike buffer cannot overflow (a
+    // detector fires at most every other step) and the frames stay under 256 MiB.
+    const long n_det = static_cast<long>(f_.detector_cv.size()), ncol = n_columns();
+    max_piece_steps_ = 1L << 30;
+    if (n_det > 0) max_piece_steps_ = std::min(max_piece_steps_, 2 * (std::max(1L << 20, n_det) / n_det));
+    if (ncol > 0 && s_.n_frames > 0)
+        max_piece_steps_ = std::min(max_piece_steps_, std::max(1L, (256L << 20) / (8 * ncol)) * s_.steps_per_sample);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+std::vector<double> GpuCellGroup::voltages() const {
+    std::vector<double> v(f_.n_cv());
+    if (!v.empty()) {
+        CUDA_CHECK(cudaMemcpyAsync(v.data(), v_, v.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    std::vector<double> out;
+    for (int c = 0; c < f_.n_cells(); ++c)
+        for (int L : f_.layout.index[c]) out.push_back(v[L]);
+    return out;
+}
+
+void GpuCellGroup::initial_frame(std::vector<double>& frames) {
+    const int ncol = n_columns();
+    if (ncol == 0) return;
+    grow(frames_, ncol);
+    host_frames_.reserve(ncol);
+    sample_kernel<<<blocks_for(ncol), threads_per_block, 0, stream_>>>(ncol, probe_cv_.data(), v_, frames_.data());
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemcpyAsync(host_frames_.data(), frames_.data(), ncol * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    frames.insert(frames.end(), host_frames_.data(), host_frames_.data() + ncol);
+}
+
+void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
+                           std::vector<Spike>& spikes, std::vector<double>& frames) {
+    events_.stage(events, step_begin, step_end, stream_);
+    for (long b = step_begin; b < step_end;) {
+        const long e = std::min(step_end, b + max_piece_steps_);
+        run_piece(b, e, spikes, frames);
+        b = e;
+    }
+}
+
+void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames) {
+    const long n_det = static_cast<long>(f_.detector_cv.size()), ncol = n_columns();
+    long n_rows = 0;
+    for (long n = b; n < e; ++n) n_rows += samples_after(n);
+    const std::size_t capacity = static_cast<std::size_t>(n_det) * ((e - b + 1) / 2);
+    grow(spikes_, capacity);
+    grow(frames_, n_rows * ncol);
+    host_frames_.reserve(n_rows * ncol);
+    CUDA_CHECK(cudaMemsetAsync(spike_count_.data(), 0, sizeof(unsigned), stream_));
+
+    timer_.begin(e - b);
+    long rows = 0;
+    for (long n = b; n < e; ++n) step(n, rows);
+
+    if (rows * ncol > 0)
+        CUDA_CHECK(cudaMemcpyAsync(host_frames_.data(), frames_.data(), rows * ncol * sizeof(double),
+                                   cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(host_count_.data(), spike_count_.data(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    timer_.collect(times_);
+    frames.insert(frames.end(), host_frames_.data(), host_frames_.data() + rows * ncol);
+
+    const std::size_t count = host_count_[0];
+    if (count > capacity) throw std::logic_error("gpu spike buffer overflow");  // cannot happen: see capacity
+    if (count == 0) return;
+    host_spikes_.resize(count);
+    CUDA_CHECK(cudaMemcpy(host_spikes_.data(), spikes_.data(), count * sizeof(DeviceSpike), cudaMemcpyDeviceToHost));
+    // The kernel appends in any order; keep the CPU's (step, then cell and detector).
+    std::sort(host_spikes_.begin(), host_spikes_.end(), [](const DeviceSpike& x, const DeviceSpike& y) {
+        return x.time != y.time ? x.time < y.time : x.detector < y.detector;
+    });
+    for (const DeviceSpike& sp : host_spikes_) {
+        const int c = det_cell_[sp.detector];
+        spikes.push_back({f_.gids[c], sp.detector - f_.detector_offset[c], sp.time});
+    }
+}
+
+void GpuCellGroup::step(long n, long& rows) {
+    const double dt = s_.dt, t = n * dt;
+    const int ncv = f_.n_cv();
+    const unsigned tb = threads_per_block;
+    const bool atomic = opt_.point_sum == PointSum::atomic;
+    timer_.mark(stream_);
+
+    events_.deliver(n, targets_, stream_);
+    timer_.mark(stream_);
+
+    if (ncv > 0) {
+        assemble_kernel<<<blocks_for(ncv), tb, 0, stream_>>>(ncv, cap_.data(), g_sum_.data(), dt, v_, d_.data(), rhs_);
+        CUDA_CHECK_LAUNCH();
+    }
+    timer_.mark(stream_);
+
+    if (hh_.n) {
+        hh_current_kernel<<<blocks_for(hh_.n), tb, 0, stream_>>>(hh_.view(), hh_m_.data(), hh_h_.data(), hh_n_.data(), v_,
+                                                                 d_.data(), rhs_);
+        CUDA_CHECK_LAUNCH();
+    }
+    if (pas_.n) {
+        pas_current_kernel<<<blocks_for(pas_.n), tb, 0, stream_>>>(pas_.view(), v_, d_.data(), rhs_);
+        CUDA_CHECK_LAUNCH();
+    }
+    if (expsyn_.n) {
+        if (atomic)
+            expsyn_current_kernel<PointSum::atomic><<<blocks_for(expsyn_.n), tb, 0, stream_>>>(expsyn_.view(), syn_g_.data(),
+                                                                                               v_, d_.data(), rhs_);
+        else
+            expsyn_current_kernel<PointSum::segmented><<<blocks_for(expsyn_.n), tb, 0, stream_>>>(
+                expsyn_.view(), syn_g_.data(), v_, d_.data(), rhs_);
+        CUDA_CHECK_LAUNCH();
+    }
+    if (exp2syn_.n) {
+        if (atomic)
+            exp2syn_current_kernel<PointSum::atomic><<<blocks_for(exp2syn_.n), tb, 0, stream_>>>(
+                exp2syn_.view(), syn_a_.data(), syn_b_.data(), syn_tau1_.data(), v_, d_.data(), rhs_);
+        else
+            exp2syn_current_kernel<PointSum::segmented><<<blocks_for(exp2syn_.n), tb, 0, stream_>>>(
+                exp2syn_.view(), syn_a_.data(), syn_b_.data(), syn_tau1_.data(), v_, d_.data(), rhs_);
+        CUDA_CHECK_LAUNCH();
+    }
+    if (iclamp_.n) {
+        const double t_mid = t + 0.5 * dt;
+        if (atomic)
+            iclamp_kernel<PointSum::atomic><<<blocks_for(iclamp_.n), tb, 0, stream_>>>(iclamp_.view(), t_mid, d_.data(), rhs_);
+        else
+            iclamp_kernel<PointSum::segmented><<<blocks_for(iclamp_.n), tb, 0, stream_>>>(iclamp_.view(), t_mid, d_.data(),
+                                                                                         rhs_);
+        CUDA_CHECK_LAUNCH();
+    }
+    timer_.mark(stream_);
+
+    gpu_cell_solve(plan_, d_.data(), u_.data(), rhs_, stream_);
+    timer_.mark(stream_);
+
+    // The solution is the new v; the old v stays in the other buffer for the detectors
+    // (and is overwritten by the next assembly).
+    std::swap(v_, rhs_);
+    if (hh_.n) {
+        hh_advance_kernel<<<blocks_for(hh_.n), tb, 0, stream_>>>(hh_.n, hh_.cv.data(), v_, dt, q10_, hh_m_.data(),
+                                                                 hh_h_.data(), hh_n_.data());
+        CUDA_CHECK_LAUNCH();
+    }
+    if (expsyn_.n) {
+        expsyn_decay_kernel<<<blocks_for(expsyn_.n), tb, 0, stream_>>>(expsyn_.n, expsyn_.param(0), dt, syn_g_.data());
+        CUDA_CHECK_LAUNCH();
+    }
+    if (exp2syn_.n) {
+        exp2syn_decay_kernel<<<blocks_for(exp2syn_.n), tb, 0, stream_>>>(exp2syn_.n, syn_tau1_.data(), exp2syn_.param(1),
+                                                                         dt, syn_a_.data(), syn_b_.data());
+        CUDA_CHECK_LAUNCH();
+    }
+    timer_.mark(stream_);
+
+    const int n_det = static_cast<int>(f_.detector_cv.size());
+    if (n_det) {
+        const unsigned capacity = static_cast<unsigned>(spikes_.size());
+        detect_kernel<<<blocks_for(n_det), tb, 0, stream_>>>(n_det, det_cv_.data(), det_threshold_.data(), rhs_, v_, t, dt,
+                                                             s_.rules == EventRules::neuron, spikes_.data(),
+                                                             spike_count_.data(), capacity);
+        CUDA_CHECK_LAUNCH();
+    }
+    timer_.mark(stream_);
+
+    const int ncol = n_columns();
+    if (samples_after(n) && ncol > 0) {
+        sample_kernel<<<blocks_for(ncol), tb, 0, stream_>>>(ncol, probe_cv_.data(), v_, frames_.data() + rows * ncol);
+        CUDA_CHECK_LAUNCH();
+        ++rows;
+    }
+    timer_.mark(stream_);
+}
+
+}  // namespace
+}  // namespace gpu
+
+std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
+                                               const std::string& solver, const std::string& layout,
+                                               const StepSettings& s) {
+    if (solver != "gpu-cell")
+        throw std::invalid_argument("solver " + solver + " is not built yet; the GPU backend has gpu-cell");
+    const GpuGroupOptions o = parse_gpu_options(layout);
+    int n_dev = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n_dev);
+    if (e != cudaSuccess || n_dev == 0) {
+        cudaGetLastError();  // clear the sticky error of a failed probe
+        throw std::runtime_error("solver " + solver + " needs a CUDA device, and none is usable" +
+                                 (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : std::string()));
+    }
+    FvmData f = build_fvm(m, gid_begin, gid_end,
+                          [&](const std::vector<std::vector<int>>& np) { return gpu_cell_layout(np, o.layout); });
+    return std::make_unique<gpu::GpuCellGroup>(std::move(f), s, o);
+}
+
+}  // namespace arbolito

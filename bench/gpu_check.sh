@@ -173,10 +173,11 @@ if [[ ",$SKIP," != *",busyring,"* ]] && [ -n "$BIN_ARB" ]; then
   cp "$LOG/busyring_table.txt" "$B/busyring_summary.txt" 2>/dev/null
 fi
 if [[ ",${GPU_CHECK_NCU:-}," == *",busyring,"* ]] && [ -n "$BIN_ARB" ] && command -v ncu > /dev/null; then
-  # What limits the gpu-cell solve inside a busyring step (1,024 cells: one warp per 32
-  # cells): one solve launch, with occupancy, warp stall reasons and memory throughput.
-  sed -E 's/"num-cells": *[0-9]+/"num-cells": 1024/' examples/busyring.json > "$B/busyring_ncu.json"
-  timeout 150 "${LIBS[@]}" ncu --clock-control none -k regex:'cell_solve' --launch-skip 40 --launch-count 1 \
+  # What limits the gpu-cell solve inside a busyring step (NCU_BUSYRING_CELLS cells, 1,024
+  # by default; one thread per cell): one solve launch, with occupancy, warp stall
+  # reasons and memory throughput.
+  sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": ${NCU_BUSYRING_CELLS:-1024}/" examples/busyring.json > "$B/busyring_ncu.json"
+  timeout 240 "${LIBS[@]}" ncu --clock-control none -k regex:'cell_solve' --launch-skip 40 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
     --section MemoryWorkloadAnalysis "$BIN_ARB" run "$B/busyring_ncu.json" --solver gpu-cell --tfinal 2 --spikes-only \
     -o "$B/ncu_busyring.h5" > "$LOG/ncu_busyring.txt" 2>&1

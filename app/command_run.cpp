@@ -38,6 +38,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         o.solver = a.solver;
         o.layout = a.layout;
         o.threads = a.threads;
+        o.exchange_threads = a.exchange_threads;
         o.pipeline = !a.no_pipeline;
         o.record_samples = !a.spikes_only;
         o.comm = comm_ptr;
@@ -71,6 +72,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         nlohmann::json j;
         j["solver"] = o.solver;
         j["threads"] = o.threads;
+        j["exchange_threads"] = sim->exchange_threads();
         j["ranks"] = r.ranks;
         j["pipeline"] = r.pipelined;
         j["setup"] = r.setup_s;

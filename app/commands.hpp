@@ -12,6 +12,7 @@ struct RunArgs {
     std::string model, output, solver = "cpu", layout, timings, event_rules;
     std::optional<double> dt, tfinal;
     int threads = 1;
+    int exchange_threads = 0;  // 0: Simulation chooses
     bool spikes_only = false, no_pipeline = false, double_report = false;
 };
 

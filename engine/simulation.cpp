@@ -9,6 +9,9 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/decomposition.hpp"
+#include "engine/event_buckets.hpp"
+#include "engine/spike_fanout.hpp"
+#include "engine/thread_team.hpp"
 
 namespace arbolito {
 
@@ -79,7 +82,21 @@ Simulation::Simulation(const Model& m, const SimOptions& o) : model_(m), opt_(o)
         groups_.push_back(make_cell_group(m, first[g], first[g + 1], o.solver, o.layout, steps_));
         group_first_gid_.push_back(first[g]);
     }
+    exchange_threads_ = choose_exchange_threads();
     setup_s_ = w.lap();
+}
+
+int Simulation::choose_exchange_threads() const {
+    if (opt_.exchange_threads > 0) return opt_.exchange_threads;
+    // A GPU group leaves the host's cores idle while it steps (the main thread only
+    // drives the device): the exchange takes all but that one, or --threads if more.
+    if (solver_is_gpu(opt_.solver)) return std::clamp(omp_get_num_procs() - 1, std::max(1, opt_.threads), 64);
+    // Unpipelined, the exchange runs while the cell update waits: the update's cores are free.
+    if (!opt_.pipeline) return std::max(1, opt_.threads);
+    // Pipelined on the CPU, every core is in the update's OpenMP team, whose epoch ends at
+    // a barrier: an exchange thread more would slow one of its threads and so all of
+    // them. One thread suffices: the exchange is a few per cent of a CPU update (bench/RESULTS.md).
+    return 1;
 }
 
 Simulation::~Simulation() = default;
@@ -102,40 +119,24 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     const long ncol = n_columns();
     auto local = [&](std::uint64_t gid) { return gid >= gid_begin_ && gid < gid_end_; };
 
-    // Connections onto this rank's cells, sorted by source so that a spike finds its
-    // fan-out by binary search.
-    std::vector<Connection> conns;
-    for (const auto& c : model_.connections)
-        if (local(c.target)) conns.push_back(c);
-    std::sort(conns.begin(), conns.end(), [](const Connection& a, const Connection& b) {
-        return a.source != b.source ? a.source < b.source : a.detector < b.detector;
-    });
-
-    std::vector<std::vector<StepEvent>> pending(ng), current(ng), next(ng);
-    auto locate = [&](std::uint64_t gid, std::uint32_t syn, int& g) {
-        g = static_cast<int>(std::upper_bound(group_first_gid_.begin(), group_first_gid_.end(), gid) - group_first_gid_.begin()) - 1;
-        return groups_[g]->data().target_offset[gid - group_first_gid_[g]] + syn;
+    // The exchange's threads, the connections onto this rank's cells split among them,
+    // and the queue they fill.
+    ThreadTeam team(exchange_threads_);
+    auto resolve = [&](std::uint64_t gid, std::uint32_t syn) -> SpikeFanout::Target {
+        const int g = static_cast<int>(std::upper_bound(group_first_gid_.begin(), group_first_gid_.end(), gid) -
+                                       group_first_gid_.begin()) - 1;
+        return {g, groups_[g]->data().target_offset[gid - group_first_gid_[g]] + syn};
     };
-    auto push_event = [&](std::uint64_t gid, std::uint32_t syn, double time, double weight) {
-        int g;
-        const std::uint32_t lid = locate(gid, syn, g);
-        pending[g].push_back({delivery_step(time, dt, steps_.rules), time, lid, weight});
-        ++rep.n_events;
-    };
-    for (const auto& gen : model_.generators)
-        if (local(gen.target))
-            for (double t : gen.times) push_event(gen.target, gen.synapse, t, gen.weight);
-
-    // Move the pending events due before step `end` into `out`, sorted.
-    auto prepare = [&](long end, std::vector<std::vector<StepEvent>>& out) {
-        for (int g = 0; g < ng; ++g) {
-            auto& p = pending[g];
-            const auto mid = std::partition(p.begin(), p.end(), [end](const StepEvent& e) { return e.step < end; });
-            out[g].assign(p.begin(), mid);
-            p.erase(p.begin(), mid);
-            std::sort(out[g].begin(), out[g].end());
-        }
-    };
+    SpikeFanout fanout(model_.connections, gid_begin_, gid_end_, team.size(), resolve, team);
+    const long horizon = static_cast<long>(std::ceil(fanout.max_delay() / dt)) + 1;
+    EventBuckets queue(ng, epoch_steps_, n_steps_, horizon, team.size());
+    for (const auto& gen : model_.generators) {
+        if (!local(gen.target)) continue;
+        const SpikeFanout::Target to = resolve(gen.target, gen.synapse);
+        for (double t : gen.times) queue.push(0, to.group, {delivery_step(t, dt, steps_.rules), t, to.target, gen.weight});
+        rep.n_events += gen.times.size();
+    }
+    std::vector<std::vector<StepEvent>> current(ng), next(ng);
 
     // What the groups recorded in an epoch, and what the next exchange hands over: this
     // rank's spikes and its frames as rows of its columns (groups in gid order).
@@ -227,14 +228,8 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             }
         }
         rep.n_spikes += global.size();
-        for (const Spike& s : global) {
-            auto it = std::lower_bound(conns.begin(), conns.end(), s, [](const Connection& c, const Spike& sp) {
-                return c.source != sp.gid ? c.source < sp.gid : c.detector < sp.source;
-            });
-            for (; it != conns.end() && it->source == s.gid && it->detector == s.source; ++it)
-                push_event(it->target, it->synapse, s.time + it->delay, it->weight);
-        }
-        if (next_end > 0) prepare(next_end, next);
+        rep.n_events += fanout.deliver(global, dt, steps_.rules, queue, team);
+        if (next_end > 0) queue.take(next, team);
         rep.exchange_s += w.lap();
         return true;
     };
@@ -243,7 +238,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     if (steps_.n_frames > 0)
         for (int g = 0; g < ng; ++g) groups_[g]->initial_frame(frames[g]);
     collect();
-    prepare(std::min(epoch_steps_, n_steps_), current);
+    queue.take(current, team);
     bool go = true;
     for (long b = 0; b < n_steps_; b += epoch_steps_) {
         const long e = std::min(b + epoch_steps_, n_steps_);
@@ -252,7 +247,9 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         std::future<bool> ex;
         if (opt_.pipeline) ex = std::async(std::launch::async, exchange, ok, next_end, b * dt);
         if (!update_error) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(opt_.threads)
+            // No more threads than groups: idle OpenMP workers spin at the barrier, on the
+            // cores the exchange's team needs (one GPU group: no team at all).
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min(opt_.threads, ng)))
             for (int g = 0; g < ng; ++g) {
                 try {
                     groups_[g]->advance(b, e, current[g], spikes[g], frames[g]);

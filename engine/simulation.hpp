@@ -22,6 +22,7 @@ struct SimOptions {
     int threads = 1;             // OpenMP threads (omp solver)
     bool pipeline = true;        // overlap the exchange with the cell update
     bool record_samples = true;  // false: spikes only
+    int exchange_threads = 0;    // threads of the spike exchange; 0: chosen from solver and threads
     // The ranks sharing the run (each simulates a contiguous gid block); null: one rank.
     std::shared_ptr<Communicator> comm;
 };
@@ -66,12 +67,14 @@ public:
     int n_groups() const { return static_cast<int>(groups_.size()); }
     const CellGroup& group(int g) const { return *groups_[g]; }
     long epoch_steps() const { return epoch_steps_; }
+    int exchange_threads() const { return exchange_threads_; }
 
     // The step that delivers an event at time t under the run's rules.
     static long delivery_step(double t, double dt, EventRules rules);
 
 private:
-    struct Impl;
+    int choose_exchange_threads() const;
+
     const Model& model_;
     SimOptions opt_;
     StepSettings steps_;
@@ -79,6 +82,7 @@ private:
     std::vector<std::unique_ptr<CellGroup>> groups_;
     std::vector<std::uint64_t> group_first_gid_;
     std::uint64_t gid_begin_ = 0, gid_end_ = 0;
+    int exchange_threads_ = 1;
     double setup_s_ = 0;
 };
 

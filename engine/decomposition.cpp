@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/fvm_data.hpp"
+#include "engine/parallel_for.hpp"
 
 namespace arbolito {
 
@@ -29,7 +30,7 @@ std::vector<std::uint64_t> split_by_weight(const std::vector<double>& weight, st
 
 std::vector<double> cv_counts(const Model& m) {
     std::vector<double> n(m.cells.size());
-    for (std::size_t g = 0; g < n.size(); ++g) n[g] = discretize_cell(m.cells[g]).size();
+    parallel_for(static_cast<long>(n.size()), 64, [&](long g) { n[g] = count_cell_cvs(m.cells[g]); });
     return n;
 }
 

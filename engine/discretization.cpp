@@ -74,9 +74,22 @@ int CellCvs::locate(int b, double x) const {
     return first_cv[b] + piece;
 }
 
-CellCvs discretize(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra) {
+namespace {
+void check_policy(const CvPolicy& p) {
     if (p.kind == CvPolicy::nseg && p.n < 1) throw std::invalid_argument("nseg must be >= 1");
     if (p.kind == CvPolicy::max_extent && !(p.extent > 0)) throw std::invalid_argument("max_extent must be > 0");
+}
+}  // namespace
+
+int count_cvs(const Morphology& m, const CvPolicy& p) {
+    check_policy(p);
+    int n = 1;  // the root's x = 0 junction node
+    for (const Branch& br : m.branches) n += static_cast<int>(cuts_for(br.arc(), p).size());  // pieces + the x = 1 node
+    return n;
+}
+
+CellCvs discretize(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra) {
+    check_policy(p);
     const int nb = static_cast<int>(m.branches.size());
     CellCvs c;
     c.first_cv.resize(nb);

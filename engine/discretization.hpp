@@ -37,5 +37,7 @@ struct CellCvs {
 
 // ra: axial resistivity per branch, Ω·cm.
 CellCvs discretize(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra);
+// discretize(m, p, ra).size(): the same cuts, no areas or conductances.
+int count_cvs(const Morphology& m, const CvPolicy& p);
 
 }  // namespace arbolito

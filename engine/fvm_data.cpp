@@ -1,8 +1,10 @@
 #include "engine/fvm_data.hpp"
 
-#include <map>
+#include <algorithm>
+#include <string>
 #include <stdexcept>
 
+#include "engine/parallel_for.hpp"
 #include "mechanisms/catalogue.hpp"
 
 namespace arbolito {
@@ -12,6 +14,8 @@ CellCvs discretize_cell(const CellDesc& c) {
     for (const auto& b : c.morphology->branches) ra.push_back(c.ra_of(b.tag));
     return discretize(*c.morphology, c.policy, ra);
 }
+
+int count_cell_cvs(const CellDesc& c) { return count_cvs(*c.morphology, c.policy); }
 
 namespace {
 
@@ -30,21 +34,98 @@ void fill(MechInstances& mi, std::vector<std::pair<int, std::pair<double, std::v
 
 FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout) {
     FvmData f;
-    std::vector<std::vector<int>> parents;
-    for (auto gid = gid_begin; gid < gid_end; ++gid) {
-        f.gids.push_back(gid);
-        f.cells.push_back(discretize_cell(m.cells.at(gid)));
-        parents.push_back(f.cells.back().parent);
-    }
+    const int nc = static_cast<int>(gid_end - gid_begin);
+    f.gids.resize(nc);
+    f.cells.resize(nc);
+    std::vector<std::vector<int>> parents(nc);
+    // Cells are independent: discretise them in parallel (a big network has millions of CVs).
+    parallel_for(nc, 16, [&](long c) {
+        f.gids[c] = gid_begin + c;
+        f.cells[c] = discretize_cell(m.cells.at(f.gids[c]));
+        parents[c] = f.cells[c].parent;
+    });
     f.layout = make_layout(parents);
+    std::vector<std::vector<int>>().swap(parents);
     const int n = f.layout.n_cv;
     f.cap.assign(n, 0.0);
     f.g_parent.assign(n, 0.0);
     f.g_sum.assign(n, 0.0);
     f.v_init.assign(n, 0.0);
 
+    // Per-CV arrays and density mechanisms, cell by cell in parallel (a cell's CVs are its
+    // own). Density instances are first marked per layout CV (which paint of the cell
+    // won), then listed in CV order: each CV holds at most one instance of a mechanism, so
+    // CV order is the order a sort by CV gave, with no per-CV allocation.
+    const std::vector<std::string> density_names{"hh", "pas"};
+    std::vector<std::vector<int>> paint_at(density_names.size(), std::vector<int>(n, -1));
+    std::vector<int> owner(n, -1), natural(n, -1);  // cell and natural CV of a layout CV
+    parallel_for(nc, 16, [&](long c) {
+        const CellDesc& desc = m.cells[f.gids[c]];
+        const CellCvs& cvs = f.cells[c];
+        const auto& idx = f.layout.index[c];
+        const auto& branches = desc.morphology->branches;
+        for (int i = 0; i < cvs.size(); ++i) {
+            const int L = idx[i];
+            owner[L] = c;
+            natural[L] = i;
+            const int tag = branches[cvs.branch[i]].tag;
+            f.cap[L] = 1e-5 * desc.cm_of(tag) * cvs.area[i];
+            f.v_init[L] = desc.v_init;
+            if (cvs.parent[i] >= 0) {
+                const int P = idx[cvs.parent[i]];
+                f.g_parent[L] = cvs.g_axial[i];
+                f.g_sum[L] += cvs.g_axial[i];
+                f.g_sum[P] += cvs.g_axial[i];
+            }
+        }
+        // A later paint of the same mechanism on a CV replaces an earlier one.
+        for (std::size_t pi = 0; pi < desc.paints.size(); ++pi) {
+            const Paint& p = desc.paints[pi];
+            const auto k = std::find(density_names.begin(), density_names.end(), p.mechanism) - density_names.begin();
+            if (k == static_cast<long>(density_names.size())) continue;
+            for (int i = 0; i < cvs.size(); ++i) {
+                if (cvs.area[i] <= 0) continue;
+                if (p.tag >= 0 && branches[cvs.branch[i]].tag != p.tag) continue;
+                paint_at[k][idx[i]] = static_cast<int>(pi);
+            }
+        }
+    });
+    MechInstances* density[] = {&f.hh, &f.pas};
+    for (std::size_t k = 0; k < density_names.size(); ++k) {
+        // Blocks of CVs count their instances, then write them from their offsets.
+        const auto& at = paint_at[k];
+        constexpr long block = 1 << 16;
+        const long n_blocks = (n + block - 1) / block;
+        std::vector<std::size_t> first(n_blocks + 1, 0);
+        parallel_for(n_blocks, 1, [&](long b) {
+            first[b + 1] = std::count_if(at.begin() + b * block, at.begin() + std::min<long>(n, (b + 1) * block),
+                                         [](int p) { return p >= 0; });
+        });
+        for (long b = 0; b < n_blocks; ++b) first[b + 1] += first[b];
+        const std::size_t count = first[n_blocks];
+        if (count == 0) continue;
+        MechInstances& mi = *density[k];
+        mi.cv.resize(count);
+        mi.weight.resize(count);
+        int some = 0;  // a CV with an instance: the mechanism's parameter count
+        while (at[some] < 0) ++some;
+        mi.params.assign(m.cells[f.gids[owner[some]]].paints[at[some]].params.size(), std::vector<double>(count));
+        parallel_for(n_blocks, 1, [&](long b) {
+            std::size_t j = first[b];
+            for (long L = b * block; L < std::min<long>(n, (b + 1) * block); ++L) {
+                if (at[L] < 0) continue;
+                const int c = owner[L];
+                const std::vector<double>& params = m.cells[f.gids[c]].paints[at[L]].params;
+                mi.cv[j] = static_cast<int>(L);
+                mi.weight[j] = 1e-2 * f.cells[c].area[natural[L]];
+                for (std::size_t q = 0; q < mi.params.size(); ++q) mi.params[q][j] = params.at(q);
+                ++j;
+            }
+        });
+        std::vector<int>().swap(paint_at[k]);
+    }
+
     using Items = std::vector<std::pair<int, std::pair<double, std::vector<double>>>>;
-    std::map<std::string, Items> density;
     Items expsyn, exp2syn, iclamp;
     f.target_offset.push_back(0);
     f.detector_offset.push_back(0);
@@ -56,31 +137,6 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         const CellDesc& desc = m.cells.at(f.gids[c]);
         const CellCvs& cvs = f.cells[c];
         const auto& idx = f.layout.index[c];
-        const auto& branches = desc.morphology->branches;
-        for (int i = 0; i < cvs.size(); ++i) {
-            const int L = idx[i];
-            const int tag = branches[cvs.branch[i]].tag;
-            f.cap[L] = 1e-5 * desc.cm_of(tag) * cvs.area[i];
-            f.v_init[L] = desc.v_init;
-            if (cvs.parent[i] >= 0) {
-                const int P = idx[cvs.parent[i]];
-                f.g_parent[L] = cvs.g_axial[i];
-                f.g_sum[L] += cvs.g_axial[i];
-                f.g_sum[P] += cvs.g_axial[i];
-            }
-        }
-        // Density mechanisms: a later paint of the same mechanism on a CV replaces an earlier one.
-        std::map<std::string, std::map<int, std::vector<double>>> painted;
-        for (const Paint& p : desc.paints) {
-            for (int i = 0; i < cvs.size(); ++i) {
-                if (cvs.area[i] <= 0) continue;
-                if (p.tag >= 0 && branches[cvs.branch[i]].tag != p.tag) continue;
-                painted[p.mechanism][i] = p.params;
-            }
-        }
-        for (auto& [mech, per_cv] : painted)
-            for (auto& [i, params] : per_cv) density[mech].push_back({idx[i], {1e-2 * cvs.area[i], params}});
-
         for (const Placement& s : desc.synapses) {
             const int L = idx[cvs.locate(s.where.branch, s.where.x)];
             if (s.mechanism == "expsyn") {
@@ -113,9 +169,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         }
         f.probe_offset.push_back(f.probe_cv.size());
     }
-    fill(f.hh, density["hh"]);
-    fill(f.pas, density["pas"]);
-    fill(f.iclamp, iclamp);
+    fill(f.iclamp, std::move(iclamp));
 
     // Synapses: sort by CV, then translate each target to its sorted instance.
     auto sort_points = [](Items& items, MechInstances& mi) {

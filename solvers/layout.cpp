@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "engine/parallel_for.hpp"
+
 namespace arbolito {
 
 Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents) {
@@ -22,19 +24,26 @@ Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents) {
 
 Layout level_layout(const std::vector<std::vector<int>>& natural_parents) {
     Layout l;
-    for (const auto& p : natural_parents) {
-        const int n = static_cast<int>(p.size()), base = l.n_cv;
+    const long nc = static_cast<long>(natural_parents.size());
+    std::vector<int> base(nc + 1, 0);
+    for (long c = 0; c < nc; ++c) base[c + 1] = base[c] + static_cast<int>(natural_parents[c].size());
+    l.n_cv = base[nc];
+    l.parent.resize(l.n_cv);
+    l.index.resize(nc);
+    // Cells are independent (each owns its slice of the numbering): order them in parallel.
+    parallel_for(nc, 16, [&](long c) {
+        const auto& p = natural_parents[c];
+        const int n = static_cast<int>(p.size());
         std::vector<int> depth(n, 0);
         for (int i = 0; i < n; ++i) depth[i] = p[i] < 0 ? 0 : depth[p[i]] + 1;  // parent[i] < i
         std::vector<int> order(n);
         std::iota(order.begin(), order.end(), 0);
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth[a] < depth[b]; });
-        std::vector<int> idx(n);
-        for (int k = 0; k < n; ++k) idx[order[k]] = base + k;
-        for (int k = 0; k < n; ++k) l.parent.push_back(p[order[k]] < 0 ? -1 : idx[p[order[k]]]);
-        l.n_cv += n;
-        l.index.push_back(std::move(idx));
-    }
+        std::vector<int>& idx = l.index[c];
+        idx.resize(n);
+        for (int k = 0; k < n; ++k) idx[order[k]] = base[c] + k;
+        for (int k = 0; k < n; ++k) l.parent[base[c] + k] = p[order[k]] < 0 ? -1 : idx[p[order[k]]];
+    });
     return l;
 }
 

@@ -1,6 +1,7 @@
 #include "engine/fvm_data.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <stdexcept>
 
@@ -57,8 +58,20 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     // won), then listed in CV order: each CV holds at most one instance of a mechanism, so
     // CV order is the order a sort by CV gave, with no per-CV allocation.
     const std::vector<std::string> density_names{"hh", "pas"};
-    std::vector<std::vector<int>> paint_at(density_names.size(), std::vector<int>(n, -1));
-    std::vector<int> owner(n, -1), natural(n, -1);  // cell and natural CV of a layout CV
+    // Scratch of n ints each, first touched in parallel (a serial fill of gigabytes of
+    // fresh pages costs seconds). owner and natural are read only where a paint is marked.
+    constexpr long block = 1 << 16;
+    const long n_blocks = (n + block - 1) / block;
+    auto scratch = [&](bool marked_none) {
+        std::unique_ptr<int[]> a(new int[std::max(1, n)]);
+        if (marked_none) parallel_for(n_blocks, 1, [&](long b) {
+            std::fill(a.get() + b * block, a.get() + std::min<long>(n, (b + 1) * block), -1);
+        });
+        return a;
+    };
+    std::vector<std::unique_ptr<int[]>> paint_at;
+    for (std::size_t k = 0; k < density_names.size(); ++k) paint_at.push_back(scratch(true));
+    const std::unique_ptr<int[]> owner = scratch(false), natural = scratch(false);  // cell, natural CV of a layout CV
     parallel_for(nc, 16, [&](long c) {
         const CellDesc& desc = m.cells[f.gids[c]];
         const CellCvs& cvs = f.cells[c];
@@ -93,13 +106,10 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     MechInstances* density[] = {&f.hh, &f.pas};
     for (std::size_t k = 0; k < density_names.size(); ++k) {
         // Blocks of CVs count their instances, then write them from their offsets.
-        const auto& at = paint_at[k];
-        constexpr long block = 1 << 16;
-        const long n_blocks = (n + block - 1) / block;
+        const int* at = paint_at[k].get();
         std::vector<std::size_t> first(n_blocks + 1, 0);
         parallel_for(n_blocks, 1, [&](long b) {
-            first[b + 1] = std::count_if(at.begin() + b * block, at.begin() + std::min<long>(n, (b + 1) * block),
-                                         [](int p) { return p >= 0; });
+            first[b + 1] = std::count_if(at + b * block, at + std::min<long>(n, (b + 1) * block), [](int p) { return p >= 0; });
         });
         for (long b = 0; b < n_blocks; ++b) first[b + 1] += first[b];
         const std::size_t count = first[n_blocks];
@@ -122,7 +132,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
                 ++j;
             }
         });
-        std::vector<int>().swap(paint_at[k]);
+        paint_at[k].reset();
     }
 
     using Items = std::vector<std::pair<int, std::pair<double, std::vector<double>>>>;

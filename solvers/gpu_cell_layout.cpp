@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "engine/parallel_for.hpp"
+
 namespace arbolito {
 
 namespace {
@@ -29,13 +31,18 @@ void check_tree(const std::vector<int>& p, std::size_t cell) {
 void place(Layout& l, const std::vector<std::vector<int>>& np) {
     l.parent.assign(l.n_cv, -1);
     l.index.assign(np.size(), {});
-    for (std::size_t s = 0; s < l.slot_cell.size(); ++s)
-        if (l.slot_cell[s] >= 0) l.index[l.slot_cell[s]].resize(np[l.slot_cell[s]].size());
     const std::size_t ns = l.slot_cell.size();
-    for (std::size_t s0 = 0; s0 < ns; s0 += warp) {
-        const std::size_t s1 = std::min(ns, s0 + warp);
+    // Groups of 32 slots own disjoint CVs and cells: place them in parallel, each
+    // collecting its own padding.
+    const long n_groups = static_cast<long>((ns + warp - 1) / warp);
+    std::vector<std::vector<int>> padding(n_groups);
+    parallel_for(n_groups, 64, [&](long gi) {
+        const std::size_t s0 = static_cast<std::size_t>(gi) * warp, s1 = std::min(ns, s0 + warp);
         int rows = 0;
-        for (std::size_t s = s0; s < s1; ++s) rows = std::max(rows, l.slot_padded[s]);
+        for (std::size_t s = s0; s < s1; ++s) {
+            rows = std::max(rows, l.slot_padded[s]);
+            if (l.slot_cell[s] >= 0) l.index[l.slot_cell[s]].resize(np[l.slot_cell[s]].size());
+        }
         for (int i = 0; i < rows; ++i)
             for (std::size_t s = s0; s < s1; ++s) {
                 if (i >= l.slot_padded[s]) continue;
@@ -48,10 +55,11 @@ void place(Layout& l, const std::vector<std::vector<int>>& np) {
                     l.parent[x] = p < 0 ? -1 : first + p * stride;
                 } else {
                     l.parent[x] = i == 0 ? -1 : x - stride;
-                    l.padding.push_back(x);
+                    padding[gi].push_back(x);
                 }
             }
-    }
+    });
+    for (auto& p : padding) l.padding.insert(l.padding.end(), p.begin(), p.end());
     std::sort(l.padding.begin(), l.padding.end());
 }
 

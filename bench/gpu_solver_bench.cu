@@ -8,7 +8,9 @@
 //   "moved": what the kernel itself must move through device memory when the batch is
 //        larger than L2: plain 80 B (backward: read d, u, rhs, parent, write d and rhs of
 //        the parent row; forward: read d, u, rhs, parent, write rhs), pipelined 64 B
-//        (backward: read d, u, rhs, write f and rhs'; forward: read f, rhs', write x).
+//        (backward: read d, u, rhs, write f and rhs'; forward: read f, rhs', write x),
+//        resident 32 B (read d, u, rhs, write x: f and rhs' of the cells in flight are
+//        meant to stay in L2; a figure above 100 % would show that they do).
 // Usage: gpu_solver_bench [--sizes 256,2560,25600,256000] [--reps 20] [--classes a,b]
 //                         [--no-cpu] [--tsv FILE] [--summary FILE] [--budget-s S]
 #include <omp.h>
@@ -116,7 +118,9 @@ struct Row {
     double ms = 0, eff_gbs = 0, eff_pct = 0, moved_gbs = 0, moved_pct = 0, max_err = 0;
 };
 
-double moved_bytes_per_cv(const std::string& kernel) { return kernel == "plain" ? 80.0 : 64.0; }
+double moved_bytes_per_cv(const std::string& kernel) {
+    return kernel == "plain" ? 80.0 : kernel.rfind("res", 0) == 0 ? 32.0 : 64.0;
+}
 
 // The device arrays of one layout: two sets (d, u, rhs), rotated between repetitions,
 // and pristine d, rhs that each repetition copies back (the solve overwrites them).
@@ -278,9 +282,20 @@ int main(int argc, char** argv) try {
             Buffers buf(l, gen());
             const bool compare = layouts[li] == "interleaved" || layouts[li] == "block-interleaved:32";
             auto plan = gpu::make_gpu_cell_plan(l, CellKernel::plain);  // holds what every kernel reads
-            for (CellKernel k : all_kernels) {
-                if (!compare && k != CellKernel::pipelined2) continue;
-                plan.kernel = k;
+            // Kernels: every one in the two compared layouts (the resident one with 1, 2
+            // and 4 warps per SM and prefetch 8 or 16: "res2p8"), pipelined2 elsewhere.
+            struct Variant { CellKernel k; int warps, prefetch; std::string name; };
+            std::vector<Variant> variants;
+            for (CellKernel k : all_kernels)
+                if (compare || k == CellKernel::pipelined2) variants.push_back({k, 0, 0, to_string(k)});
+            if (compare)
+                for (int w : {1, 2, 4})
+                    for (int pf : {8, 16})
+                        variants.push_back({CellKernel::resident, w, pf, "res" + std::to_string(w) + "p" + std::to_string(pf)});
+            for (const Variant& v : variants) {
+                const CellKernel k = v.k;
+                if (k == CellKernel::resident) gpu::set_resident(plan, v.warps, v.prefetch);
+                else plan.kernel = k;
                 const double ms = time_median_ms(
                     [&](int r) {
                         buf.restore(r % 2);
@@ -290,7 +305,7 @@ int main(int argc, char** argv) try {
                     o.reps);
                 CUDA_CHECK(cudaDeviceSynchronize());
                 Row row;
-                row.cls = cc.name, row.kind = kind, row.layout = layouts[li], row.kernel = to_string(k);
+                row.cls = cc.name, row.kind = kind, row.layout = layouts[li], row.kernel = v.name;
                 row.cells = n_cells, row.real_cv = real_cv, row.padding = static_cast<long>(l.padding.size());
                 row.branch_points = plan.n_branch_points;
                 row.ms = ms;
@@ -376,7 +391,7 @@ int main(int argc, char** argv) try {
                 std::string lk = best->layout;
                 if (lk.rfind("block-interleaved:", 0) == 0) lk = "block" + lk.substr(18);
                 if (lk == "interleaved") lk = "interl";
-                lk += "/" + (best->kernel == "plain" ? std::string("plain") : "p" + best->kernel.substr(9));
+                lk += "/" + (best->kernel.rfind("pipelined", 0) == 0 ? "p" + best->kernel.substr(9) : best->kernel);
                 std::snprintf(line, sizeof line, "%-12s %-5s %7d %6.0f | %9.4f %9.4f %9.4f %9.4f | %9.4f %-16s %5.1f%% | %9.3f %7.1fx\n",
                               cc.name.c_str(), kind, n_cells, double(best->real_cv) / n_cells, pick("flat"),
                               pick("interleaved"), pick("block-interleaved:32"), pick("block-interleaved:128"),

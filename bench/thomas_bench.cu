@@ -4,7 +4,9 @@
 //
 // Bytes counted per unknown: "eff" = read a, b, c, d and write x = 40 B (the fewest any
 // solver can move); thomas_batch itself moves 40 B + 32 B for each row of c', d' that
-// does not fit its shared-memory rows (stored in the forward sweep, read back).
+// does not fit its shared-memory rows (stored in the forward sweep, read back) unless the
+// L2-resident mode (W > 0) keeps those in L2. Variant names: K prefetch, R shared rows,
+// T threads per block, W resident warps per SM.
 // Usage: thomas_bench [--n 64,512] [--nsys 2560,25600,256000] [--reps 20] [--summary FILE]
 #include <cusparse.h>
 
@@ -115,8 +117,9 @@ int main(int argc, char** argv) try {
                   "time / copy bandwidth\n",
                   reps, dev.prop.name, copy_gbs);
     s << line;
-    std::snprintf(line, sizeof line, "%5s %7s | %-24s %9s %6s | %9s %6s %9s | %9s %9s | %8s\n", "n", "nsys",
-                  "thomas_batch (tuning)", "ms", "eff%", "gtsvIntl", "eff%", "gtsv2Str", "vs Intl", "vs Str", "err");
+    std::snprintf(line, sizeof line, "%5s %7s | %-24s %9s %6s | %9s %6s %9s | %9s %9s | %8s | %-18s %9s %8s\n", "n",
+                  "nsys", "thomas_batch (tuning)", "ms", "eff%", "gtsvIntl", "eff%", "gtsv2Str", "vs Intl", "vs Str",
+                  "err", "best variant", "ms", "vs Intl");
     s << line;
     std::printf("%5s %7s %-28s %9s %7s %10s\n", "n", "nsys", "solver", "ms", "eff%", "max.rel.diff");
     for (int n : ns)
@@ -159,10 +162,14 @@ int main(int argc, char** argv) try {
 
             // thomas_batch: default tuning and the alternatives.
             struct Variant { std::string name; gpu::ThomasTuning t; };
-            std::vector<Variant> variants = {{"default", {}}, {"prefetch2", {2, -1, 64}}, {"no-smem", {4, 0, 64}}};
-            if (n <= 64) variants.push_back({"smem-all", {4, n, 64}});
-            variants.push_back({"threads128", {4, -1, 128}});
-            double best_ms = 1e30, ms_def = 0, err_def = 0;
+            std::vector<Variant> variants = {{"default", {}},
+                                             {"pf4-smem32", {4, -1, 64, 0}},  // the first default
+                                             {"pf8-smem32", {8, -1, 64, 0}},
+                                             {"pf8-no-smem", {8, 0, 64, 0}},
+                                             {"pf16-no-smem", {16, 0, 64, 0}}};
+            // L2-resident: W warps per SM reuse one c' scratch each (thomas_batch.hpp).
+            for (int w : {1, 2, 4}) variants.push_back({"resident" + std::to_string(w), {8, 0, 0, w}});
+            double best_ms = 1e30, ms_def = 0, err_def = 0;  // best: over every variant
             std::string best_name;
             for (const auto& v : variants) {
                 const double ms = time_median_ms(
@@ -178,8 +185,10 @@ int main(int argc, char** argv) try {
                     reps);
                 CUDA_CHECK(cudaDeviceSynchronize());
                 const double err = max_rel_diff(work[(3 + reps - 1) % 2]->d.download(), ref);
-                const int R = v.t.smem_rows < 0 ? gpu::thomas_default_smem_rows(n) : std::min(v.t.smem_rows, n);
-                report("thomas_batch " + v.name + " (R=" + std::to_string(R) + ")", ms, err);
+                const gpu::ThomasTuning r = gpu::thomas_resolve(v.t, n, nsys);
+                report("thomas_batch " + v.name + " (K" + std::to_string(r.prefetch) + " R" + std::to_string(r.smem_rows) +
+                           " T" + std::to_string(r.threads) + " W" + std::to_string(r.resident_warps) + ")",
+                       ms, err);
                 if (ms < best_ms) best_ms = ms, best_name = v.name;
                 if (v.name == "default") ms_def = ms, err_def = err;
             }
@@ -216,9 +225,10 @@ int main(int argc, char** argv) try {
             }
             const double eff = 100.0 * eff_bytes / (ms_def * 1e-3) / 1e9 / copy_gbs;
             const double eff_il = 100.0 * eff_bytes / (ms_il * 1e-3) / 1e9 / copy_gbs;
-            std::snprintf(line, sizeof line, "%5d %7d | %-24s %9.4f %5.1f%% | %9.4f %5.1f%% %9.4f | %8.2fx %8.2fx | %8.1e\n",
-                          n, nsys, ("default (best " + best_name + ")").c_str(), ms_def, eff, ms_il, eff_il, ms_st,
-                          ms_il / ms_def, ms_st / ms_def, err_def);
+            std::snprintf(line, sizeof line,
+                          "%5d %7d | %-24s %9.4f %5.1f%% | %9.4f %5.1f%% %9.4f | %8.2fx %8.2fx | %8.1e | %-18s %9.4f %7.2fx\n",
+                          n, nsys, "default", ms_def, eff, ms_il, eff_il, ms_st, ms_il / ms_def, ms_st / ms_def, err_def,
+                          best_name.c_str(), best_ms, ms_il / best_ms);
             s << line;
         }
     CUSPARSE_CHECK(cusparseDestroy(h));

@@ -35,14 +35,15 @@ GpuGroupOptions parse_gpu_options(const std::string& option) {
             o.point_sum = PointSum::atomic;
         } else if (part == "untimed") {
             o.phase_times = false;
-        } else if (part == "plain" || part == "pipelined1" || part == "pipelined2" || part == "pipelined4") {
+        } else if (part == "plain" || part == "pipelined1" || part == "pipelined2" || part == "pipelined4" ||
+                   part == "resident") {
             o.solve_kernel = part;
         } else if (part == "threads:32" || part == "threads:64" || part == "threads:96" || part == "threads:128") {
             o.solve_threads = std::stoi(part.substr(8));
         } else {
             throw std::invalid_argument("gpu layout option '" + option + "': unknown modifier '" + part +
                                         "' (segmented, atomic, untimed, plain, pipelined1, pipelined2, pipelined4, "
-                                        "threads:32|64|96|128)");
+                                        "resident, threads:32|64|96|128)");
         }
         if (plus == std::string::npos) break;
         start = plus + 1;
@@ -57,12 +58,12 @@ constexpr int threads_per_block = 256;  // a multiple of 32: point_add needs who
 
 unsigned blocks_for(long n) { return static_cast<unsigned>((n + threads_per_block - 1) / threads_per_block); }
 
-// Measured (bench/RESULTS.md, GPU section): with up to tens of thousands of cells the
-// solve is latency-bound and the shortest loop body wins (pipelined1); with hundreds of
-// thousands it is bandwidth-bound and the deeper prefetch wins (pipelined2).
-CellKernel cell_kernel(const std::string& name, int n_slots) {
-    if (name.empty()) return n_slots < 100000 ? CellKernel::pipelined1 : CellKernel::pipelined2;
-    for (CellKernel k : {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2, CellKernel::pipelined4})
+// Measured (bench/RESULTS.md, GPU section): with rotating prefetch registers and no
+// division call, pipelined2 is the fastest from 1,024 busyring cells to 256,000 small ones.
+CellKernel cell_kernel(const std::string& name) {
+    if (name.empty()) return CellKernel::pipelined2;
+    for (CellKernel k : {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2, CellKernel::pipelined4,
+                         CellKernel::resident})
         if (name == to_string(k)) return k;
     throw std::invalid_argument("unknown gpu-cell solve kernel '" + name + "'");
 }
@@ -149,7 +150,7 @@ private:
 
 GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o)
     : f_(std::move(data)), s_(s), opt_(o), q10_(hh::q10(s.celsius)),
-      plan_(make_gpu_cell_plan(f_.layout, cell_kernel(o.solve_kernel, static_cast<int>(f_.layout.slot_cell.size())))),
+      plan_(make_gpu_cell_plan(f_.layout, cell_kernel(o.solve_kernel))),
       hh_(f_.hh), pas_(f_.pas), expsyn_(f_.expsyn), exp2syn_(f_.exp2syn), iclamp_(f_.iclamp),
       events_(static_cast<std::uint32_t>(f_.target_kind.size())), timer_(o.phase_times) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));

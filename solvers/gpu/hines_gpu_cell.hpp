@@ -21,6 +21,13 @@ enum class CellKernel {
     pipelined1,
     pipelined2,
     pipelined4,
+    // The pipelined sweeps, "L2-resident": only resident_warps warps per SM run, each
+    // looping over its share of the warps' worth of cells and keeping f in one scratch of
+    // 32 x (largest padded cell) doubles that it reuses, so that f and rhs' of the cells in
+    // flight stay in L2 and device memory sees little more than d, u, rhs read and x
+    // written (32 B per CV). Deep prefetch (resident_prefetch rows) makes up for the few
+    // warps. For many small or medium cells; big cells overflow L2 (the scratch size says).
+    resident,
 };
 
 const char* to_string(CellKernel k);
@@ -36,10 +43,20 @@ struct GpuCellPlan {
     DeviceArray<int2> branch_range;    // per slot: [begin, end) into branch
     DeviceArray<int2> branch;          // (position, parent position), ascending per slot
     DeviceArray<int> parent;           // layout numbering (plain kernel only)
+    int max_padded = 0;                // largest slot_padded
+    int resident_warps = 0;            // resident kernel: warps per SM (set_resident)
+    int resident_prefetch = 8;         // resident kernel: rows loaded ahead (8 or 16)
+    int resident_blocks = 0;           // resident kernel: blocks of resident_warps warps
+    mutable DeviceArray<double> f_scratch;  // resident kernel (workspace): blocks x warps x 32 x max_padded
 };
 
 // layout: from gpu_cell_layout (needs the slot_* arrays).
+// With kernel = resident: set_resident(plan, 2, 8).
 GpuCellPlan make_gpu_cell_plan(const Layout& layout, CellKernel kernel = CellKernel::pipelined2);
+
+// Switches a plan to the resident kernel with `warps_per_sm` warps per SM (1..32) and
+// `prefetch` rows of prefetch (8 or 16), allocating its scratch.
+void set_resident(GpuCellPlan& plan, int warps_per_sm, int prefetch);
 
 // Solves every cell's system in place on `stream`: on return rhs holds the solution of the
 // real CVs; d is overwritten; u is read only. Padding rows must hold d = 1, u = 0,

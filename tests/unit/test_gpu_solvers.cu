@@ -72,9 +72,11 @@ double rel_diff(const std::vector<double>& x, const std::vector<double>& ref) {
 // natural order. Device buffers start as NaN, then padding rows get d = 1, u = 0,
 // rhs = 0 and real rows their values. Checks that u and the padding come back intact.
 std::vector<std::vector<double>> gpu_solve(const std::vector<std::vector<int>>& cells, const std::vector<System>& sys,
-                                           const std::string& layout_opt, CellKernel kernel) {
+                                           const std::string& layout_opt, CellKernel kernel,
+                                           int resident_warps = 2, int resident_prefetch = 8) {
     const Layout l = gpu_cell_layout(cells, layout_opt);
-    const GpuCellPlan plan = make_gpu_cell_plan(l, kernel);
+    GpuCellPlan plan = make_gpu_cell_plan(l, kernel);
+    if (kernel == CellKernel::resident) set_resident(plan, resident_warps, resident_prefetch);
     std::vector<double> d(l.n_cv, NAN), u(l.n_cv, NAN), rhs(l.n_cv, NAN);
     for (int x : l.padding) d[x] = 1.0, u[x] = 0.0, rhs[x] = 0.0;
     for (std::size_t c = 0; c < cells.size(); ++c)
@@ -105,7 +107,7 @@ std::vector<std::vector<double>> gpu_solve(const std::vector<std::vector<int>>& 
 const std::vector<std::string> layouts = {"flat", "interleaved", "block-interleaved:1", "block-interleaved:7",
                                           "block-interleaved:32", "block-interleaved:128"};
 const std::vector<CellKernel> kernels = {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2,
-                                         CellKernel::pipelined4};
+                                         CellKernel::pipelined4, CellKernel::resident};
 
 // Every layout and kernel against the CPU on each cell of the batch.
 void check_batch(const std::vector<std::vector<int>>& cells, std::mt19937& gen) {
@@ -217,12 +219,17 @@ TEST(GpuCell, LargeBatch) {
         sys.push_back(random_system(p, gen));
         ref.push_back(cpu_solve(p, sys.back()));
     }
-    for (const char* opt : {"interleaved", "block-interleaved:32"}) {
-        const auto x = gpu_solve(cells, sys, opt, CellKernel::pipelined2);
-        double worst = 0;
-        for (std::size_t c = 0; c < cells.size(); ++c) worst = std::max(worst, rel_diff(x[c], ref[c]));
-        EXPECT_LT(worst, 1e-12) << opt;
-    }
+    // The resident kernel with 1 warp per SM and both prefetch depths: 157 warps' worth of
+    // cells on fewer warps, so warps loop and reuse their scratch.
+    struct Run { CellKernel k; int warps, prefetch; };
+    for (const char* opt : {"interleaved", "block-interleaved:32"})
+        for (Run r : {Run{CellKernel::pipelined2, 0, 0}, Run{CellKernel::resident, 1, 8}, Run{CellKernel::resident, 1, 16},
+                      Run{CellKernel::resident, 4, 8}}) {
+            const auto x = gpu_solve(cells, sys, opt, r.k, r.warps, r.prefetch);
+            double worst = 0;
+            for (std::size_t c = 0; c < cells.size(); ++c) worst = std::max(worst, rel_diff(x[c], ref[c]));
+            EXPECT_LT(worst, 1e-12) << opt << " " << to_string(r.k) << " warps " << r.warps << " prefetch " << r.prefetch;
+        }
 }
 
 namespace {
@@ -271,30 +278,46 @@ TEST(ThomasBatch, AgainstCpu) {
                     a[x] = sa[i], b[x] = sb[i], c[x] = sc[i], d[x] = sd[i];
                 }
             }
-            for (int pf : {2, 4})
-                for (int smem : {-1, 0, n / 2, n}) {
-                    SCOPED_TRACE("n " + std::to_string(n) + " nsys " + std::to_string(nsys) + " prefetch " +
-                                 std::to_string(pf) + " smem_rows " + std::to_string(smem));
-                    DeviceArray<double> da(a), db(b), dc(c), dd(N), scratch(N);
-                    CUDA_CHECK(cudaMemset(dd.data(), 0xff, N * sizeof(double)));
-                    CUDA_CHECK(cudaMemset(scratch.data(), 0xff, N * sizeof(double)));  // NaN: never read unwritten
-                    CUDA_CHECK(cudaMemcpy(dd.data(), d.data(), N * sizeof(double), cudaMemcpyHostToDevice));
-                    thomas_batch(da.data(), db.data(), dc.data(), dd.data(), scratch.data(), n, nsys, nullptr,
-                                 ThomasTuning{pf, smem, 64});
-                    CUDA_CHECK(cudaDeviceSynchronize());
-                    const auto x = dd.download();
-                    EXPECT_EQ(da.download(), a);
-                    EXPECT_EQ(db.download(), b);
-                    EXPECT_EQ(dc.download(), c);
-                    double worst = 0;
-                    for (int s = 0; s < nsys; ++s) {
-                        std::vector<double> xs(n);
-                        for (int i = 0; i < n; ++i) xs[i] = x[static_cast<std::size_t>(i) * nsys + s];
-                        worst = std::max(worst, rel_diff(xs, ref[s]));
-                        for (int i = size[s]; i < n; ++i) ASSERT_EQ(xs[i], 0.0) << "padding row of system " << s;
-                    }
-                    EXPECT_LT(worst, 1e-12);
+            // Tunings: the automatic one, every prefetch depth with shared-memory rows (none, min(n, 32), half,
+            // all: all of 512 rows needs 512 KB a block and must be refused), and the
+            // L2-resident mode with 1 and 3 warps per SM (loops over batches when nsys >
+            // its lanes; falls back below 32 systems).
+            std::vector<ThomasTuning> tunings = {ThomasTuning{}, ThomasTuning{8, 0, 32, 0}};  // automatic; 1 warp a block
+            for (int pf : {2, 4, 8, 16})
+                for (int smem : {-1, 0, n / 2, n}) tunings.push_back(ThomasTuning{pf, smem, 64, 0});
+            for (int pf : {4, 16})
+                for (int w : {1, 3}) tunings.push_back(ThomasTuning{pf, -1, 64, w});
+            for (const ThomasTuning& t : tunings) {
+                const int pf = t.prefetch, smem = t.smem_rows;
+                SCOPED_TRACE("n " + std::to_string(n) + " nsys " + std::to_string(nsys) + " prefetch " +
+                             std::to_string(pf) + " smem_rows " + std::to_string(smem) + " resident_warps " +
+                             std::to_string(t.resident_warps));
+                DeviceArray<double> da(a), db(b), dc(c), dd(N), scratch(N);
+                const std::size_t smem_bytes = 2 * sizeof(double) * std::min(n, smem < 0 ? 32 : smem) * 64;
+                if (t.resident_warps == 0 && smem_bytes > 200 * 1024) {
+                    EXPECT_THROW(thomas_batch(da.data(), db.data(), dc.data(), dd.data(), scratch.data(), n, nsys,
+                                              nullptr, t),
+                                 std::invalid_argument);
+                    continue;
                 }
+                CUDA_CHECK(cudaMemset(dd.data(), 0xff, N * sizeof(double)));
+                CUDA_CHECK(cudaMemset(scratch.data(), 0xff, N * sizeof(double)));  // NaN: never read unwritten
+                CUDA_CHECK(cudaMemcpy(dd.data(), d.data(), N * sizeof(double), cudaMemcpyHostToDevice));
+                thomas_batch(da.data(), db.data(), dc.data(), dd.data(), scratch.data(), n, nsys, nullptr, t);
+                CUDA_CHECK(cudaDeviceSynchronize());
+                const auto x = dd.download();
+                EXPECT_EQ(da.download(), a);
+                EXPECT_EQ(db.download(), b);
+                EXPECT_EQ(dc.download(), c);
+                double worst = 0;
+                for (int s = 0; s < nsys; ++s) {
+                    std::vector<double> xs(n);
+                    for (int i = 0; i < n; ++i) xs[i] = x[static_cast<std::size_t>(i) * nsys + s];
+                    worst = std::max(worst, rel_diff(xs, ref[s]));
+                    for (int i = size[s]; i < n; ++i) ASSERT_EQ(xs[i], 0.0) << "padding row of system " << s;
+                }
+                EXPECT_LT(worst, 1e-12);
+            }
         }
 }
 
@@ -303,6 +326,10 @@ TEST(ThomasBatch, RejectsBadTuning) {
     DeviceArray<double> v(64);
     EXPECT_THROW(thomas_batch(v.data(), v.data(), v.data(), v.data(), v.data(), 8, 8, nullptr, ThomasTuning{3, -1, 64}),
                  std::invalid_argument);
+    EXPECT_THROW(thomas_batch(v.data(), v.data(), v.data(), v.data(), v.data(), 8, 8, nullptr, ThomasTuning{4, -1, 64, -2}),
+                 std::invalid_argument);
     EXPECT_THROW(thomas_batch(v.data(), v.data(), v.data(), v.data(), v.data(), 8, 8, nullptr, ThomasTuning{4, -1, 48}),
+                 std::invalid_argument);
+    EXPECT_THROW(thomas_batch(v.data(), v.data(), v.data(), v.data(), v.data(), 8, 8, nullptr, ThomasTuning{4, -1, 16}),
                  std::invalid_argument);
 }

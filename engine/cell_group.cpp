@@ -16,15 +16,16 @@ bool solver_is_gpu(const std::string& solver) { return solver.rfind("gpu", 0) ==
 
 std::unique_ptr<CellGroup> make_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
                                            const std::string& solver, const std::string& layout,
-                                           const StepSettings& s) {
+                                           const StepSettings& s, int local_rank) {
     if (solver == "cpu" || solver == "omp") {
         if (!layout.empty()) throw std::invalid_argument("solver " + solver + " takes no layout option");
         return std::make_unique<CpuCellGroup>(build_fvm(m, gid_begin, gid_end, level_layout), s);
     }
     if (solver_is_gpu(solver)) {
 #ifdef ARBOLITO_GPU_BACKEND
-        return make_gpu_cell_group(m, gid_begin, gid_end, solver, layout, s);
+        return make_gpu_cell_group(m, gid_begin, gid_end, solver, layout, s, local_rank);
 #else
+        (void)local_rank;
         throw std::invalid_argument("solver " + solver + " needs the CUDA backend, and this build has none");
 #endif
     }

@@ -57,9 +57,11 @@ std::vector<std::string> solver_names();
 bool solver_is_gpu(const std::string& solver);
 
 // Builds the group for cells [gid_begin, gid_end) with the named solver (and GPU layout
-// option, e.g. "interleaved"). Throws std::invalid_argument on an unknown solver.
+// option, e.g. "interleaved"). GPU solvers run on the node's GPU local_rank mod their
+// number (local_rank: this MPI rank among those on its node). Throws
+// std::invalid_argument on an unknown solver.
 std::unique_ptr<CellGroup> make_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
                                            const std::string& solver, const std::string& layout,
-                                           const StepSettings& s);
+                                           const StepSettings& s, int local_rank = 0);
 
 }  // namespace arbolito

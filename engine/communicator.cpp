@@ -45,12 +45,19 @@ public:
         }
         MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
         MPI_Comm_size(MPI_COMM_WORLD, &size_);
+        MPI_Comm node;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+        MPI_Comm_rank(node, &local_rank_);
+        MPI_Comm_size(node, &local_size_);
+        MPI_Comm_free(&node);
     }
     ~MpiCommunicator() override {
         if (owns_) MPI_Finalize();
     }
     int rank() const override { return rank_; }
     int size() const override { return size_; }
+    int local_rank() const override { return local_rank_; }
+    int local_size() const override { return local_size_; }
     bool thread_serialized() const override { return provided_ >= MPI_THREAD_SERIALIZED; }
     std::string describe() const override {
         char lib[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -130,7 +137,7 @@ private:
         count(at);
     }
 
-    int rank_ = 0, size_ = 1, provided_ = MPI_THREAD_SINGLE;
+    int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1, provided_ = MPI_THREAD_SINGLE;
     bool owns_ = false;
     mutable std::mutex mutex_;
     double seconds_ = 0;

@@ -29,6 +29,10 @@ public:
     virtual int rank() const = 0;
     virtual int size() const = 0;
     bool is_root() const { return rank() == 0; }
+    // This rank among the ranks on its node (shared memory), and their number: GPU runs
+    // give local rank r the node's GPU r mod (GPUs on the node).
+    virtual int local_rank() const = 0;
+    virtual int local_size() const = 0;
     // Whether a second thread may run collectives while the first computes: the pipelined
     // exchange needs MPI_THREAD_SERIALIZED; without it the run exchanges unpipelined.
     virtual bool thread_serialized() const = 0;
@@ -101,6 +105,8 @@ class SerialCommunicator : public Communicator {
 public:
     int rank() const override { return 0; }
     int size() const override { return 1; }
+    int local_rank() const override { return 0; }
+    int local_size() const override { return 1; }
     bool thread_serialized() const override { return true; }
     std::string describe() const override { return "serial"; }
     double seconds() const override { return 0; }

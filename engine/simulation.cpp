@@ -79,9 +79,12 @@ Simulation::Simulation(const Model& m, const SimOptions& o) : model_(m), opt_(o)
     const auto first = split_by_weight(weight, gid_begin_, gid_end_, parts);
     for (std::size_t g = 0; g + 1 < first.size(); ++g) {
         if (first[g] == first[g + 1]) continue;
-        groups_.push_back(make_cell_group(m, first[g], first[g + 1], o.solver, o.layout, steps_));
+        groups_.push_back(make_cell_group(m, first[g], first[g + 1], o.solver, o.layout, steps_, comm.local_rank()));
         group_first_gid_.push_back(first[g]);
     }
+    if (solver_is_gpu(o.solver) && comm.size() > 1 && comm.is_root())
+        spdlog::info("{} ranks, {} on this node: each takes its node's GPU (local rank mod GPUs)", comm.size(),
+                     comm.local_size());
     exchange_threads_ = choose_exchange_threads();
     setup_s_ = w.lap();
 }

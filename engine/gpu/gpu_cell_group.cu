@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,7 @@ GpuGroupOptions parse_gpu_options(const std::string& option) {
         const std::string part = option.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
         if (first) {
             o.layout = part.empty() ? default_gpu_layout() : part;
+            gpu_cell_layout({}, o.layout);  // an unknown layout is bad input: say so before any device is probed
             first = false;
         } else if (part == "segmented") {
             o.point_sum = PointSum::segmented;
@@ -382,19 +384,29 @@ void GpuCellGroup::step(long n, long& rows) {
 }  // namespace
 }  // namespace gpu
 
-std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
-                                               const std::string& solver, const std::string& layout,
-                                               const StepSettings& s) {
-    if (solver != "gpu-cell")
-        throw std::invalid_argument("solver " + solver + " is not built yet; the GPU backend has gpu-cell");
-    const GpuGroupOptions o = parse_gpu_options(layout);
-    int n_dev = 0;
-    const cudaError_t e = cudaGetDeviceCount(&n_dev);
-    if (e != cudaSuccess || n_dev == 0) {
+GpuChoice select_gpu(int local_rank, const std::string& solver) {
+    GpuChoice c;
+    const cudaError_t e = cudaGetDeviceCount(&c.devices);
+    if (e != cudaSuccess || c.devices == 0) {
         cudaGetLastError();  // clear the sticky error of a failed probe
         throw std::runtime_error("solver " + solver + " needs a CUDA device, and none is usable" +
                                  (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : std::string()));
     }
+    c.device = std::max(0, local_rank) % c.devices;
+    CUDA_CHECK(cudaSetDevice(c.device));
+    cudaDeviceProp p{};
+    CUDA_CHECK(cudaGetDeviceProperties(&p, c.device));
+    c.name = p.name;
+    return c;
+}
+
+std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
+                                               const std::string& solver, const std::string& layout,
+                                               const StepSettings& s, int local_rank) {
+    if (solver != "gpu-cell")
+        throw std::invalid_argument("solver " + solver + " is not built yet; the GPU backend has gpu-cell");
+    const GpuGroupOptions o = parse_gpu_options(layout);
+    select_gpu(local_rank, solver);
     FvmData f = build_fvm(m, gid_begin, gid_end,
                           [&](const std::vector<std::vector<int>>& np) { return gpu_cell_layout(np, o.layout); });
     return std::make_unique<gpu::GpuCellGroup>(std::move(f), s, o);

@@ -28,4 +28,12 @@ if [[ $rc -ne 2 ]] || ! grep -q does_not_exist "$tmp/stderr"; then echo "FAIL mi
 if [[ $rc -ne 2 ]] || ! grep -q -- "--dt" "$tmp/stderr" || compgen -G "$tmp/out.h5*" >/dev/null; then echo "FAIL --dt -1: exit $rc"; fail=1; else echo "ok   --dt -1"; fi
 "$bin" run "$dir/../../../examples/ball_and_stick.json" --solver warp -o "$tmp/out.h5" 2>"$tmp/stderr"; rc=$?
 if [[ $rc -ne 2 ]] || ! grep -q "warp" "$tmp/stderr" || compgen -G "$tmp/out.h5*" >/dev/null; then echo "FAIL --solver warp: exit $rc"; fail=1; else echo "ok   --solver warp"; fi
+# A bad GPU layout is bad input (exit 2) whether or not the build has CUDA or a device:
+# named in the error (or, without the CUDA backend, the backend is).
+for lay in bogus block-interleaved:0 "interleaved+warp"; do
+  "$bin" run "$dir/../../../examples/ball_and_stick.json" --solver gpu-cell --layout "$lay" -o "$tmp/out.h5" 2>"$tmp/stderr"; rc=$?
+  if [[ $rc -ne 2 ]] || ! grep -qF -e "$lay" -e "CUDA backend" "$tmp/stderr" || compgen -G "$tmp/out.h5*" >/dev/null; then
+    echo "FAIL --layout $lay: exit $rc"; cat "$tmp/stderr"; fail=1
+  else echo "ok   --layout $lay"; fi
+done
 exit $fail

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,30 @@
 #include "solvers/gpu/cuda_check.hpp"
 
 namespace arbolito::bench {
+
+// "a,b,,c" -> {"a", "b", "c"}: the benchmarks' comma-separated arguments.
+inline std::vector<std::string> split_list(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string t; std::getline(ss, t, ',');)
+        if (!t.empty()) out.push_back(t);
+    return out;
+}
+
+inline std::vector<int> split_ints(const std::string& s) {
+    std::vector<int> out;
+    for (const auto& t : split_list(s)) out.push_back(std::stoi(t));
+    return out;
+}
+
+// False, having said so, where no CUDA device is usable: a benchmark then measures nothing.
+inline bool have_gpu() {
+    int n_dev = 0;
+    if (cudaGetDeviceCount(&n_dev) == cudaSuccess && n_dev > 0) return true;
+    cudaGetLastError();
+    std::printf("no CUDA device: nothing to measure\n");
+    return false;
+}
 
 __host__ __device__ inline std::uint64_t splitmix(std::uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;

@@ -50,14 +50,6 @@ struct Options {
     double budget_s = 1e9;  // no new batch is started after this many seconds
 };
 
-std::vector<std::string> split(const std::string& s) {
-    std::vector<std::string> out;
-    std::stringstream ss(s);
-    for (std::string t; std::getline(ss, t, ',');)
-        if (!t.empty()) out.push_back(t);
-    return out;
-}
-
 struct CellClass {
     std::string name;   // e.g. medium-few
     std::string what;   // where the base tree came from
@@ -225,22 +217,16 @@ int main(int argc, char** argv) try {
             if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
             return argv[++i];
         };
-        if (a == "--sizes") {
-            o.sizes.clear();
-            for (const auto& s : split(next())) o.sizes.push_back(std::stoi(s));
-        } else if (a == "--reps") o.reps = std::stoi(next());
+        if (a == "--sizes") o.sizes = split_ints(next());
+        else if (a == "--reps") o.reps = std::stoi(next());
         else if (a == "--no-cpu") o.cpu = false;
-        else if (a == "--classes") o.classes = split(next());
+        else if (a == "--classes") o.classes = split_list(next());
         else if (a == "--tsv") o.tsv = next();
         else if (a == "--summary") o.summary = next();
         else if (a == "--budget-s") o.budget_s = std::stod(next());
         else throw std::invalid_argument("unknown argument " + a);
     }
-    int n_dev = 0;
-    if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
-        std::printf("no CUDA device: nothing to measure\n");
-        return 0;
-    }
+    if (!have_gpu()) return 0;
     const Device dev;
     const unsigned seed0 = std::random_device{}();
     std::mt19937 gen(seed0);

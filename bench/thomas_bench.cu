@@ -35,14 +35,6 @@ using arbolito::gpu::DeviceArray;
 
 namespace {
 
-std::vector<int> split_ints(const std::string& s) {
-    std::vector<int> out;
-    std::stringstream ss(s);
-    for (std::string t; std::getline(ss, t, ',');)
-        if (!t.empty()) out.push_back(std::stoi(t));
-    return out;
-}
-
 // Diagonally dominant random systems, interleaved (i * nsys + s) or strided (s * n + i):
 // a in [-1, 1) with a = 0 on each first row, c likewise with c = 0 on each last row,
 // b = |a| + |c| + [0.5, 1.5), d in [-1, 1).
@@ -96,11 +88,7 @@ int main(int argc, char** argv) try {
         else if (a == "--summary") summary = next();
         else throw std::invalid_argument("unknown argument " + a);
     }
-    int n_dev = 0;
-    if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {
-        std::printf("no CUDA device: nothing to measure\n");
-        return 0;
-    }
+    if (!have_gpu()) return 0;
     const Device dev;
     const std::uint64_t seed = std::random_device{}();
     std::printf("device: %s\nseed: %llu\n", device_summary(dev.prop).c_str(), static_cast<unsigned long long>(seed));

@@ -20,19 +20,11 @@
 #include "engine/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
+#include "tests/unit/gpu_skip.hpp"
 
 using namespace arbolito;
 
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                         \
-    do {                                                                           \
-        int n_dev = 0;                                                             \
-        if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {             \
-            cudaGetLastError();                                                    \
-            GTEST_SKIP() << "no CUDA device";                                      \
-        }                                                                          \
-    } while (0)
 
 // The checkout: $ARBOLITO_SOURCE_DIR (binaries run on another machine) or the build's.
 std::string source_path(const std::string& rel) {

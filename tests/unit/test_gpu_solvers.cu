@@ -16,20 +16,12 @@
 #include "solvers/gpu/thomas_batch.hpp"
 #include "solvers/gpu_cell_layout.hpp"
 #include "solvers/hines.hpp"
+#include "tests/unit/gpu_skip.hpp"
 
 using namespace arbolito;
 using namespace arbolito::gpu;
 
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                         \
-    do {                                                                           \
-        int n_dev = 0;                                                             \
-        if (cudaGetDeviceCount(&n_dev) != cudaSuccess || n_dev == 0) {             \
-            cudaGetLastError();                                                    \
-            GTEST_SKIP() << "no CUDA device";                                      \
-        }                                                                          \
-    } while (0)
 
 unsigned fresh_seed() { return std::random_device{}(); }
 

@@ -77,6 +77,7 @@ build_nvcc() {
     "$NV -c solvers/gpu/hines_gpu_cell.cu -o $O/hines_gpu_cell.o"
     "$NV -c solvers/gpu/thomas_batch.cu -o $O/thomas_batch.o"
     "$NV -c tests/unit/test_gpu_solvers.cu -o $O/test_gpu_solvers.o"
+    "$NV -c tests/unit/test_gpu_cell_sweeps.cu -o $O/test_gpu_cell_sweeps.o"
     "$NV -Xcompiler -fopenmp -c bench/gpu_solver_bench.cu -o $O/gpu_solver_bench.o"
     "$NV -c bench/thomas_bench.cu -o $O/thomas_bench.o"
     "$CX -c solvers/gpu_cell_layout.cpp -o $O/gpu_cell_layout.o"
@@ -96,7 +97,7 @@ build_nvcc() {
   [ $ok = 0 ] || return 2
   local CORE="$O/hines_gpu_cell.o $O/thomas_batch.o $O/gpu_cell_layout.o $O/layout.o $SWC_OBJS"
   (set -x
-   nvcc -arch=sm_90 -o "$O/gpu_tests" $O/test_gpu_solvers.o $O/test_gpu_cell_layout.o $CORE $O/gtest-all.o $O/gtest_main.o -lpthread &&
+   nvcc -arch=sm_90 -o "$O/gpu_tests" $O/test_gpu_solvers.o $O/test_gpu_cell_sweeps.o $O/test_gpu_cell_layout.o $CORE $O/gtest-all.o $O/gtest_main.o -lpthread &&
    nvcc -arch=sm_90 -Xcompiler -fopenmp -o "$O/gpu_solver_bench" $O/gpu_solver_bench.o $CORE -lgomp &&
    nvcc -arch=sm_90 -o "$O/thomas_bench" $O/thomas_bench.o $CORE -lcusparse) >> "$LOG/build.log" 2>&1 || return 2
   BIN_TESTS=$O/gpu_tests; BIN_SOLVER=$O/gpu_solver_bench; BIN_THOMAS=$O/thomas_bench

@@ -3,6 +3,8 @@
 // numbering of a gpu_cell_layout (flat, interleaved or block-interleaved). A device-side
 // building block: the matrix is assembled on the device in the layout's numbering and
 // solved in place, nothing is copied to or from the host.
+#include <vector>
+
 #include <cuda_runtime.h>
 
 #include "solvers/gpu/cuda_check.hpp"
@@ -31,6 +33,17 @@ enum class CellKernel {
 };
 
 const char* to_string(CellKernel k);
+
+// What the sweeps read of a gpu_cell_layout, on the host: per slot (first, stride, size,
+// padded) and the slot's range of branch points (position, parent position) whose parent
+// is not the previous position, ascending per slot.
+struct CellSchedule {
+    std::vector<int4> slot;
+    std::vector<int2> branch_range;
+    std::vector<int2> branch;
+    int max_padded = 0;
+};
+CellSchedule cell_schedule(const Layout& layout);
 
 // Device copies of what the kernels read of a gpu_cell_layout; built once per layout.
 struct GpuCellPlan {

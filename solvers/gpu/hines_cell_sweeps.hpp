@@ -1,0 +1,209 @@
+#pragma once
+// The per-thread sweeps of gpu-cell (hines_gpu_cell.cu): one cell's Hines system, solved
+// in place in the numbering of a gpu_cell_layout. __host__ __device__ so that their index
+// logic runs and is tested on machines without a GPU (tests/unit/test_gpu_cell_sweeps.cu).
+#include <cuda_runtime.h>
+
+#include "solvers/gpu/reciprocal.hpp"
+
+namespace arbolito::gpu::sweeps {
+
+// Read-only loads through the non-coherent path on the device; the bodies below are also
+// host-callable so that their index logic can be exercised without a GPU.
+template <class T>
+__host__ __device__ __forceinline__ T ld_ro(const T* p) {
+#ifdef __CUDA_ARCH__
+    return __ldg(p);
+#else
+    return *p;
+#endif
+}
+
+// Loads of data read once (Stream): marked evict-first, so that they do not push the
+// resident kernel's scratch out of L2.
+template <bool Stream, class T>
+__host__ __device__ __forceinline__ T ld_once(const T* p) {
+#ifdef __CUDA_ARCH__
+    if constexpr (Stream) return __ldcs(p);
+#endif
+    return *p;
+}
+
+// *p += v without waiting for the old value (a reduction, RED, on the device).
+__host__ __device__ __forceinline__ void red_add(double* p, double v) {
+#ifdef __CUDA_ARCH__
+    atomicAdd(p, v);
+#else
+    *p += v;
+#endif
+}
+
+// DESIGN §4 per slot, padding rows included (their d = 1, u = 0, rhs = 0 make them inert).
+__host__ __device__ inline void cell_plain(int s, const int4* __restrict__ slot, const int* __restrict__ parent,
+                                            double* __restrict__ d, const double* __restrict__ u,
+                                            double* __restrict__ rhs) {
+    const int4 sl = ld_ro(slot + s);
+    const int first = sl.x, stride = sl.y, np = sl.w;
+    if (np == 0) return;
+    for (int i = np - 1; i > 0; --i) {
+        const int x = first + i * stride;
+        const int p = ld_ro(parent + x);
+        const double ux = ld_ro(u + x);
+        const double f = ux / d[x];
+        d[p] -= f * ux;
+        rhs[p] -= f * rhs[x];
+    }
+    rhs[first] /= d[first];
+    for (int i = 1; i < np; ++i) {
+        const int x = first + i * stride;
+        rhs[x] = (rhs[x] - ld_ro(u + x) * rhs[ld_ro(parent + x)]) / d[x];
+    }
+}
+
+// The pipelined kernel, K rows of prefetch.
+//
+// Backward sweep, positions np-1 .. 1 (the warp's lanes share np, so they stay on one
+// row of an interleaved layout; rows >= the lane's own size are skipped). K + 1 rows
+// are in registers: row i and the K before it. Row i's d and rhs are final once every
+// child (all at positions > i) has been eliminated, so row i-1-K can be loaded at the end
+// of step i: every update to it from steps >= i was either issued to memory before that
+// load or falls on a row already in registers (parent within K positions; the common
+// case is the chain parent i-1). Branch points with a parent further back use an atomic
+// add whose result is unused (a fire-and-forget reduction: the lane need not wait for
+// the parent row); the same thread's later load of that row sees it (same-address
+// program order).
+//
+// The register rows rotate instead of shifting: the loop is unrolled K + 1 times and
+// step t keeps its row in slot t mod (K + 1), a compile-time index. Shifting (r[k] =
+// r[k+1]) would copy each loaded value one step after its load was issued, and a copy
+// waits for the load: one memory latency per row, whatever K (measured: about 650 ns
+// per row with few warps per SM).
+//
+// The backward sweep leaves f_i = u_i/d'_i in d and rhs'_i/d'_i in rhs, so the forward
+// sweep is x_i = rhs_i - f_i x_p: two loads per row, no u, no division. Its rows are
+// prefetched K ahead too (nothing writes them before their own step), the chain parent
+// is the previous x in a register, and a branch point's parent x is loaded as soon as it
+// is written, long before it is needed.
+//
+// f of row i goes to f_at[i * f_stride]: in place of d (f_at = d + first, f_stride =
+// stride), or in the resident kernel's scratch (Stream: d and u loaded evict-first).
+template <int K, bool Stream = false>
+__host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ slot,
+                                               const int2* __restrict__ branch_range, const int2* __restrict__ branch,
+                                               double* __restrict__ d, const double* __restrict__ u,
+                                               double* __restrict__ rhs, double* f_at = nullptr, int f_stride = 0) {
+    const int4 sl = ld_ro(slot + s);
+    const int first = sl.x, stride = sl.y, n = sl.z, np = sl.w;
+    if (n == 0) return;
+    if (!f_at) f_at = d + first, f_stride = stride;
+    const int2 br = ld_ro(branch_range + s);
+    constexpr int2 none = {-1, -1};
+    constexpr int S = K + 1;  // register rows; row np-1-t in slot t % S
+
+    double rd[S], rr[S], ru[S];
+    auto load = [&](int k, int j) {
+        rd[k] = 1.0, rr[k] = 0.0, ru[k] = 0.0;
+        if (j >= 0 && j < n) {
+            const int x = first + j * stride;
+            rd[k] = ld_once<Stream>(d + x);
+            rr[k] = rhs[x];
+            ru[k] = Stream ? ld_once<Stream>(u + x) : ld_ro(u + x);
+        }
+    };
+#pragma unroll
+    for (int k = 0; k < S; ++k) load(k, np - 1 - k);
+    int e = br.y - 1;
+    int2 bp = e >= br.x ? ld_ro(branch + e) : none;
+    double root_d = 1.0, root_r = 0.0;  // the root's row, final once reached
+    for (int t0 = 0; t0 < np; t0 += S) {
+#pragma unroll
+        for (int r = 0; r < S; ++r) {
+            const int i = np - 1 - t0 - r;
+            // The root's division waits until after the loop: a division in the loop
+            // body brings its slow-path subroutine call with it (reciprocal.hpp), and
+            // the sweep may then wait on its loads at every row.
+            if (i == 0) root_d = rd[r], root_r = rr[r];
+            if (i <= 0) break;
+            if (i < n) {
+                const double inv = reciprocal(rd[r]);
+                const double f = ru[r] * inv;
+                const double df = f * ru[r], rf = f * rr[r];
+                const int x = first + i * stride;
+                f_at[i * f_stride] = f;
+                rhs[x] = rr[r] * inv;
+                int p = i - 1;
+                if (i == bp.x) {
+                    p = bp.y;
+                    --e;
+                    bp = e >= br.x ? ld_ro(branch + e) : none;
+                }
+                if (p >= i - K) {
+#pragma unroll
+                    for (int k = 1; k <= K; ++k)
+                        if (p == i - k) {
+                            rd[(r + k) % S] -= df;
+                            rr[(r + k) % S] -= rf;
+                        }
+                } else {
+                    const int xp = first + p * stride;
+                    red_add(d + xp, -df);
+                    red_add(rhs + xp, -rf);
+                }
+            }
+            load(r, i - S);  // the row that takes this slot S steps on
+        }
+    }
+    double xprev = root_r / root_d;
+    rhs[first] = xprev;
+
+    // Forward sweep over the lane's own rows 1 .. n-1 (all lanes start at row 1 together);
+    // row 1 + t in slot t % K.
+    double ff[K], fr[K];
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+        const int j = 1 + k;
+        ff[k] = 0.0;
+        fr[k] = 0.0;
+        if (j < n) {
+            ff[k] = f_at[j * f_stride];
+            fr[k] = rhs[first + j * stride];
+        }
+    }
+    e = br.x;
+    bp = e < br.y ? ld_ro(branch + e) : none;
+    double xpar = 0.0;  // x of the next branch point's parent, once known
+    bool have = false;
+    if (bp.x >= 0 && bp.y == 0) {
+        xpar = xprev;
+        have = true;
+    }
+    for (int t0 = 0; t0 < n - 1; t0 += K) {
+#pragma unroll
+        for (int r = 0; r < K; ++r) {
+            const int i = 1 + t0 + r;
+            if (i >= n) break;
+            const double fi = ff[r], ri = fr[r];
+            const int j = i + K;
+            if (j < n) {
+                ff[r] = f_at[j * f_stride];
+                fr[r] = rhs[first + j * stride];
+            }
+            double xp = xprev;
+            if (i == bp.x) {
+                xp = have ? xpar : rhs[first + bp.y * stride];
+                ++e;
+                bp = e < br.y ? ld_ro(branch + e) : none;
+                have = false;
+            }
+            const double xi = ri - fi * xp;
+            rhs[first + i * stride] = xi;
+            xprev = xi;
+            if (!have && bp.x >= 0 && bp.y <= i) {
+                xpar = bp.y == i ? xi : rhs[first + bp.y * stride];
+                have = true;
+            }
+        }
+    }
+}
+
+}  // namespace arbolito::gpu::sweeps

@@ -1,0 +1,101 @@
+// The gpu-cell sweeps (solvers/gpu/hines_cell_sweeps.hpp) run on the host, one call per
+// slot, against the serial hines_solve: their index logic (rotating prefetch registers,
+// branch points within and beyond the prefetch, padding rows, the forward sweep's parent
+// values) checked on every machine, GPU or not. On the host `reciprocal` is 1.0 / x, so
+// the device's Newton reciprocal is left to the GPU tests.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "bench/cell_trees.hpp"
+#include "solvers/gpu/hines_cell_sweeps.hpp"
+#include "solvers/gpu/hines_gpu_cell.hpp"
+#include "solvers/gpu_cell_layout.hpp"
+#include "solvers/hines.hpp"
+
+using namespace arbolito;
+
+namespace {
+
+// Worst norm-wise relative difference over the cells, after solving every slot of the
+// batch in `layout` with the pipelined sweeps of prefetch K (f in place, or in a scratch
+// of rows of 32 as the resident kernel keeps it).
+template <int K>
+double sweep_batch(const std::vector<std::vector<int>>& cells, const std::string& layout, bool scratch,
+                   std::mt19937& gen) {
+    const Layout l = gpu_cell_layout(cells, layout);
+    const gpu::CellSchedule c = gpu::cell_schedule(l);
+    std::uniform_real_distribution<double> g(0.1, 2.0), r(-1.0, 1.0);
+    std::vector<double> d(l.n_cv, 1.0), u(l.n_cv, 0.0), rhs(l.n_cv, 0.0);
+    std::vector<std::vector<double>> ref(cells.size());
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+        const auto& p = cells[k];
+        const int n = static_cast<int>(p.size());
+        std::vector<double> cd(n), cu(n, 0.0), cr(n);
+        for (int i = 0; i < n; ++i) cd[i] = g(gen), cr[i] = r(gen);
+        for (int i = 1; i < n; ++i) {
+            const double gi = g(gen);
+            cu[i] = -gi;
+            cd[i] += gi;
+            cd[p[i]] += gi;
+        }
+        for (int i = 0; i < n; ++i) {
+            const int x = l.index[k][i];
+            d[x] = cd[i], u[x] = cu[i], rhs[x] = cr[i];
+        }
+        hines_solve(0, n, p.data(), cd.data(), cu.data(), cr.data());
+        ref[k] = cr;
+    }
+    std::vector<double> f(32 * static_cast<std::size_t>(std::max(1, c.max_padded)), NAN);
+    for (std::size_t s = 0; s < c.slot.size(); ++s)
+        gpu::sweeps::cell_pipelined<K>(static_cast<int>(s), c.slot.data(), c.branch_range.data(), c.branch.data(),
+                                       d.data(), u.data(), rhs.data(), scratch ? f.data() + s % 32 : nullptr,
+                                       scratch ? 32 : 0);
+    double worst = 0;
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+        double num = 0, den = 0;
+        for (std::size_t i = 0; i < cells[k].size(); ++i) {
+            const double e = rhs[l.index[k][i]] - ref[k][i];
+            num += e * e;
+            den += ref[k][i] * ref[k][i];
+        }
+        worst = std::max(worst, std::isnan(num) ? INFINITY : std::sqrt(num / den));
+    }
+    for (int x : l.padding) EXPECT_EQ(rhs[x], 0.0) << "padding row " << x;
+    return worst;
+}
+
+}  // namespace
+
+TEST(GpuCellSweeps, OnTheHostEveryPrefetchAndLayout) {
+    const unsigned seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 gen(seed);
+    // Random trees (a branch point every 2 to 40 CVs), a star, single CVs, a bare chain.
+    std::vector<std::vector<int>> cells;
+    for (int k = 0; k < 200; ++k) {
+        const int n = std::uniform_int_distribution<int>(1, 400)(gen);
+        const int per_branch = std::uniform_int_distribution<int>(2, 40)(gen);
+        cells.push_back(trees::synthetic(n, 1 + n / per_branch, gen));
+    }
+    std::vector<int> star(60, 0);
+    star[0] = -1;
+    cells.push_back(star);
+    cells.push_back({-1});
+    cells.push_back({-1, 0});
+    cells.push_back(trees::synthetic(300, 1, gen));
+    // Roundoff of a different but equivalent elimination order: 1e-12 as for the GPU.
+    for (const char* layout : {"flat", "interleaved", "block-interleaved:7", "block-interleaved:32"})
+        for (bool scratch : {false, true}) {
+            SCOPED_TRACE(std::string(layout) + (scratch ? ", f in scratch" : ", f in place"));
+            EXPECT_LT(sweep_batch<1>(cells, layout, scratch, gen), 1e-12);
+            EXPECT_LT(sweep_batch<2>(cells, layout, scratch, gen), 1e-12);
+            EXPECT_LT(sweep_batch<4>(cells, layout, scratch, gen), 1e-12);
+            EXPECT_LT(sweep_batch<8>(cells, layout, scratch, gen), 1e-12);
+            EXPECT_LT(sweep_batch<16>(cells, layout, scratch, gen), 1e-12);
+        }
+}

@@ -62,6 +62,18 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(d
         range(f_.iclamp, k.cv_begin, k.cv_end, k.iclamp);
         chunks_.push_back(k);
     }
+    auto chunk_of_cv = [&](int cv) {
+        return static_cast<int>(std::upper_bound(chunks_.begin(), chunks_.end(), cv,
+                                                 [](int x, const Chunk& k) { return x < k.cv_begin; }) -
+                                chunks_.begin()) - 1;
+    };
+    for (std::size_t t = 0; t < f_.target_kind.size(); ++t) {
+        const int k = f_.target_instance[t];
+        target_chunk_.push_back(chunk_of_cv(f_.target_kind[t] == TargetKind::expsyn ? f_.expsyn.cv[k] : f_.exp2syn.cv[k]));
+    }
+    chunk_probes_.resize(chunks_.size());
+    for (std::size_t p = 0; p < f_.probe_cv.size(); ++p) chunk_probes_[chunk_of_cv(f_.probe_cv[p])].push_back(static_cast<int>(p));
+    chunk_events_.resize(chunks_.size());
 }
 
 std::vector<double> CpuCellGroup::voltages() const {
@@ -77,42 +89,65 @@ void CpuCellGroup::initial_frame(std::vector<double>& frames) {
 
 void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
                            std::vector<Spike>& spikes, std::vector<double>& frames) {
-    const StepEvent* ev = events.data();
-    const StepEvent* ev_end = ev + events.size();
-    for (long n = step_begin; n < step_end; ++n) {
-        step(n, ev, ev_end, spikes);
-        Stopwatch w;
-        const long done = n + 1;  // steps completed: the state is at t = done·dt
-        if (done % s_.steps_per_sample == 0 && done / s_.steps_per_sample < s_.n_frames) initial_frame(frames);
-        times_.sample += w.lap();
+    // The epoch's frames: rows of every probe, filled chunk by chunk.
+    const long sps = s_.steps_per_sample;
+    auto frame_of = [&](long n) {  // the frame that step n completes, or -1
+        const long done = n + 1;   // steps completed: the state is at t = done·dt
+        return done % sps == 0 && done / sps < s_.n_frames ? done / sps : -1L;
+    };
+    long first_frame = -1, n_frames = 0;
+    for (long n = step_begin; n < step_end; ++n)
+        if (const long f = frame_of(n); f >= 0) {
+            if (first_frame < 0) first_frame = f;
+            ++n_frames;
+        }
+    const std::size_t n_probes = f_.probe_cv.size(), base = frames.size();
+    frames.resize(base + n_frames * n_probes);
+
+    Stopwatch w;
+    for (auto& e : chunk_events_) e.clear();
+    for (std::size_t i = 0; i < events.size(); ++i) chunk_events_[target_chunk_[events[i].target]].push_back(static_cast<int>(i));
+    times_.events += w.lap();
+
+    for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) {
+        const std::vector<int>& ev = chunk_events_[k];
+        std::size_t next = 0;
+        for (long n = step_begin; n < step_end; ++n) {
+            const double t = n * s_.dt;
+            Stopwatch we;
+            for (; next < ev.size() && events[ev[next]].step == n; ++next) {
+                const StepEvent& e = events[ev[next]];
+                const int i = f_.target_instance[e.target];
+                if (f_.target_kind[e.target] == TargetKind::expsyn)
+                    expsyn::on_event(e.weight, g_syn_[i]);
+                else
+                    exp2syn::on_event(e.weight, factor_[i], a_[i], b_[i]);
+            }
+            times_.events += we.lap();
+            step_chunk(k, t);
+            Stopwatch wd;
+            detect_chunk(k, t, spikes);
+            times_.detect += wd.lap();
+            if (const long f = frame_of(n); f >= 0) {
+                double* row = frames.data() + base + (f - first_frame) * n_probes;
+                for (int p : chunk_probes_[k]) row[p] = v_[f_.probe_cv[p]];
+                times_.sample += wd.lap();
+            }
+        }
     }
 }
 
-void CpuCellGroup::step(long n, const StepEvent*& ev, const StepEvent* ev_end, std::vector<Spike>& spikes) {
-    const double dt = s_.dt, t = n * dt;
-    Stopwatch w;
-    for (; ev != ev_end && ev->step == n; ++ev) {
-        const int k = f_.target_instance[ev->target];
-        if (f_.target_kind[ev->target] == TargetKind::expsyn)
-            expsyn::on_event(ev->weight, g_syn_[k]);
-        else
-            exp2syn::on_event(ev->weight, factor_[k], a_[k], b_[k]);
-    }
-    times_.events += w.lap();
-
-    for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) step_chunk(k, t);
-
-    Stopwatch wd;
-    for (int c = 0; c < f_.n_cells(); ++c) {
+void CpuCellGroup::detect_chunk(int chunk, double t, std::vector<Spike>& spikes) const {
+    const Chunk& ck = chunks_[chunk];
+    for (int c = ck.cell_begin; c < ck.cell_end; ++c) {
         for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) {
             const double v0 = det_v_[k], v1 = v_[f_.detector_cv[k]], th = f_.detector_threshold[k];
             if (threshold::crossed(v0, v1, th)) {
-                const double ts = threshold::crossing_time(t, dt, v0, v1, th, s_.rules == EventRules::neuron);
+                const double ts = threshold::crossing_time(t, s_.dt, v0, v1, th, s_.rules == EventRules::neuron);
                 spikes.push_back({f_.gids[c], static_cast<std::uint32_t>(k - f_.detector_offset[c]), ts});
             }
         }
     }
-    times_.detect += wd.lap();
 }
 
 void CpuCellGroup::step_chunk(int chunk, double t) {

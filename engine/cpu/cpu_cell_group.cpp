@@ -112,9 +112,9 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
     for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) {
         const std::vector<int>& ev = chunk_events_[k];
         std::size_t next = 0;
+        Stopwatch wc;  // one clock read per phase boundary
         for (long n = step_begin; n < step_end; ++n) {
             const double t = n * s_.dt;
-            Stopwatch we;
             for (; next < ev.size() && events[ev[next]].step == n; ++next) {
                 const StepEvent& e = events[ev[next]];
                 const int i = f_.target_instance[e.target];
@@ -123,15 +123,14 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
                 else
                     exp2syn::on_event(e.weight, factor_[i], a_[i], b_[i]);
             }
-            times_.events += we.lap();
-            step_chunk(k, t);
-            Stopwatch wd;
+            times_.events += wc.lap();
+            step_chunk(k, t, wc);
             detect_chunk(k, t, spikes);
-            times_.detect += wd.lap();
+            times_.detect += wc.lap();
             if (const long f = frame_of(n); f >= 0) {
                 double* row = frames.data() + base + (f - first_frame) * n_probes;
                 for (int p : chunk_probes_[k]) row[p] = v_[f_.probe_cv[p]];
-                times_.sample += wd.lap();
+                times_.sample += wc.lap();
             }
         }
     }
@@ -150,10 +149,9 @@ void CpuCellGroup::detect_chunk(int chunk, double t, std::vector<Spike>& spikes)
     }
 }
 
-void CpuCellGroup::step_chunk(int chunk, double t) {
+void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     const Chunk& ck = chunks_[chunk];
     const double dt = s_.dt;
-    Stopwatch w;
 
     for (int i = ck.cv_begin; i < ck.cv_end; ++i) assemble_base(f_.cap[i], f_.g_sum[i], dt, v_[i], d_[i], rhs_[i]);
     times_.assemble += w.lap();

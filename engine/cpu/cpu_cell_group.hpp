@@ -2,6 +2,7 @@
 // The multicore backend: one cell group integrated by one thread with the serial Hines
 // solver (solver `cpu`; `omp` runs several such groups on OpenMP threads).
 #include "engine/cell_group.hpp"
+#include "engine/timings.hpp"
 
 namespace arbolito {
 
@@ -16,7 +17,8 @@ public:
     std::vector<double> voltages() const override;
 
 private:
-    void step_chunk(int chunk, double t);
+    // One step of a chunk; adds each phase's time to times_, taking laps of w.
+    void step_chunk(int chunk, double t, Stopwatch& w);
     void detect_chunk(int chunk, double t, std::vector<Spike>& spikes) const;
 
     // Cells are stepped in chunks of about cache size, and each chunk through the whole

@@ -126,15 +126,26 @@ __global__ void thomas_resident_kernel(const double* __restrict__ a, const doubl
         if (s < nsys) thomas_system<K, true>(s, 0, 0, nullptr, a, b, c, d, cp, 32, n, nsys, 0);
 }
 
+// What the tuning depends on of the current device.
+struct DeviceShape {
+    int sms = 0, l2_bytes = 0;
+};
+
+DeviceShape device_shape() {
+    int dev = 0;
+    DeviceShape d;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&d.l2_bytes, cudaDevAttrL2CacheSize, dev));
+    return d;
+}
+
 template <int K>
 void launch(const double* a, const double* b, const double* c, double* d, double* cp, int n, int nsys,
-            const ThomasTuning& t, cudaStream_t stream) {
+            const ThomasTuning& t, int sms, cudaStream_t stream) {
     if (t.resident_warps > 0) {
         // At most one block per SM (the block scheduler spreads a first wave breadth-first),
         // never more warps than whole batches of 32 systems.
-        int dev = 0, sms = 0;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
         const int blocks = std::max(1, std::min(sms, nsys / 32));
         const int warps = std::max(1, std::min(t.resident_warps, nsys / 32 / blocks));
         thomas_resident_kernel<K><<<blocks, 32 * warps, 0, stream>>>(a, b, c, d, cp, n, nsys);
@@ -153,13 +164,15 @@ void launch(const double* a, const double* b, const double* c, double* d, double
 
 }  // namespace
 
+namespace {
+
 // The automatic choices, from bench/thomas_bench on an H100 (bench/RESULTS.md): with the
 // rotating prefetch, shared-memory rows no longer pay (they cost occupancy); 4 resident
 // warps per SM win where their scratch stays in L2 (64 unknowns: 1.3x cuSPARSE at 256,000
 // systems; 512 unknowns x 2,560 systems: 1.6x the non-resident kernel) and lose where it
 // cannot (512 x 256,000: 0.6x); small batches run one warp per block so that their few
 // warps spread over every SM.
-ThomasTuning thomas_resolve(const ThomasTuning& in, int n, int nsys) {
+ThomasTuning resolve(const ThomasTuning& in, int n, int nsys, const DeviceShape& dev) {
     if (n < 0 || nsys < 0) throw std::invalid_argument("thomas_batch: negative size");
     ThomasTuning t = in;
     if (t.prefetch != 2 && t.prefetch != 4 && t.prefetch != 8 && t.prefetch != 16)
@@ -169,14 +182,11 @@ ThomasTuning thomas_resolve(const ThomasTuning& in, int n, int nsys) {
     if (t.threads != 0 && (t.threads < 32 || t.threads > 1024 || t.threads % 32))
         throw std::invalid_argument("thomas_batch: threads per block must be 0 (automatic) or a multiple of 32 in "
                                     "[32, 1024]");
-    int dev = 0, sms = 0, l2 = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    const int sms = dev.sms;
     if (t.resident_warps == -1) {
         // Bytes of c' for the lanes that run at once: 4 warps per SM, or all systems.
         const double lanes = std::min(static_cast<double>(nsys), 32.0 * 4 * sms);
-        t.resident_warps = 8.0 * n * lanes <= l2 / 3.0 ? 4 : 0;
+        t.resident_warps = 8.0 * n * lanes <= dev.l2_bytes / 3.0 ? 4 : 0;
     }
     if (nsys < 32) t.resident_warps = 0;
     if (t.threads == 0) t.threads = nsys < 32 * 4 * sms ? 32 : 64;
@@ -186,15 +196,22 @@ ThomasTuning thomas_resolve(const ThomasTuning& in, int n, int nsys) {
     return t;
 }
 
+}  // namespace
+
+ThomasTuning thomas_resolve(const ThomasTuning& tuning, int n, int nsys) {
+    return resolve(tuning, n, nsys, device_shape());
+}
+
 void thomas_batch(const double* a, const double* b, const double* c, double* d, double* scratch, int n, int nsys,
                   cudaStream_t stream, const ThomasTuning& tuning) {
-    const ThomasTuning t = thomas_resolve(tuning, n, nsys);
+    const DeviceShape dev = device_shape();
+    const ThomasTuning t = resolve(tuning, n, nsys, dev);
     if (n == 0 || nsys == 0) return;
     switch (t.prefetch) {
-    case 2: launch<2>(a, b, c, d, scratch, n, nsys, t, stream); break;
-    case 4: launch<4>(a, b, c, d, scratch, n, nsys, t, stream); break;
-    case 8: launch<8>(a, b, c, d, scratch, n, nsys, t, stream); break;
-    default: launch<16>(a, b, c, d, scratch, n, nsys, t, stream); break;
+    case 2: launch<2>(a, b, c, d, scratch, n, nsys, t, dev.sms, stream); break;
+    case 4: launch<4>(a, b, c, d, scratch, n, nsys, t, dev.sms, stream); break;
+    case 8: launch<8>(a, b, c, d, scratch, n, nsys, t, dev.sms, stream); break;
+    default: launch<16>(a, b, c, d, scratch, n, nsys, t, dev.sms, stream); break;
     }
 }
 

@@ -14,10 +14,13 @@
 # header-only libraries in $GPU_DEPS (default .gpu_deps: include/{Eigen,spdlog,fmt} and
 # googletest/{include,src}; .git/info/exclude ignores the folder, the device call carries it).
 #
-# Everything takes about 11 minutes on an H100 (busyring with 32,768 cells alone about 3);
-# the device tool allows 10 per call, so there it runs as two calls:
-#   GPU_CHECK_SKIP=busyring,step bash bench/gpu_check.sh        (tests, sanitizers, solver benchmarks)
-#   GPU_CHECK_SKIP=tests,sanitize,thomas,solver bash bench/gpu_check.sh   (time step, busyring)
+# Everything takes about 11 minutes on an H100; the device tool allows 10 per call, so
+# there it runs as two or three calls (measured, prebuilt binaries):
+#   GPU_CHECK_SKIP=busyring,step,thomas bash bench/gpu_check.sh   (tests, sanitizers, gpu-cell
+#       solver benchmark: 7.7 min)
+#   GPU_CHECK_SKIP=tests,sanitize,thomas,solver bash bench/gpu_check.sh   (time step, busyring: 2 min)
+#   GPU_CHECK_SKIP=tests,sanitize,solver,step,busyring bash bench/gpu_check.sh   (batched Thomas)
+# bench/gpu_cell_focus.sh is the short call after a change to the gpu-cell kernels.
 #
 # Environment: GPU_CHECK_BUILD=auto|prebuilt|cmake|nvcc, SOLVER_BENCH_ARGS,
 # THOMAS_BENCH_ARGS, STEP_BENCH_ARGS, SOLVER_TIMEOUT (s), GPU_CHECK_SKIP=tests,sanitize,

@@ -9,10 +9,12 @@
 //        larger than L2: plain 80 B (backward: read d, u, rhs, parent, write d and rhs of
 //        the parent row; forward: read d, u, rhs, parent, write rhs), pipelined 64 B
 //        (backward: read d, u, rhs, write f and rhs'; forward: read f, rhs', write x),
+//        rowparent 68 B (pipelined's, plus the uint16 parent distance read in each sweep),
 //        resident 32 B (read d, u, rhs, write x: f and rhs' of the cells in flight are
 //        meant to stay in L2; a figure above 100 % would show that they do).
 // Usage: gpu_solver_bench [--sizes 256,2560,25600,256000] [--reps 20] [--classes a,b]
-//                         [--no-cpu] [--tsv FILE] [--summary FILE] [--budget-s S]
+//                         [--no-cpu] [--resident] [--tsv FILE] [--summary FILE] [--budget-s S]
+// (--resident: also the L2-resident kernel, 6 variants; 2.6-9x slower when last measured)
 #include <omp.h>
 
 #include <algorithm>
@@ -45,6 +47,7 @@ struct Options {
     std::vector<int> sizes = {256, 2560, 25600, 256000};
     int reps = 20;
     bool cpu = true;
+    bool resident = false;
     std::vector<std::string> classes;  // empty: all
     std::string tsv, summary;
     double budget_s = 1e9;  // no new batch is started after this many seconds
@@ -111,7 +114,9 @@ struct Row {
 };
 
 double moved_bytes_per_cv(const std::string& kernel) {
-    return kernel == "plain" ? 80.0 : kernel.rfind("res", 0) == 0 ? 32.0 : 64.0;
+    if (kernel == "plain") return 80.0;
+    if (kernel.rfind("rowparent", 0) == 0) return 68.0;
+    return kernel.rfind("res", 0) == 0 ? 32.0 : 64.0;
 }
 
 // The device arrays of one layout: two sets (d, u, rhs), rotated between repetitions,
@@ -220,6 +225,7 @@ int main(int argc, char** argv) try {
         if (a == "--sizes") o.sizes = split_ints(next());
         else if (a == "--reps") o.reps = std::stoi(next());
         else if (a == "--no-cpu") o.cpu = false;
+        else if (a == "--resident") o.resident = true;
         else if (a == "--classes") o.classes = split_list(next());
         else if (a == "--tsv") o.tsv = next();
         else if (a == "--summary") o.summary = next();
@@ -244,7 +250,8 @@ int main(int argc, char** argv) try {
 
     const std::vector<std::string> layouts = {"flat", "interleaved", "block-interleaved:32", "block-interleaved:128"};
     const std::vector<CellKernel> all_kernels = {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2,
-                                                 CellKernel::pipelined4};
+                                                 CellKernel::pipelined4, CellKernel::rowparent4,
+                                                 CellKernel::rowparent8};
     std::vector<Row> rows;
     std::FILE* tsv = o.tsv.empty() ? nullptr : std::fopen(o.tsv.c_str(), "w");
     if (tsv)
@@ -268,13 +275,15 @@ int main(int argc, char** argv) try {
             Buffers buf(l, gen());
             const bool compare = layouts[li] == "interleaved" || layouts[li] == "block-interleaved:32";
             auto plan = gpu::make_gpu_cell_plan(l, CellKernel::plain);  // holds what every kernel reads
+            if (auto c = gpu::cell_schedule(l); !c.dist.empty()) plan.dist = DeviceArray<unsigned short>(c.dist);
             // Kernels: every one in the two compared layouts (the resident one with 1, 2
-            // and 4 warps per SM and prefetch 8 or 16: "res2p8"), pipelined2 elsewhere.
+            // and 4 warps per SM and prefetch 8 or 16: "res2p8", with --resident), rowparent8 (the
+            // default) elsewhere.
             struct Variant { CellKernel k; int warps, prefetch; std::string name; };
             std::vector<Variant> variants;
             for (CellKernel k : all_kernels)
-                if (compare || k == CellKernel::pipelined2) variants.push_back({k, 0, 0, to_string(k)});
-            if (compare)
+                if (compare || k == CellKernel::rowparent8) variants.push_back({k, 0, 0, to_string(k)});
+            if (compare && o.resident)
                 for (int w : {1, 2, 4})
                     for (int pf : {8, 16})
                         variants.push_back({CellKernel::resident, w, pf, "res" + std::to_string(w) + "p" + std::to_string(pf)});
@@ -350,12 +359,12 @@ int main(int argc, char** argv) try {
     char line[512];
     std::snprintf(line, sizeof line,
                   "gpu-cell solve, ms per solve (median of %d), %s; copy %.0f GB/s; eff%% = 44 B per real CV / time "
-                  "/ copy bandwidth\n",
+                  "/ copy bandwidth (e32%%: 32 B, the issue's count); layout columns: the default kernel, rowparent8\n",
                   o.reps, dev.prop.name, copy_gbs);
     s << line;
-    std::snprintf(line, sizeof line, "%-12s %-5s %7s %6s | %9s %9s %9s %9s | %9s %-16s %6s | %9s %8s\n", "class", "kind",
-                  "cells", "CVs", "flat", "interl.", "block32", "block128", "best", "(layout/kernel)", "eff%", "cpu-omp",
-                  "speedup");
+    std::snprintf(line, sizeof line, "%-12s %-5s %7s %6s | %9s %9s %9s %9s | %9s %-16s %6s %6s | %9s %8s\n", "class",
+                  "kind", "cells", "CVs", "flat", "interl.", "block32", "block128", "best", "(layout/kernel)", "eff%",
+                  "e32%", "cpu-omp", "speedup");
     s << line;
     for (const auto& cc : classes)
         for (const char* kind : {"mono", "multi"})
@@ -363,7 +372,7 @@ int main(int argc, char** argv) try {
                 auto pick = [&](const std::string& layout) -> double {
                     for (const auto& r : rows)
                         if (r.cls == cc.name && r.kind == kind && r.cells == n_cells && r.layout == layout &&
-                            r.kernel == "pipelined2")
+                            r.kernel == "rowparent8")
                             return r.ms;
                     return NAN;
                 };
@@ -377,11 +386,13 @@ int main(int argc, char** argv) try {
                 std::string lk = best->layout;
                 if (lk.rfind("block-interleaved:", 0) == 0) lk = "block" + lk.substr(18);
                 if (lk == "interleaved") lk = "interl";
-                lk += "/" + (best->kernel.rfind("pipelined", 0) == 0 ? "p" + best->kernel.substr(9) : best->kernel);
-                std::snprintf(line, sizeof line, "%-12s %-5s %7d %6.0f | %9.4f %9.4f %9.4f %9.4f | %9.4f %-16s %5.1f%% | %9.3f %7.1fx\n",
+                lk += "/" + (best->kernel.rfind("pipelined", 0) == 0   ? "p" + best->kernel.substr(9)
+                       : best->kernel.rfind("rowparent", 0) == 0 ? "rp" + best->kernel.substr(9)
+                                                                 : best->kernel);
+                std::snprintf(line, sizeof line, "%-12s %-5s %7d %6.0f | %9.4f %9.4f %9.4f %9.4f | %9.4f %-16s %5.1f%% %5.1f%% | %9.3f %7.1fx\n",
                               cc.name.c_str(), kind, n_cells, double(best->real_cv) / n_cells, pick("flat"),
                               pick("interleaved"), pick("block-interleaved:32"), pick("block-interleaved:128"),
-                              best->ms, lk.c_str(), best->eff_pct, cpu, cpu / best->ms);
+                              best->ms, lk.c_str(), best->eff_pct, best->eff_pct * 32.0 / 44.0, cpu, cpu / best->ms);
                 s << line;
             }
     std::printf("\n%s", s.str().c_str());

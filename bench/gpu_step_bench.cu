@@ -132,8 +132,9 @@ int main(int argc, char** argv) try {
         out << "cells   kernel+threads          solve_us/step  step_us/step  solve_ns/CV-step\n";
         for (std::uint64_t nc : solve_cells) {
             const Model m = busyring(nc, 1, solve_tfinal, false);
-            std::vector<std::string> variants = {"pipelined2+threads:32", "pipelined2+threads:128", "pipelined4+threads:32",
-                                                 "pipelined1+threads:32", "plain+threads:32", "pipelined4+threads:128"};
+            std::vector<std::string> variants = {"rowparent8+threads:32", "rowparent8+threads:128",
+                                                 "pipelined2+threads:32", "rowparent4+threads:32",
+                                                 "plain+threads:32", "pipelined4+threads:32"};
             if (nc > 2048) variants.resize(3);
             for (const auto& v : variants) {
                 SimOptions o;

@@ -3,6 +3,7 @@
 #include "engine/gpu/gpu_cell_group.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -38,14 +39,14 @@ GpuGroupOptions parse_gpu_options(const std::string& option) {
         } else if (part == "untimed") {
             o.phase_times = false;
         } else if (part == "plain" || part == "pipelined1" || part == "pipelined2" || part == "pipelined4" ||
-                   part == "resident") {
+                   part == "resident" || part == "rowparent4" || part == "rowparent8") {
             o.solve_kernel = part;
         } else if (part == "threads:32" || part == "threads:64" || part == "threads:96" || part == "threads:128") {
             o.solve_threads = std::stoi(part.substr(8));
         } else {
             throw std::invalid_argument("gpu layout option '" + option + "': unknown modifier '" + part +
                                         "' (segmented, atomic, untimed, plain, pipelined1, pipelined2, pipelined4, "
-                                        "resident, threads:32|64|96|128)");
+                                        "resident, rowparent4, rowparent8, threads:32|64|96|128)");
         }
         if (plus == std::string::npos) break;
         start = plus + 1;
@@ -60,12 +61,11 @@ constexpr int threads_per_block = 256;  // a multiple of 32: point_add needs who
 
 unsigned blocks_for(long n) { return static_cast<unsigned>((n + threads_per_block - 1) / threads_per_block); }
 
-// Measured (bench/RESULTS.md, GPU section): with rotating prefetch registers and no
-// division call, pipelined2 is the fastest from 1,024 busyring cells to 256,000 small ones.
-CellKernel cell_kernel(const std::string& name) {
-    if (name.empty()) return CellKernel::pipelined2;
+// An empty name: the solver's default (make_gpu_cell_plan).
+std::optional<CellKernel> cell_kernel(const std::string& name) {
+    if (name.empty()) return std::nullopt;
     for (CellKernel k : {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2, CellKernel::pipelined4,
-                         CellKernel::resident})
+                         CellKernel::resident, CellKernel::rowparent4, CellKernel::rowparent8})
         if (name == to_string(k)) return k;
     throw std::invalid_argument("unknown gpu-cell solve kernel '" + name + "'");
 }

@@ -19,15 +19,15 @@ struct GpuGroupOptions {
     std::string layout;             // gpu_cell_layout option: flat, interleaved, block-interleaved:BS
     PointSum point_sum = PointSum::segmented;
     bool phase_times = true;        // CUDA events around every phase of every step
-    std::string solve_kernel;       // gpu::CellKernel by name (hines_gpu_cell.hpp); empty: by cell count
+    std::string solve_kernel;       // gpu::CellKernel by name (hines_gpu_cell.hpp); empty: the solver's default
     int solve_threads = 0;          // CUDA block size of the solve; 0: chosen from the cell count
 };
 
 // The layout option of `--layout`: "<layout>[+MODIFIER]..." with modifiers segmented |
 // atomic (point sums), untimed (no per-phase CUDA events), plain | pipelined1 |
-// pipelined2 | pipelined4 (solve kernel), threads:N (solve block size: 32, 64, 96 or
-// 128). An empty layout takes the default (default_gpu_layout). Throws
-// std::invalid_argument.
+// pipelined2 | pipelined4 | resident | rowparent4 | rowparent8 (solve kernel; none:
+// make_gpu_cell_plan's default), threads:N (solve block size: 32, 64, 96 or 128). An
+// empty layout takes the default (default_gpu_layout). Throws std::invalid_argument.
 GpuGroupOptions parse_gpu_options(const std::string& option);
 const char* default_gpu_layout();
 

@@ -206,4 +206,124 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
     }
 }
 
+// The row-parent kernel, S rows in flight: as cell_pipelined, but each row carries the
+// distance to its parent (row i's parent is row i - dist[x], uint16, 1 on chains and
+// padding) in a per-CV array loaded with the row, instead of the per-cell list of branch
+// points. The list is read one record at a time, when the previous branch point is
+// passed, and the next row needs that record at once: in a warp of cells of different
+// shapes (busyring) some lane passes a branch point at most rows, and the whole warp then
+// waits one memory latency per row (Nsight Compute: the record's load, about 70 % of
+// rows). Here nothing is read just before it is needed:
+//
+// Backward sweep, rows np-1 .. 1, row np-1-t in slot t % S: a parent within S-1 rows is
+// in registers (updated there), a parent further back gets a fire-and-forget atomic add
+// before its row is loaded, as in cell_pipelined.
+//
+// Forward sweep, rows 1 .. n-1, row 1+t in slot t % S (f, rhs' and dist, loaded S rows
+// ahead). The parent's x of row j is (a) the previous x, (b) one of the last H = S/2 x
+// values, kept in a ring of registers, or (c) loaded from memory H rows ahead (at step
+// j - H every x before row j - H is final; the load needs row j's dist, loaded S - H
+// steps earlier).
+template <int S>
+__host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ slot,
+                                               const unsigned short* __restrict__ dist, double* __restrict__ d,
+                                               const double* __restrict__ u, double* __restrict__ rhs) {
+    static_assert(S >= 2 && S % 2 == 0, "cell_rowparent: S even, at least 2");
+    constexpr int H = S / 2;
+    const int4 sl = ld_ro(slot + s);
+    const int first = sl.x, stride = sl.y, n = sl.z, np = sl.w;
+    if (n == 0) return;
+
+    double rd[S], rr[S], ru[S];
+    int rp[S];
+    auto load = [&](int k, int j) {
+        rd[k] = 1.0, rr[k] = 0.0, ru[k] = 0.0, rp[k] = 1;
+        if (j >= 0 && j < n) {
+            const int x = first + j * stride;
+            rd[k] = d[x];
+            rr[k] = rhs[x];
+            ru[k] = ld_ro(u + x);
+            rp[k] = ld_ro(dist + x);
+        }
+    };
+#pragma unroll
+    for (int k = 0; k < S; ++k) load(k, np - 1 - k);
+    double root_d = 1.0, root_r = 0.0;
+    for (int t0 = 0; t0 < np; t0 += S) {
+#pragma unroll
+        for (int r = 0; r < S; ++r) {
+            const int i = np - 1 - t0 - r;
+            if (i == 0) root_d = rd[r], root_r = rr[r];  // its division after the loop
+            if (i <= 0) break;
+            if (i < n) {
+                const double inv = reciprocal(rd[r]);
+                const double f = ru[r] * inv;
+                const double df = f * ru[r], rf = f * rr[r];
+                const int x = first + i * stride;
+                d[x] = f;
+                rhs[x] = rr[r] * inv;
+                const int k = rp[r];
+                if (k == 1) {
+                    rd[(r + 1) % S] -= df;
+                    rr[(r + 1) % S] -= rf;
+                } else if (k < S) {
+#pragma unroll
+                    for (int q = 2; q < S; ++q)
+                        if (k == q) {
+                            rd[(r + q) % S] -= df;
+                            rr[(r + q) % S] -= rf;
+                        }
+                } else {
+                    const int xp = x - k * stride;
+                    red_add(d + xp, -df);
+                    red_add(rhs + xp, -rf);
+                }
+            }
+            load(r, i - S);
+        }
+    }
+    double xprev = root_r / root_d;
+    rhs[first] = xprev;
+
+    double ff[S], fr[S], fx[S], xr[S];
+    int fp[S];
+    auto fload = [&](int k, int j) {
+        ff[k] = 0.0, fr[k] = 0.0, fp[k] = 1;
+        if (j < n) {
+            const int x = first + j * stride;
+            ff[k] = d[x];
+            fr[k] = rhs[x];
+            fp[k] = ld_ro(dist + x);
+        }
+    };
+#pragma unroll
+    for (int k = 0; k < S; ++k) fload(k, 1 + k), fx[k] = 0.0, xr[k] = 0.0;
+    xr[S - 1] = xprev;  // row 0's slot in the ring: row i's x goes to xr[(i - 1) % S]
+    for (int t0 = 0; t0 < n - 1; t0 += S) {
+#pragma unroll
+        for (int r = 0; r < S; ++r) {
+            const int i = 1 + t0 + r;
+            if (i >= n) break;
+            const int k = fp[r];
+            double xp = fx[r];
+            if (k == 1) {
+                xp = xprev;
+            } else if (k <= H) {
+#pragma unroll
+                for (int q = 2; q <= H; ++q)
+                    if (k == q) xp = xr[(r - q + S) % S];
+            }
+            const double xi = fr[r] - ff[r] * xp;
+            rhs[first + i * stride] = xi;
+            xprev = xi;
+            xr[r] = xi;
+            fload(r, i + S);
+            // Row i + H: its parent's x, if it lies before row i (final now).
+            const int h = (r + H) % S;  // row i + H's slot (a constant once unrolled)
+            const int j = i + H;
+            if (j < n && fp[h] > H) fx[h] = rhs[first + (j - fp[h]) * stride];
+        }
+    }
+}
+
 }  // namespace arbolito::gpu::sweeps

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "solvers/gpu/hines_cell_sweeps.hpp"
@@ -15,6 +16,8 @@ const char* to_string(CellKernel k) {
     case CellKernel::pipelined2: return "pipelined2";
     case CellKernel::pipelined4: return "pipelined4";
     case CellKernel::resident: return "resident";
+    case CellKernel::rowparent4: return "rowparent4";
+    case CellKernel::rowparent8: return "rowparent8";
     }
     return "?";
 }
@@ -36,6 +39,15 @@ __global__ void __launch_bounds__(128) cell_solve_pipelined(int n_slots, const i
                                                             const double* __restrict__ u, double* __restrict__ rhs) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s < n_slots) cell_pipelined<K>(s, slot, branch_range, branch, d, u, rhs);
+}
+
+template <int S>
+__global__ void __launch_bounds__(128) cell_solve_rowparent(int n_slots, const int4* __restrict__ slot,
+                                                            const unsigned short* __restrict__ dist,
+                                                            double* __restrict__ d, const double* __restrict__ u,
+                                                            double* __restrict__ rhs) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < n_slots) cell_rowparent<S>(s, slot, dist, d, u, rhs);
 }
 
 // Warp w of W takes the warps' worth of slots w, w + W, ... (32 slots each); its lanes
@@ -82,6 +94,8 @@ CellSchedule cell_schedule(const Layout& l) {
     CellSchedule c;
     c.slot.resize(ns);
     c.branch_range.resize(ns);
+    c.dist.assign(static_cast<std::size_t>(l.n_cv), 1);
+    bool dist_fits = true;
     for (std::size_t s = 0; s < ns; ++s) {
         const int first = l.slot_first[s], stride = l.slot_stride[s];
         c.max_padded = std::max(c.max_padded, l.slot_padded[s]);
@@ -91,14 +105,18 @@ CellSchedule cell_schedule(const Layout& l) {
             const int p = l.parent[first + i * stride];
             const int pi = (p - first) / stride;
             if (pi != i - 1) c.branch.push_back(make_int2(i, pi));
+            if (i - pi > 65535) dist_fits = false;
+            else c.dist[first + i * stride] = static_cast<unsigned short>(i - pi);
         }
         c.branch_range[s].y = static_cast<int>(c.branch.size());
     }
+    if (!dist_fits) c.dist.clear();
     return c;
 }
 
-GpuCellPlan make_gpu_cell_plan(const Layout& l, CellKernel kernel) {
+GpuCellPlan make_gpu_cell_plan(const Layout& l, std::optional<CellKernel> asked) {
     const CellSchedule c = cell_schedule(l);
+    const CellKernel kernel = asked ? *asked : c.dist.empty() ? CellKernel::pipelined2 : CellKernel::rowparent8;
     GpuCellPlan plan;
     plan.n_slots = static_cast<int>(c.slot.size());
     plan.n_cv = l.n_cv;
@@ -109,6 +127,12 @@ GpuCellPlan make_gpu_cell_plan(const Layout& l, CellKernel kernel) {
     plan.branch_range = DeviceArray<int2>(c.branch_range);
     plan.branch = DeviceArray<int2>(c.branch);
     if (kernel == CellKernel::plain) plan.parent = DeviceArray<int>(l.parent);
+    if (kernel == CellKernel::rowparent4 || kernel == CellKernel::rowparent8) {
+        if (c.dist.empty())
+            throw std::invalid_argument("gpu-cell " + std::string(to_string(kernel)) +
+                                        ": a CV's parent lies more than 65,535 rows before it; use pipelined2");
+        plan.dist = DeviceArray<unsigned short>(c.dist);
+    }
     if (kernel == CellKernel::resident) set_resident(plan, 2, 8);
     return plan;
 }
@@ -132,6 +156,12 @@ void gpu_cell_solve(const GpuCellPlan& plan, double* d, const double* u, double*
         break;
     case CellKernel::pipelined4:
         cell_solve_pipelined<4><<<blocks, t, 0, stream>>>(plan.n_slots, slot, range, bp, d, u, rhs);
+        break;
+    case CellKernel::rowparent4:
+        cell_solve_rowparent<4><<<blocks, t, 0, stream>>>(plan.n_slots, slot, plan.dist.data(), d, u, rhs);
+        break;
+    case CellKernel::rowparent8:
+        cell_solve_rowparent<8><<<blocks, t, 0, stream>>>(plan.n_slots, slot, plan.dist.data(), d, u, rhs);
         break;
     case CellKernel::resident: {
         if (plan.resident_blocks == 0) throw std::logic_error("gpu_cell_solve: resident plan without set_resident");

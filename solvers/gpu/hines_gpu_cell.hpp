@@ -3,6 +3,7 @@
 // numbering of a gpu_cell_layout (flat, interleaved or block-interleaved). A device-side
 // building block: the matrix is assembled on the device in the layout's numbering and
 // solved in place, nothing is copied to or from the host.
+#include <optional>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -16,8 +17,7 @@ enum class CellKernel {
     // DESIGN §4 as written, per thread: parent index per CV, padding computed as
     // d = 1, u = 0, rhs = 0 rows. The reference for the others.
     plain,
-    // Rows prefetched 1, 2 or 4 steps ahead (pipelined2 is the default of the GPU cell
-    // group: measured fastest from 1,024 busyring cells to 256,000 small ones), the
+    // Rows prefetched 1, 2 or 4 steps ahead, the
     // unbranched-chain update kept in registers, branch points (parent != previous CV) from a short per-cell list, the
     // forward sweep reading f = u/d' and rhs'/d' left by the backward sweep (no u, no
     // division), padding rows skipped without leaving the warp's row.
@@ -31,6 +31,13 @@ enum class CellKernel {
     // written (32 B per CV). Deep prefetch (resident_prefetch rows) makes up for the few
     // warps. For many small or medium cells; big cells overflow L2 (the scratch size says).
     resident,
+    // The pipelined sweeps with each row's parent distance loaded with the row (a uint16
+    // per CV, 4 B more per CV and solve) instead of the per-cell list of branch points,
+    // whose one-record-at-a-time reads stall warps of cells of different shapes at almost
+    // every row (busyring); 4 or 8 rows in flight. rowparent8 is the default of the GPU
+    // cell group (measured fastest from 1,024 busyring cells to 256,000 real cells).
+    rowparent4,
+    rowparent8,
 };
 
 const char* to_string(CellKernel k);
@@ -42,6 +49,9 @@ struct CellSchedule {
     std::vector<int4> slot;
     std::vector<int2> branch_range;
     std::vector<int2> branch;
+    // Per CV in layout numbering: row i's parent is row i - dist (1 on chains and padding
+    // rows); empty when some parent lies more than 65,535 rows back.
+    std::vector<unsigned short> dist;
     int max_padded = 0;
 };
 CellSchedule cell_schedule(const Layout& layout);
@@ -51,12 +61,13 @@ struct GpuCellPlan {
     int n_slots = 0;
     int n_cv = 0;
     int threads = 128;                 // per CUDA block
-    CellKernel kernel = CellKernel::pipelined2;
+    CellKernel kernel = CellKernel::rowparent8;
     long n_branch_points = 0;          // CVs whose parent is not the previous CV
     DeviceArray<int4> slot;            // per slot: first, stride, size, padded
     DeviceArray<int2> branch_range;    // per slot: [begin, end) into branch
     DeviceArray<int2> branch;          // (position, parent position), ascending per slot
     DeviceArray<int> parent;           // layout numbering (plain kernel only)
+    DeviceArray<unsigned short> dist;  // layout numbering (rowparent kernels only)
     int max_padded = 0;                // largest slot_padded
     int resident_warps = 0;            // resident kernel: warps per SM (set_resident)
     int resident_prefetch = 8;         // resident kernel: rows loaded ahead (8 or 16)
@@ -66,7 +77,11 @@ struct GpuCellPlan {
 
 // layout: from gpu_cell_layout (needs the slot_* arrays).
 // With kernel = resident: set_resident(plan, 2, 8).
-GpuCellPlan make_gpu_cell_plan(const Layout& layout, CellKernel kernel = CellKernel::pipelined2);
+// No kernel: rowparent8 (measured fastest from 1,024 busyring cells to 256,000 real cells;
+// pipelined4 is 5 % faster on nearly unbranched cells), or pipelined2 where a parent lies
+// too far back for rowparent's uint16 distance (cells of more than 65,535 CVs). A
+// rowparent kernel asked for there: std::invalid_argument.
+GpuCellPlan make_gpu_cell_plan(const Layout& layout, std::optional<CellKernel> kernel = std::nullopt);
 
 // Switches a plan to the resident kernel with `warps_per_sm` warps per SM (1..32) and
 // `prefetch` rows of prefetch (8 or 16), allocating its scratch.

@@ -302,7 +302,8 @@ TEST(GpuCellGroup, SanitizerSmoke) {
     const Model m = mixed_model(true, 1.0, 6);
     const Result cpu = run(m, "cpu");
     for (const std::string& opt : {"block-interleaved:32+segmented", "interleaved+atomic+untimed+pipelined2",
-                                   "flat+plain+threads:128", "block-interleaved:7+pipelined4+threads:32"})
+                                   "flat+plain+threads:128", "block-interleaved:7+pipelined4+threads:32",
+                                   "block-interleaved:32+rowparent8"})
         expect_close(run(m, "gpu-cell", opt), cpu, mixed_tol, "smoke " + opt);
 }
 

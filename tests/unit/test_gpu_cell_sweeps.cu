@@ -1,6 +1,6 @@
 // The gpu-cell sweeps (solvers/gpu/hines_cell_sweeps.hpp) run on the host, one call per
 // slot, against the serial hines_solve: their index logic (rotating prefetch registers,
-// branch points within and beyond the prefetch, padding rows, the forward sweep's parent
+// branch points within and beyond the prefetch, the row-parent variant's parent ring, padding rows, the forward sweep's parent
 // values) checked on every machine, GPU or not. On the host `reciprocal` is 1.0 / x, so
 // the device's Newton reciprocal is left to the GPU tests.
 #include <algorithm>
@@ -24,6 +24,7 @@ namespace {
 // Worst norm-wise relative difference over the cells, after solving every slot of the
 // batch in `layout` with the pipelined sweeps of prefetch K (f in place, or in a scratch
 // of rows of 32 as the resident kernel keeps it).
+// K < 0: the row-parent sweeps with S = -K rows in flight (scratch unused).
 template <int K>
 double sweep_batch(const std::vector<std::vector<int>>& cells, const std::string& layout, bool scratch,
                    std::mt19937& gen) {
@@ -51,10 +52,15 @@ double sweep_batch(const std::vector<std::vector<int>>& cells, const std::string
         ref[k] = cr;
     }
     std::vector<double> f(32 * static_cast<std::size_t>(std::max(1, c.max_padded)), NAN);
-    for (std::size_t s = 0; s < c.slot.size(); ++s)
-        gpu::sweeps::cell_pipelined<K>(static_cast<int>(s), c.slot.data(), c.branch_range.data(), c.branch.data(),
-                                       d.data(), u.data(), rhs.data(), scratch ? f.data() + s % 32 : nullptr,
-                                       scratch ? 32 : 0);
+    for (std::size_t s = 0; s < c.slot.size(); ++s) {
+        if constexpr (K < 0)
+            gpu::sweeps::cell_rowparent<-K>(static_cast<int>(s), c.slot.data(), c.dist.data(), d.data(), u.data(),
+                                            rhs.data());
+        else
+            gpu::sweeps::cell_pipelined<K>(static_cast<int>(s), c.slot.data(), c.branch_range.data(),
+                                           c.branch.data(), d.data(), u.data(), rhs.data(),
+                                           scratch ? f.data() + s % 32 : nullptr, scratch ? 32 : 0);
+    }
     double worst = 0;
     for (std::size_t k = 0; k < cells.size(); ++k) {
         double num = 0, den = 0;
@@ -97,5 +103,23 @@ TEST(GpuCellSweeps, OnTheHostEveryPrefetchAndLayout) {
             EXPECT_LT(sweep_batch<4>(cells, layout, scratch, gen), 1e-12);
             EXPECT_LT(sweep_batch<8>(cells, layout, scratch, gen), 1e-12);
             EXPECT_LT(sweep_batch<16>(cells, layout, scratch, gen), 1e-12);
+            if (scratch) continue;
+            SCOPED_TRACE("row-parent sweeps");
+            EXPECT_LT(sweep_batch<-2>(cells, layout, false, gen), 1e-12);
+            EXPECT_LT(sweep_batch<-4>(cells, layout, false, gen), 1e-12);
+            EXPECT_LT(sweep_batch<-8>(cells, layout, false, gen), 1e-12);
         }
+}
+
+// rowparent keeps each parent distance in 16 bits: a star of 70,000 CVs (distances up to
+// 69,999) leaves the schedule without distances, and the solver then falls back to
+// pipelined2 (make_gpu_cell_plan); 65,536 CVs (distances up to 65,535) still fit.
+TEST(GpuCellSweeps, RowParentDistancesFitSixteenBits) {
+    for (int n : {65536, 70000}) {
+        std::vector<int> star(n, 0);
+        star[0] = -1;
+        const gpu::CellSchedule c = gpu::cell_schedule(gpu_cell_layout({star}, "interleaved"));
+        EXPECT_EQ(c.dist.empty(), n > 65536) << n << " CVs";
+        if (!c.dist.empty()) EXPECT_EQ(*std::max_element(c.dist.begin(), c.dist.end()), 65535);
+    }
 }

@@ -99,7 +99,8 @@ std::vector<std::vector<double>> gpu_solve(const std::vector<std::vector<int>>& 
 const std::vector<std::string> layouts = {"flat", "interleaved", "block-interleaved:1", "block-interleaved:7",
                                           "block-interleaved:32", "block-interleaved:128"};
 const std::vector<CellKernel> kernels = {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2,
-                                         CellKernel::pipelined4, CellKernel::resident};
+                                         CellKernel::pipelined4, CellKernel::resident, CellKernel::rowparent4,
+                                         CellKernel::rowparent8};
 
 // Every layout and kernel against the CPU on each cell of the batch.
 void check_batch(const std::vector<std::vector<int>>& cells, std::mt19937& gen) {

@@ -38,6 +38,19 @@ __host__ __device__ __forceinline__ void red_add(double* p, double v) {
 #endif
 }
 
+// Eliminates one row of the backward sweep: stores f = u/d' and rhs'/d' for the forward
+// sweep and returns what the parent row loses, f u from its d and f rhs' from its rhs.
+struct RowLoss {
+    double d, r;
+};
+__host__ __device__ __forceinline__ RowLoss eliminate(double d, double u, double r, double* f_out, double* r_out) {
+    const double inv = reciprocal(d);
+    const double f = u * inv;
+    *f_out = f;
+    *r_out = r * inv;
+    return {f * u, f * r};
+}
+
 // DESIGN §4 per slot, padding rows included (their d = 1, u = 0, rhs = 0 make them inert).
 __host__ __device__ inline void cell_plain(int s, const int4* __restrict__ slot, const int* __restrict__ parent,
                                             double* __restrict__ d, const double* __restrict__ u,
@@ -125,12 +138,9 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
             if (i == 0) root_d = rd[r], root_r = rr[r];
             if (i <= 0) break;
             if (i < n) {
-                const double inv = reciprocal(rd[r]);
-                const double f = ru[r] * inv;
-                const double df = f * ru[r], rf = f * rr[r];
                 const int x = first + i * stride;
-                f_at[i * f_stride] = f;
-                rhs[x] = rr[r] * inv;
+                const RowLoss loss = eliminate(rd[r], ru[r], rr[r], f_at + i * f_stride, rhs + x);
+                const double df = loss.d, rf = loss.r;
                 int p = i - 1;
                 if (i == bp.x) {
                     p = bp.y;
@@ -256,12 +266,9 @@ __host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ s
             if (i == 0) root_d = rd[r], root_r = rr[r];  // its division after the loop
             if (i <= 0) break;
             if (i < n) {
-                const double inv = reciprocal(rd[r]);
-                const double f = ru[r] * inv;
-                const double df = f * ru[r], rf = f * rr[r];
                 const int x = first + i * stride;
-                d[x] = f;
-                rhs[x] = rr[r] * inv;
+                const RowLoss loss = eliminate(rd[r], ru[r], rr[r], d + x, rhs + x);
+                const double df = loss.d, rf = loss.r;
                 const int k = rp[r];
                 if (k == 1) {
                     rd[(r + 1) % S] -= df;

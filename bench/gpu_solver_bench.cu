@@ -251,7 +251,7 @@ int main(int argc, char** argv) try {
     const std::vector<std::string> layouts = {"flat", "interleaved", "block-interleaved:32", "block-interleaved:128"};
     const std::vector<CellKernel> all_kernels = {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2,
                                                  CellKernel::pipelined4, CellKernel::rowparent4,
-                                                 CellKernel::rowparent8};
+                                                 CellKernel::rowparent8, CellKernel::rowparent16};
     std::vector<Row> rows;
     std::FILE* tsv = o.tsv.empty() ? nullptr : std::fopen(o.tsv.c_str(), "w");
     if (tsv)

@@ -39,14 +39,14 @@ GpuGroupOptions parse_gpu_options(const std::string& option) {
         } else if (part == "untimed") {
             o.phase_times = false;
         } else if (part == "plain" || part == "pipelined1" || part == "pipelined2" || part == "pipelined4" ||
-                   part == "resident" || part == "rowparent4" || part == "rowparent8") {
+                   part == "resident" || part == "rowparent4" || part == "rowparent8" || part == "rowparent16") {
             o.solve_kernel = part;
         } else if (part == "threads:32" || part == "threads:64" || part == "threads:96" || part == "threads:128") {
             o.solve_threads = std::stoi(part.substr(8));
         } else {
             throw std::invalid_argument("gpu layout option '" + option + "': unknown modifier '" + part +
                                         "' (segmented, atomic, untimed, plain, pipelined1, pipelined2, pipelined4, "
-                                        "resident, rowparent4, rowparent8, threads:32|64|96|128)");
+                                        "resident, rowparent4, rowparent8, rowparent16, threads:32|64|96|128)");
         }
         if (plus == std::string::npos) break;
         start = plus + 1;
@@ -65,7 +65,8 @@ unsigned blocks_for(long n) { return static_cast<unsigned>((n + threads_per_bloc
 std::optional<CellKernel> cell_kernel(const std::string& name) {
     if (name.empty()) return std::nullopt;
     for (CellKernel k : {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2, CellKernel::pipelined4,
-                         CellKernel::resident, CellKernel::rowparent4, CellKernel::rowparent8})
+                         CellKernel::resident, CellKernel::rowparent4, CellKernel::rowparent8,
+                         CellKernel::rowparent16})
         if (name == to_string(k)) return k;
     throw std::invalid_argument("unknown gpu-cell solve kernel '" + name + "'");
 }

@@ -18,6 +18,7 @@ const char* to_string(CellKernel k) {
     case CellKernel::resident: return "resident";
     case CellKernel::rowparent4: return "rowparent4";
     case CellKernel::rowparent8: return "rowparent8";
+    case CellKernel::rowparent16: return "rowparent16";
     }
     return "?";
 }
@@ -127,7 +128,7 @@ GpuCellPlan make_gpu_cell_plan(const Layout& l, std::optional<CellKernel> asked)
     plan.branch_range = DeviceArray<int2>(c.branch_range);
     plan.branch = DeviceArray<int2>(c.branch);
     if (kernel == CellKernel::plain) plan.parent = DeviceArray<int>(l.parent);
-    if (kernel == CellKernel::rowparent4 || kernel == CellKernel::rowparent8) {
+    if (kernel == CellKernel::rowparent4 || kernel == CellKernel::rowparent8 || kernel == CellKernel::rowparent16) {
         if (c.dist.empty())
             throw std::invalid_argument("gpu-cell " + std::string(to_string(kernel)) +
                                         ": a CV's parent lies more than 65,535 rows before it; use pipelined2");
@@ -162,6 +163,9 @@ void gpu_cell_solve(const GpuCellPlan& plan, double* d, const double* u, double*
         break;
     case CellKernel::rowparent8:
         cell_solve_rowparent<8><<<blocks, t, 0, stream>>>(plan.n_slots, slot, plan.dist.data(), d, u, rhs);
+        break;
+    case CellKernel::rowparent16:
+        cell_solve_rowparent<16><<<blocks, t, 0, stream>>>(plan.n_slots, slot, plan.dist.data(), d, u, rhs);
         break;
     case CellKernel::resident: {
         if (plan.resident_blocks == 0) throw std::logic_error("gpu_cell_solve: resident plan without set_resident");

@@ -34,10 +34,11 @@ enum class CellKernel {
     // The pipelined sweeps with each row's parent distance loaded with the row (a uint16
     // per CV, 4 B more per CV and solve) instead of the per-cell list of branch points,
     // whose one-record-at-a-time reads stall warps of cells of different shapes at almost
-    // every row (busyring); 4 or 8 rows in flight. rowparent8 is the default of the GPU
+    // every row (busyring); 4, 8 or 16 rows in flight. rowparent8 is the default of the GPU
     // cell group (measured fastest from 1,024 busyring cells to 256,000 real cells).
     rowparent4,
     rowparent8,
+    rowparent16,
 };
 
 const char* to_string(CellKernel k);

@@ -108,6 +108,7 @@ TEST(GpuCellSweeps, OnTheHostEveryPrefetchAndLayout) {
             EXPECT_LT(sweep_batch<-2>(cells, layout, false, gen), 1e-12);
             EXPECT_LT(sweep_batch<-4>(cells, layout, false, gen), 1e-12);
             EXPECT_LT(sweep_batch<-8>(cells, layout, false, gen), 1e-12);
+            EXPECT_LT(sweep_batch<-16>(cells, layout, false, gen), 1e-12);
         }
 }
 

@@ -100,7 +100,7 @@ const std::vector<std::string> layouts = {"flat", "interleaved", "block-interlea
                                           "block-interleaved:32", "block-interleaved:128"};
 const std::vector<CellKernel> kernels = {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2,
                                          CellKernel::pipelined4, CellKernel::resident, CellKernel::rowparent4,
-                                         CellKernel::rowparent8};
+                                         CellKernel::rowparent8, CellKernel::rowparent16};
 
 // Every layout and kernel against the CPU on each cell of the batch.
 void check_batch(const std::vector<std::vector<int>>& cells, std::mt19937& gen) {

@@ -115,8 +115,7 @@ int main(int argc, char** argv) try {
             o.layout = l;
             Simulation sim(m, o);
             const FvmData& f = sim.group(0).data();
-            long real = 0;
-            for (const auto& c : f.cells) real += c.size();
+            const long real = f.n_real_cv();
             const StepBytes b = count_bytes(f);
             char line[256];
             std::snprintf(line, sizeof line, "%-26s %9ld %11d %11.1f %13.1f %17.4f\n", l.c_str(), real, f.n_cv(),

@@ -37,13 +37,14 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     FvmData f;
     const int nc = static_cast<int>(gid_end - gid_begin);
     f.gids.resize(nc);
-    f.cells.resize(nc);
+    // The natural discretisation is needed only here: the groups keep the flat arrays.
+    std::vector<CellCvs> cells(nc);
     std::vector<std::vector<int>> parents(nc);
     // Cells are independent: discretise them in parallel (a big network has millions of CVs).
     parallel_for(nc, 16, [&](long c) {
         f.gids[c] = gid_begin + c;
-        f.cells[c] = discretize_cell(m.cells.at(f.gids[c]));
-        parents[c] = f.cells[c].parent;
+        cells[c] = discretize_cell(m.cells.at(f.gids[c]));
+        parents[c] = cells[c].parent;
     });
     f.layout = make_layout(parents);
     std::vector<std::vector<int>>().swap(parents);
@@ -74,7 +75,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     const std::unique_ptr<int[]> owner = scratch(false), natural = scratch(false);  // cell, natural CV of a layout CV
     parallel_for(nc, 16, [&](long c) {
         const CellDesc& desc = m.cells[f.gids[c]];
-        const CellCvs& cvs = f.cells[c];
+        const CellCvs& cvs = cells[c];
         const auto& idx = f.layout.index[c];
         const auto& branches = desc.morphology->branches;
         for (int i = 0; i < cvs.size(); ++i) {
@@ -127,7 +128,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
                 const int c = owner[L];
                 const std::vector<double>& params = m.cells[f.gids[c]].paints[at[L]].params;
                 mi.cv[j] = static_cast<int>(L);
-                mi.weight[j] = 1e-2 * f.cells[c].area[natural[L]];
+                mi.weight[j] = 1e-2 * cells[c].area[natural[L]];
                 for (std::size_t q = 0; q < mi.params.size(); ++q) mi.params[q][j] = params.at(q);
                 ++j;
             }
@@ -145,7 +146,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
 
     for (int c = 0; c < f.n_cells(); ++c) {
         const CellDesc& desc = m.cells.at(f.gids[c]);
-        const CellCvs& cvs = f.cells[c];
+        const CellCvs& cvs = cells[c];
         const auto& idx = f.layout.index[c];
         for (const Placement& s : desc.synapses) {
             const int L = idx[cvs.locate(s.where.branch, s.where.x)];

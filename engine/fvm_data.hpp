@@ -24,7 +24,6 @@ enum class TargetKind : std::uint8_t { expsyn, exp2syn };
 struct FvmData {
     std::vector<std::uint64_t> gids;   // cells of the group, ascending
     Layout layout;
-    std::vector<CellCvs> cells;        // natural discretisation of each cell
 
     // Per CV, layout numbering (padding: cap 0, g 0, v 0).
     std::vector<double> cap;       // nF
@@ -51,7 +50,8 @@ struct FvmData {
     std::vector<float> probe_pos;                // CV node position on the branch
 
     int n_cells() const { return static_cast<int>(gids.size()); }
-    int n_cv() const { return layout.n_cv; }
+    int n_cv() const { return layout.n_cv; }  // padding included
+    long n_real_cv() const { return layout.n_cv - static_cast<long>(layout.padding.size()); }
 };
 
 using LayoutMaker = std::function<Layout(const std::vector<std::vector<int>>& natural_parents)>;

@@ -291,7 +291,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     rep.pipelined = opt_.pipeline;
     for (const auto& g : groups_) {
         rep.phases += g->times();
-        for (const auto& c : g->data().cells) rep.n_cv += c.size();
+        rep.n_cv += g->data().n_real_cv();
     }
     if (comm.size() > 1) {
         // Times: the slowest rank's. Phases and counts: summed (spikes are global already).

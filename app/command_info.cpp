@@ -8,6 +8,7 @@
 #include "engine/fvm_data.hpp"
 #include "io/geometry_dump.hpp"
 #include "io/model_reader.hpp"
+#include "solvers/branch_tree.hpp"
 
 namespace arbolito {
 
@@ -18,7 +19,9 @@ int command_info(const InfoArgs& a) {
     std::cout << "model " << m.name << " (" << a.model << "): " << m.cells.size() << " cells, " << m.connections.size()
               << " connections, " << m.generators.size() << " generators\n";
     std::cout << "run: dt " << m.run.dt << " ms, tfinal " << m.run.tfinal << " ms, sample_dt " << m.run.sample_dt << " ms\n";
-    std::cout << "gid  branches  CVs  policy  morphology\n";
+    // CV branches and levels: the unbranched runs of CVs and the depth of their tree, the
+    // work units and the sequential steps of the branch-level GPU solvers.
+    std::cout << "gid  branches  CVs  CV-branches  levels  policy  morphology\n";
     for (std::size_t gid = 0; gid < m.cells.size(); ++gid) {
         const CellDesc& c = m.cells[gid];
         const CellCvs cvs = discretize_cell(c);
@@ -29,11 +32,13 @@ int command_info(const InfoArgs& a) {
         }
         for (const auto& s : c.synapses) ++instances[s.mechanism];
         for (const auto& s : c.stimuli) ++instances[s.mechanism];
-        if (gid < 20 || gid + 1 == m.cells.size())
-            std::cout << gid << "  " << c.morphology->branches.size() << "  " << cvs.size() << "  " << c.policy.describe() << "  "
-                      << c.morphology->source << "\n";
-        else if (gid == 20)
+        if (gid < 20 || gid + 1 == m.cells.size()) {
+            const BranchTree bt = branch_tree(cvs.parent);
+            std::cout << gid << "  " << c.morphology->branches.size() << "  " << cvs.size() << "  " << bt.n_branches()
+                      << "  " << bt.n_levels << "  " << c.policy.describe() << "  " << c.morphology->source << "\n";
+        } else if (gid == 20) {
             std::cout << "...\n";
+        }
     }
     std::cout << "total CVs: " << total_cv << "\nmechanism instances:";
     for (const auto& [k, v] : instances) std::cout << " " << k << " " << v;

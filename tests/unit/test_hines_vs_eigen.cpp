@@ -8,6 +8,7 @@
 #include "engine/cell_builders.hpp"
 #include "engine/fvm_data.hpp"
 #include "io/swc.hpp"
+#include "solvers/branch_tree.hpp"
 #include "solvers/hines.hpp"
 #include "solvers/layout.hpp"
 #include "tests/unit/test_util.hpp"
@@ -27,7 +28,9 @@ std::vector<int> random_tree(int n, std::mt19937& gen) {
 // residual of the Hines solution, ‖A x − b‖ / ‖b‖, and the relative difference to Eigen.
 // With `cvs`, the matrix is the one a time step assembles for that cell: capacitance
 // over dt plus a random membrane conductance on the diagonal, its axial conductances.
-std::pair<double, double> check(const std::vector<int>& parent, std::mt19937& gen, const CellCvs* cvs = nullptr) {
+// branch_level: solve in the branch-level solvers' order (branch_level_solve) instead.
+std::pair<double, double> check(const std::vector<int>& parent, std::mt19937& gen, const CellCvs* cvs = nullptr,
+                                bool branch_level = false) {
     const int n = static_cast<int>(parent.size());
     std::uniform_real_distribution<double> g(0.01, 10.0), c(0.001, 1.0), b(-100.0, 100.0);
     std::vector<double> d(n), u(n, 0.0), rhs(n);
@@ -53,7 +56,10 @@ std::pair<double, double> check(const std::vector<int>& parent, std::mt19937& ge
     const Eigen::VectorXd bcopy = bv;
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(A);
     const Eigen::VectorXd xe = ldlt.solve(bcopy);
-    hines_solve(0, n, parent.data(), d.data(), u.data(), rhs.data());
+    if (branch_level)
+        branch_level_solve(branch_tree(parent), parent, d.data(), u.data(), rhs.data());
+    else
+        hines_solve(0, n, parent.data(), d.data(), u.data(), rhs.data());
     const Eigen::Map<Eigen::VectorXd> x(rhs.data(), n);
     return {(A * x - bcopy).norm() / bcopy.norm(), (x - xe).norm() / xe.norm()};
 }
@@ -88,6 +94,35 @@ TEST(HinesVsEigen, RealMorphologies) {
         EXPECT_LT(res, 1e-12);
         EXPECT_LT(diff, 1e-12);
     }
+}
+
+// The branch-level order (levels from the deepest up, a Thomas sweep per branch) solves
+// the same systems as well: random trees, stars, real cells at three discretisations.
+TEST(HinesVsEigen, BranchLevelOrder) {
+    std::mt19937 gen(4242);
+    for (int n : {1, 2, 7, 100, 5000}) {
+        const auto [res, diff] = check(random_tree(n, gen), gen, nullptr, true);
+        EXPECT_LT(res, 1e-12) << n;
+        EXPECT_LT(diff, 1e-12) << n;
+    }
+    std::vector<int> star(50, 0);
+    star[0] = -1;
+    const auto [res, diff] = check(star, gen, nullptr, true);
+    EXPECT_LT(res, 1e-12);
+    EXPECT_LT(diff, 1e-12);
+    for (const char* f : {"ca1_pyramidal_n120.swc", "purkinje_mouse_original.swc"}) {
+        const Morphology m = read_swc(test_data("morphologies/" + std::string(f)));
+        for (CvPolicy p : {CvPolicy{CvPolicy::nseg, 3, 0}, CvPolicy{CvPolicy::every_segment, 1, 0}}) {
+            const CellCvs cvs = discretize(m, p, std::vector<double>(m.branches.size(), 100.0));
+            const auto [r, e] = check(cvs.parent, gen, &cvs, true);
+            EXPECT_LT(r, 1e-12) << f << " " << p.describe();
+            EXPECT_LT(e, 1e-12) << f << " " << p.describe();
+        }
+    }
+    const CellCvs cvs = discretize(busyring_cell(3, {}), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0));
+    const auto [r, e] = check(cvs.parent, gen, &cvs, true);
+    EXPECT_LT(r, 1e-12);
+    EXPECT_LT(e, 1e-12);
 }
 
 // The CPU backend's numbering (level_layout) and its lockstep solve of several cells:

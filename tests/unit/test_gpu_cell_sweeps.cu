@@ -15,7 +15,7 @@
 #include "solvers/gpu/hines_cell_sweeps.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu_cell_layout.hpp"
-#include "solvers/hines.hpp"
+#include "tests/unit/layout_systems.hpp"
 
 using namespace arbolito;
 
@@ -30,49 +30,20 @@ double sweep_batch(const std::vector<std::vector<int>>& cells, const std::string
                    std::mt19937& gen) {
     const Layout l = gpu_cell_layout(cells, layout);
     const gpu::CellSchedule c = gpu::cell_schedule(l);
-    std::uniform_real_distribution<double> g(0.1, 2.0), r(-1.0, 1.0);
-    std::vector<double> d(l.n_cv, 1.0), u(l.n_cv, 0.0), rhs(l.n_cv, 0.0);
-    std::vector<std::vector<double>> ref(cells.size());
-    for (std::size_t k = 0; k < cells.size(); ++k) {
-        const auto& p = cells[k];
-        const int n = static_cast<int>(p.size());
-        std::vector<double> cd(n), cu(n, 0.0), cr(n);
-        for (int i = 0; i < n; ++i) cd[i] = g(gen), cr[i] = r(gen);
-        for (int i = 1; i < n; ++i) {
-            const double gi = g(gen);
-            cu[i] = -gi;
-            cd[i] += gi;
-            cd[p[i]] += gi;
-        }
-        for (int i = 0; i < n; ++i) {
-            const int x = l.index[k][i];
-            d[x] = cd[i], u[x] = cu[i], rhs[x] = cr[i];
-        }
-        hines_solve(0, n, p.data(), cd.data(), cu.data(), cr.data());
-        ref[k] = cr;
-    }
+    test_systems::LayoutSystems sys = test_systems::random_systems(cells, l, gen);
+    double *d = sys.d.data(), *rhs = sys.rhs.data();
+    const double* u = sys.u.data();
     std::vector<double> f(32 * static_cast<std::size_t>(std::max(1, c.max_padded)), NAN);
     for (std::size_t s = 0; s < c.slot.size(); ++s) {
         if constexpr (K < 0)
-            gpu::sweeps::cell_rowparent<-K>(static_cast<int>(s), c.slot.data(), c.dist.data(), d.data(), u.data(),
-                                            rhs.data());
+            gpu::sweeps::cell_rowparent<-K>(static_cast<int>(s), c.slot.data(), c.dist.data(), d, u, rhs);
         else
             gpu::sweeps::cell_pipelined<K>(static_cast<int>(s), c.slot.data(), c.branch_range.data(),
-                                           c.branch.data(), d.data(), u.data(), rhs.data(),
-                                           scratch ? f.data() + s % 32 : nullptr, scratch ? 32 : 0);
-    }
-    double worst = 0;
-    for (std::size_t k = 0; k < cells.size(); ++k) {
-        double num = 0, den = 0;
-        for (std::size_t i = 0; i < cells[k].size(); ++i) {
-            const double e = rhs[l.index[k][i]] - ref[k][i];
-            num += e * e;
-            den += ref[k][i] * ref[k][i];
-        }
-        worst = std::max(worst, std::isnan(num) ? INFINITY : std::sqrt(num / den));
+                                           c.branch.data(), d, u, rhs, scratch ? f.data() + s % 32 : nullptr,
+                                           scratch ? 32 : 0);
     }
     for (int x : l.padding) EXPECT_EQ(rhs[x], 0.0) << "padding row " << x;
-    return worst;
+    return test_systems::worst_relative_error(l, sys.rhs, sys.ref);
 }
 
 }  // namespace

@@ -1,0 +1,65 @@
+#pragma once
+// Random Hines systems for cells placed in a solver's layout, with each cell's serial
+// solve in natural numbering as the reference: shared by the tests of the layouts' own
+// solves (gpu-cell sweeps, branch-level solve).
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "solvers/hines.hpp"
+#include "solvers/layout.hpp"
+
+namespace arbolito::test_systems {
+
+struct LayoutSystems {
+    std::vector<double> d, u, rhs;            // layout numbering; padding rows d 1, u 0, rhs 0
+    std::vector<std::vector<double>> ref;     // per cell, natural numbering: hines_solve's x
+};
+
+// Diagonally dominant (membrane term > 0 on every diagonal), as the cable equation is.
+inline LayoutSystems random_systems(const std::vector<std::vector<int>>& cells, const Layout& l, std::mt19937& gen) {
+    std::uniform_real_distribution<double> g(0.1, 2.0), r(-1.0, 1.0);
+    LayoutSystems s;
+    s.d.assign(l.n_cv, 1.0), s.u.assign(l.n_cv, 0.0), s.rhs.assign(l.n_cv, 0.0);
+    s.ref.resize(cells.size());
+    for (std::size_t k = 0; k < cells.size(); ++k) {
+        const auto& p = cells[k];
+        const int n = static_cast<int>(p.size());
+        std::vector<double> cd(n), cu(n, 0.0), cr(n);
+        for (int i = 0; i < n; ++i) cd[i] = g(gen), cr[i] = r(gen);
+        for (int i = 1; i < n; ++i) {
+            const double gi = g(gen);
+            cu[i] = -gi;
+            cd[i] += gi;
+            cd[p[i]] += gi;
+        }
+        for (int i = 0; i < n; ++i) {
+            const int x = l.index[k][i];
+            s.d[x] = cd[i], s.u[x] = cu[i], s.rhs[x] = cr[i];
+        }
+        hines_solve(0, n, p.data(), cd.data(), cu.data(), cr.data());
+        s.ref[k] = cr;
+    }
+    return s;
+}
+
+// The worst norm-wise relative difference over the cells between x (layout numbering)
+// and the references; infinity where x holds a NaN.
+inline double worst_relative_error(const Layout& l, const std::vector<double>& x,
+                                   const std::vector<std::vector<double>>& ref) {
+    double worst = 0;
+    for (std::size_t k = 0; k < ref.size(); ++k) {
+        double num = 0, den = 0;
+        for (std::size_t i = 0; i < ref[k].size(); ++i) {
+            const double e = x[l.index[k][i]] - ref[k][i];
+            num += e * e;
+            den += ref[k][i] * ref[k][i];
+        }
+        if (std::isnan(num)) return INFINITY;
+        if (den > 0) worst = std::max(worst, std::sqrt(num / den));
+    }
+    return worst;
+}
+
+}  // namespace arbolito::test_systems

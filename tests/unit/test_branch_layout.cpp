@@ -1,0 +1,98 @@
+// The branch-level numbering and schedule (solvers/branch_layout.hpp) and its solve on the
+// host, in the kernels' order and arithmetic (solvers/branch_sweeps.hpp): every cell's
+// solution equals the serial Hines solve of the same system in natural numbering.
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/cell_builders.hpp"
+#include "engine/discretization.hpp"
+#include "solvers/branch_layout.hpp"
+#include "tests/unit/layout_systems.hpp"
+
+using namespace arbolito;
+
+namespace {
+
+std::vector<int> random_tree(int n, int reach, std::mt19937& gen) {
+    std::vector<int> p(n, -1);
+    for (int i = 1; i < n; ++i) p[i] = std::uniform_int_distribution<int>(std::max(0, i - reach), i - 1)(gen);
+    return p;
+}
+
+// The numbering's invariants: each CV once, parents preserved, padding where slots are
+// shorter than their block, blocks of one level.
+void check_layout(const std::vector<std::vector<int>>& np, const Layout& l, int bs) {
+    std::vector<int> seen(l.n_cv, 0);
+    long real = 0;
+    for (std::size_t c = 0; c < np.size(); ++c) {
+        ASSERT_EQ(l.index[c].size(), np[c].size());
+        real += static_cast<long>(np[c].size());
+        for (std::size_t i = 0; i < np[c].size(); ++i) {
+            const int x = l.index[c][i];
+            ASSERT_GE(x, 0);
+            ASSERT_LT(x, l.n_cv);
+            ++seen[x];
+            EXPECT_EQ(l.parent[x], np[c][i] < 0 ? -1 : l.index[c][np[c][i]]) << "cell " << c << " CV " << i;
+        }
+    }
+    for (int x : l.padding) ++seen[x];
+    for (int x = 0; x < l.n_cv; ++x) EXPECT_EQ(seen[x], 1) << "layout CV " << x;
+    EXPECT_EQ(static_cast<long>(l.padding.size()), l.n_cv - real);
+    for (std::size_t s = 0; s < l.slot_first.size(); ++s) {
+        EXPECT_EQ(l.slot_stride[s], bs);
+        EXPECT_EQ(l.slot_padded[s], l.slot_padded[s - s % bs]) << "slot " << s << " padded unlike its block";
+        EXPECT_LE(l.slot_size[s], l.slot_padded[s]);
+    }
+}
+
+// The branch-level solve of random systems per cell against hines_solve: the worst
+// norm-wise relative difference.
+double solve_both(const std::vector<std::vector<int>>& np, int bs, std::mt19937& gen) {
+    const Layout l = branch_level_layout(np, bs);
+    check_layout(np, l, bs);
+    test_systems::LayoutSystems sys = test_systems::random_systems(np, l, gen);
+    branch_layout_solve(branch_schedule(l), sys.d.data(), sys.u.data(), sys.rhs.data());
+    for (int x : l.padding) EXPECT_EQ(sys.rhs[x], 0.0) << "padding row " << x;
+    return test_systems::worst_relative_error(l, sys.rhs, sys.ref);
+}
+
+}  // namespace
+
+// Both are backward-stable eliminations of diagonally dominant systems (condition far
+// below 1e4) in different orders: their difference is rounding, 1e-12 is generous.
+TEST(BranchLayout, RandomTreesEveryBlockSize) {
+    std::mt19937 gen(31337);
+    std::vector<std::vector<int>> cells;
+    for (int k = 0; k < 120; ++k)
+        cells.push_back(random_tree(std::uniform_int_distribution<int>(1, 600)(gen),
+                                    std::uniform_int_distribution<int>(1, 30)(gen), gen));
+    std::vector<int> star(40, 0);
+    star[0] = -1;
+    cells.push_back(star);
+    cells.push_back({-1});
+    cells.push_back({-1, 0, 1, 2, 3});
+    for (int bs : {1, 7, 32}) EXPECT_LT(solve_both(cells, bs, gen), 1e-12) << "block size " << bs;
+}
+
+TEST(BranchLayout, BusyringCells) {
+    std::mt19937 gen(5);
+    std::vector<std::vector<int>> cells;
+    for (std::uint64_t gid = 0; gid < 40; ++gid)
+        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0},
+                                   std::vector<double>(1000, 100.0)).parent);
+    EXPECT_LT(solve_both(cells, 32, gen), 1e-12);
+    const BranchSchedule s = branch_schedule(branch_level_layout(cells, 32));
+    EXPECT_GE(s.n_levels(), 10);  // busyring: depth 10 plus the soma's branch
+}
+
+TEST(BranchLayout, EmptyAndBadInput) {
+    const Layout l = branch_level_layout({}, 32);
+    EXPECT_EQ(l.n_cv, 0);
+    EXPECT_EQ(branch_schedule(l).n_levels(), 0);
+    EXPECT_THROW(branch_level_layout({{-1, 0}}, 0), std::invalid_argument);
+    EXPECT_THROW(branch_level_layout({{-1, 0}, {-1, 2}}, 32), std::invalid_argument);
+}

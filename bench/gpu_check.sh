@@ -40,7 +40,7 @@ mkdir -p "$B" "$LOG"
 export ARBOLITO_SOURCE_DIR=$ROOT
 NVCC_BIN=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 export LD_LIBRARY_PATH=$(dirname "$(dirname "$NVCC_BIN")")/lib64:${LD_LIBRARY_PATH:-}
-rm -f "$B/thomas_summary.txt" "$B/gpu_solver_summary.txt"
+rm -f "$B"/{tests,thomas,gpu_solver,step,busyring}_summary.txt  # no stale tables in this run's summary
 t0=$(date +%s)
 # Packs the logs for a device call (at most 8 files come back): after every step, so a
 # run stopped at its time limit still returns what it did.
@@ -79,6 +79,9 @@ build_nvcc() {
   local pids=() cmds=(
     "$NV -c solvers/gpu/hines_gpu_cell.cu -o $O/hines_gpu_cell.o"
     "$NV -c solvers/gpu/thomas_batch.cu -o $O/thomas_batch.o"
+    "$NV -c solvers/gpu/hines_gpu_branch.cu -o $O/hines_gpu_branch.o"
+    "$CX -c solvers/branch_layout.cpp -o $O/branch_layout.o"
+    "$CX -c solvers/branch_tree.cpp -o $O/branch_tree.o"
     "$NV -c tests/unit/test_gpu_solvers.cu -o $O/test_gpu_solvers.o"
     "$NV -c tests/unit/test_gpu_cell_sweeps.cu -o $O/test_gpu_cell_sweeps.o"
     "$NV -Xcompiler -fopenmp -c bench/gpu_solver_bench.cu -o $O/gpu_solver_bench.o"
@@ -98,7 +101,7 @@ build_nvcc() {
   for c in "${cmds[@]}"; do (echo "+ $c"; eval "$c") >> "$LOG/build.log" 2>&1 & pids+=($!); done
   local ok=0; for p in "${pids[@]}"; do wait "$p" || ok=1; done
   [ $ok = 0 ] || return 2
-  local CORE="$O/hines_gpu_cell.o $O/thomas_batch.o $O/gpu_cell_layout.o $O/layout.o $SWC_OBJS"
+  local CORE="$O/hines_gpu_cell.o $O/thomas_batch.o $O/hines_gpu_branch.o $O/branch_layout.o $O/branch_tree.o $O/gpu_cell_layout.o $O/layout.o $SWC_OBJS"
   (set -x
    nvcc -arch=sm_90 -o "$O/gpu_tests" $O/test_gpu_solvers.o $O/test_gpu_cell_sweeps.o $O/test_gpu_cell_layout.o $CORE $O/gtest-all.o $O/gtest_main.o -lpthread &&
    nvcc -arch=sm_90 -Xcompiler -fopenmp -o "$O/gpu_solver_bench" $O/gpu_solver_bench.o $CORE -lgomp &&
@@ -146,8 +149,8 @@ if [[ ",$SKIP," != *",sanitize,"* ]] && command -v compute-sanitizer > /dev/null
   # kernels share no memory between threads of a block except the sort's and Thomas's
   # shared rows; racecheck looks at those). Whole-run tests with small models only.
   for tool in memcheck racecheck; do
-    F=${SANITIZE_FILTER:-'GpuCellGroup.SanitizerSmoke:GpuCell.RandomTrees*:ThomasBatch.AgainstCpu'}
-    [ $tool = memcheck ] && F=${SANITIZE_FILTER:-'GpuCellGroup.SanitizerSmoke:GpuCellGroup.ManySynapsesOnOneCv:GpuCellGroup.PhaseTimes:GpuCell.RandomTrees*:ThomasBatch.AgainstCpu'}
+    F=${SANITIZE_FILTER:-'GpuCellGroup.SanitizerSmoke:GpuCell.RandomTrees*:GpuBranch.*:ThomasBatch.AgainstCpu'}
+    [ $tool = memcheck ] && F=${SANITIZE_FILTER:-'GpuCellGroup.SanitizerSmoke:GpuCellGroup.ManySynapsesOnOneCv:GpuCellGroup.PhaseTimes:GpuCell.RandomTrees*:GpuBranch.*:ThomasBatch.AgainstCpu'}
     extra=""; [ $tool = memcheck ] && extra="--leak-check full"
     timeout ${SANITIZE_TIMEOUT:-200} "${LIBS[@]}" compute-sanitizer --tool $tool $extra --error-exitcode 3 \
       "$BIN_TESTS" --gtest_color=no --gtest_filter="$F" > "$LOG/sanitize_$tool.log" 2>&1; src=$?

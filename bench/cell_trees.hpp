@@ -60,6 +60,24 @@ inline Tree synthetic(int n, int branches, std::mt19937& gen) {
 }
 
 // Number of CVs whose parent is not the previous CV (where a new branch starts).
+// n_cells synthetic trees of min_n..max_n CVs with a branch point every min_run..40 CVs.
+inline std::vector<Tree> random_batch(int n_cells, int min_n, int max_n, int min_run, std::mt19937& gen) {
+    std::vector<Tree> cells;
+    for (int c = 0; c < n_cells; ++c) {
+        const int n = std::uniform_int_distribution<int>(min_n, max_n)(gen);
+        const int per_branch = std::uniform_int_distribution<int>(min_run, 40)(gen);
+        cells.push_back(synthetic(n, 1 + n / per_branch, gen));
+    }
+    return cells;
+}
+
+// n CVs, every one but the root a child of the root: each a branch of its own.
+inline Tree star(int n) {
+    Tree p(std::max(0, n), 0);
+    if (n > 0) p[0] = -1;
+    return p;
+}
+
 inline int branch_points(const Tree& p) {
     int k = 0;
     for (std::size_t i = 1; i < p.size(); ++i) k += p[i] != static_cast<int>(i) - 1;

@@ -53,15 +53,8 @@ TEST(GpuCellSweeps, OnTheHostEveryPrefetchAndLayout) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 gen(seed);
     // Random trees (a branch point every 2 to 40 CVs), a star, single CVs, a bare chain.
-    std::vector<std::vector<int>> cells;
-    for (int k = 0; k < 200; ++k) {
-        const int n = std::uniform_int_distribution<int>(1, 400)(gen);
-        const int per_branch = std::uniform_int_distribution<int>(2, 40)(gen);
-        cells.push_back(trees::synthetic(n, 1 + n / per_branch, gen));
-    }
-    std::vector<int> star(60, 0);
-    star[0] = -1;
-    cells.push_back(star);
+    std::vector<std::vector<int>> cells = trees::random_batch(200, 1, 400, 2, gen);
+    cells.push_back(trees::star(60));
     cells.push_back({-1});
     cells.push_back({-1, 0});
     cells.push_back(trees::synthetic(300, 1, gen));

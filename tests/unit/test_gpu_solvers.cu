@@ -124,16 +124,6 @@ void check_batch(const std::vector<std::vector<int>>& cells, std::mt19937& gen) 
 }
 
 // Synthetic cells with realistic branching: one branch point per 5 to 40 CVs.
-std::vector<std::vector<int>> random_cells(int n_cells, int min_n, int max_n, std::mt19937& gen) {
-    std::vector<std::vector<int>> cells;
-    for (int c = 0; c < n_cells; ++c) {
-        const int n = std::uniform_int_distribution<int>(min_n, max_n)(gen);
-        const int per_branch = std::uniform_int_distribution<int>(5, 40)(gen);
-        cells.push_back(trees::synthetic(n, 1 + n / per_branch, gen));
-    }
-    return cells;
-}
-
 std::string morphology_path(const char* name) { return trees::morphology_dir() + name; }
 
 }  // namespace
@@ -143,12 +133,10 @@ TEST(GpuCell, RandomTreesEveryLayoutAndKernel) {
     const unsigned seed = fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 gen(seed);
-    check_batch(random_cells(300, 1, 400, gen), gen);
+    check_batch(trees::random_batch(300, 1, 400, 5, gen), gen);
     // Degenerate shapes: single CVs, a bare chain, a star (every CV a branch point).
-    std::vector<std::vector<int>> odd = {{-1}, {-1, 0}, trees::synthetic(200, 1, gen), trees::synthetic(150, 150, gen)};
-    std::vector<int> star(60, 0);
-    star[0] = -1;
-    odd.push_back(star);
+    std::vector<std::vector<int>> odd = {{-1}, {-1, 0}, trees::synthetic(200, 1, gen), trees::synthetic(150, 150, gen),
+                                         trees::star(60)};
     check_batch(odd, gen);
 }
 
@@ -179,7 +167,7 @@ TEST(GpuCell, PaddingAndSortingLeaveEachCellIdentical) {
     const unsigned seed = fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 gen(seed);
-    const auto cells = random_cells(200, 1, 500, gen);
+    const auto cells = trees::random_batch(200, 1, 500, 5, gen);
     std::vector<System> sys;
     for (const auto& p : cells) sys.push_back(random_system(p, gen));
     for (CellKernel k : kernels) {
@@ -208,7 +196,7 @@ TEST(GpuCell, LargeBatch) {
     const unsigned seed = fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 gen(seed);
-    const auto cells = random_cells(5000, 50, 700, gen);
+    const auto cells = trees::random_batch(5000, 50, 700, 5, gen);
     std::vector<System> sys;
     std::vector<std::vector<double>> ref;
     for (const auto& p : cells) {
@@ -255,15 +243,8 @@ TEST(GpuBranch, RandomAndRealTrees) {
     const unsigned seed = fresh_seed();
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 gen(seed);
-    std::vector<std::vector<int>> cells;
-    for (int k = 0; k < 300; ++k) {
-        const int n = std::uniform_int_distribution<int>(1, 800)(gen);
-        const int per_branch = std::uniform_int_distribution<int>(1, 40)(gen);
-        cells.push_back(trees::synthetic(n, 1 + n / per_branch, gen));
-    }
-    std::vector<int> star(70, 0);
-    star[0] = -1;
-    cells.push_back(star);
+    std::vector<std::vector<int>> cells = trees::random_batch(300, 1, 800, 1, gen);
+    cells.push_back(trees::star(70));
     cells.push_back({-1});
     for (const char* f : {"ca1_pyramidal_n120.swc", "purkinje_mouse_original.swc", "l5_pyramidal_with_axon.swc"})
         for (int target : {305, 690}) {

@@ -162,13 +162,7 @@ CaptureSink run_with(const Model& m, const std::string& solver, int threads, int
     o.threads = threads;
     o.exchange_threads = exchange_threads;
     o.pipeline = pipeline;
-    Simulation sim(m, o);
-    EXPECT_EQ(sim.exchange_threads(), exchange_threads);
-    CaptureSink sink;
-    sink.ncol = sim.n_columns();
-    const RunReport r = sim.run(sink);
-    if (rep) *rep = r;
-    return sink;
+    return run_model(m, o, rep, [&](const Simulation& sim) { EXPECT_EQ(sim.exchange_threads(), exchange_threads); });
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,19 @@ struct CaptureSink : arbolito::RecordSink {
     double at(std::size_t frame, long col) const { return rows[frame * ncol + col]; }
 };
 
+// Runs a model with options `o` and returns what it recorded; `report` receives the run's
+// report, `inspect` sees the simulation once built.
+inline CaptureSink run_model(const arbolito::Model& m, const arbolito::SimOptions& o, arbolito::RunReport* report = nullptr,
+                             const std::function<void(const arbolito::Simulation&)>& inspect = {}) {
+    arbolito::Simulation sim(m, o);
+    if (inspect) inspect(sim);
+    CaptureSink sink;
+    sink.ncol = sim.n_columns();
+    const arbolito::RunReport r = sim.run(sink);
+    if (report) *report = r;
+    return sink;
+}
+
 // Runs a model on one solver and returns what it recorded.
 inline CaptureSink run_model(const arbolito::Model& m, const std::string& solver = "cpu", int threads = 1,
                              bool pipeline = true) {
@@ -29,9 +43,5 @@ inline CaptureSink run_model(const arbolito::Model& m, const std::string& solver
     o.solver = solver;
     o.threads = threads;
     o.pipeline = pipeline;
-    arbolito::Simulation sim(m, o);
-    CaptureSink sink;
-    sink.ncol = sim.n_columns();
-    sim.run(sink);
-    return sink;
+    return run_model(m, o);
 }

@@ -59,7 +59,6 @@ inline Tree synthetic(int n, int branches, std::mt19937& gen) {
     return p;
 }
 
-// Number of CVs whose parent is not the previous CV (where a new branch starts).
 // n_cells synthetic trees of min_n..max_n CVs with a branch point every min_run..40 CVs.
 inline std::vector<Tree> random_batch(int n_cells, int min_n, int max_n, int min_run, std::mt19937& gen) {
     std::vector<Tree> cells;
@@ -71,6 +70,14 @@ inline std::vector<Tree> random_batch(int n_cells, int min_n, int max_n, int min
     return cells;
 }
 
+// n CVs, each one's parent drawn uniformly from the `reach` CVs before it: from long
+// chains (reach 1) to bushy trees.
+inline Tree random_parents(int n, int reach, std::mt19937& gen) {
+    Tree p(std::max(0, n), -1);
+    for (int i = 1; i < n; ++i) p[i] = std::uniform_int_distribution<int>(std::max(0, i - reach), i - 1)(gen);
+    return p;
+}
+
 // n CVs, every one but the root a child of the root: each a branch of its own.
 inline Tree star(int n) {
     Tree p(std::max(0, n), 0);
@@ -78,6 +85,7 @@ inline Tree star(int n) {
     return p;
 }
 
+// Number of CVs whose parent is not the previous CV (where a new branch starts).
 inline int branch_points(const Tree& p) {
     int k = 0;
     for (std::size_t i = 1; i < p.size(); ++i) k += p[i] != static_cast<int>(i) - 1;

@@ -249,9 +249,6 @@ int main(int argc, char** argv) try {
     std::printf("\n");
 
     const std::vector<std::string> layouts = {"flat", "interleaved", "block-interleaved:32", "block-interleaved:128"};
-    const std::vector<CellKernel> all_kernels = {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2,
-                                                 CellKernel::pipelined4, CellKernel::rowparent4,
-                                                 CellKernel::rowparent8, CellKernel::rowparent16};
     std::vector<Row> rows;
     std::FILE* tsv = o.tsv.empty() ? nullptr : std::fopen(o.tsv.c_str(), "w");
     if (tsv)
@@ -274,23 +271,24 @@ int main(int argc, char** argv) try {
             const Layout& l = ls[li];
             Buffers buf(l, gen());
             const bool compare = layouts[li] == "interleaved" || layouts[li] == "block-interleaved:32";
-            auto plan = gpu::make_gpu_cell_plan(l, CellKernel::plain);  // holds what every kernel reads
-            if (auto c = gpu::cell_schedule(l); !c.dist.empty()) plan.dist = DeviceArray<unsigned short>(c.dist);
+            const gpu::CellSchedule schedule = gpu::cell_schedule(l);
             // Kernels: every one in the two compared layouts (the resident one with 1, 2
             // and 4 warps per SM and prefetch 8 or 16: "res2p8", with --resident), rowparent8 (the
             // default) elsewhere.
             struct Variant { CellKernel k; int warps, prefetch; std::string name; };
             std::vector<Variant> variants;
-            for (CellKernel k : all_kernels)
-                if (compare || k == CellKernel::rowparent8) variants.push_back({k, 0, 0, to_string(k)});
+            for (CellKernel k : gpu::all_cell_kernels)
+                if (k != CellKernel::resident && (compare || k == CellKernel::rowparent8))
+                    variants.push_back({k, 0, 0, to_string(k)});
             if (compare && o.resident)
                 for (int w : {1, 2, 4})
                     for (int pf : {8, 16})
                         variants.push_back({CellKernel::resident, w, pf, "res" + std::to_string(w) + "p" + std::to_string(pf)});
             for (const Variant& v : variants) {
                 const CellKernel k = v.k;
+                // The resident variants start from a plan that holds the branch list.
+                auto plan = gpu::make_gpu_cell_plan(l, schedule, k == CellKernel::resident ? CellKernel::pipelined2 : k);
                 if (k == CellKernel::resident) gpu::set_resident(plan, v.warps, v.prefetch);
-                else plan.kernel = k;
                 const double ms = time_median_ms(
                     [&](int r) {
                         buf.restore(r % 2);
@@ -302,7 +300,7 @@ int main(int argc, char** argv) try {
                 Row row;
                 row.cls = cc.name, row.kind = kind, row.layout = layouts[li], row.kernel = v.name;
                 row.cells = n_cells, row.real_cv = real_cv, row.padding = static_cast<long>(l.padding.size());
-                row.branch_points = plan.n_branch_points;
+                row.branch_points = static_cast<long>(schedule.branch.size());
                 row.ms = ms;
                 row.eff_gbs = 44.0 * real_cv / (ms * 1e-3) / 1e9;
                 row.eff_pct = 100.0 * row.eff_gbs / copy_gbs;

@@ -93,8 +93,7 @@ int main(int argc, char** argv) try {
         else if (a == "--summary") summary = next();
         else if (a == "--solve-cells") {
             solve_cells.clear();
-            std::stringstream ss(next());
-            for (std::string t; std::getline(ss, t, ',');) solve_cells.push_back(std::stoull(t));
+            for (const std::string& t : bench::split_list(next())) solve_cells.push_back(std::stoull(t));
         } else if (a == "--solve-tfinal") solve_tfinal = std::stod(next());
         else throw std::invalid_argument("unknown argument " + a);
     }

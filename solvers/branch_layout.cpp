@@ -23,17 +23,9 @@ struct BranchRef {
 Layout branch_level_layout(const std::vector<std::vector<int>>& np, int bs) {
     if (bs < 1) throw std::invalid_argument("branch_level_layout: block size must be at least 1");
     const int nc = static_cast<int>(np.size());
+    for (int c = 0; c < nc; ++c) check_cv_tree(np[c], "branch_level_layout: cell " + std::to_string(c));
     std::vector<BranchTree> trees(nc);
-    std::vector<std::string> errors(nc);
-    parallel_for(nc, 16, [&](long c) {
-        try {
-            trees[c] = branch_tree(np[c]);
-        } catch (const std::invalid_argument& e) {
-            errors[c] = e.what();
-        }
-    });
-    for (int c = 0; c < nc; ++c)
-        if (!errors[c].empty()) throw std::invalid_argument("branch_level_layout: cell " + std::to_string(c) + ": " + errors[c]);
+    parallel_for(nc, 16, [&](long c) { trees[c] = branch_tree(np[c]); });
 
     std::vector<BranchRef> refs;
     for (int c = 0; c < nc; ++c)
@@ -93,7 +85,7 @@ Layout branch_level_layout(const std::vector<std::vector<int>>& np, int bs) {
 BranchSchedule branch_schedule(const Layout& l) {
     const int ns = static_cast<int>(l.slot_first.size());
     BranchSchedule s;
-    s.first = l.slot_first, s.stride = l.slot_stride, s.size = l.slot_size, s.padded = l.slot_padded;
+    s.first = l.slot_first, s.stride = l.slot_stride, s.padded = l.slot_padded;
     s.parent.resize(ns);
     // Levels from the slots' parents: a slot's level is one more than its parent's slot's.
     std::vector<int> slot_of(l.n_cv, -1), level(ns, 0);

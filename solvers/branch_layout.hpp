@@ -24,7 +24,7 @@ Layout branch_level_layout(const std::vector<std::vector<int>>& natural_parents,
 
 // What the sweeps read, per slot and per level, derived from a branch_level_layout.
 struct BranchSchedule {
-    std::vector<int> first, stride, size, padded;  // per slot, as Layout::slot_*
+    std::vector<int> first, stride, padded;  // per slot, as Layout::slot_*
     std::vector<int> parent;      // per slot: layout index of the CV position 0 hangs from; -1: a root branch
     std::vector<int> level_first; // slots of level l: level_first[l] .. level_first[l+1]-1
     // Coupling of level l (>= 1) into level l-1, in a fixed order (no atomics, so every

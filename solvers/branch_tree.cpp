@@ -1,21 +1,16 @@
 #include "solvers/branch_tree.hpp"
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
+
+#include "solvers/layout.hpp"
 
 namespace arbolito {
 
 BranchTree branch_tree(const std::vector<int>& p) {
     const int n = static_cast<int>(p.size());
     std::vector<int> children(n, 0);
-    for (int i = 0; i < n; ++i) {
-        const bool ok = i == 0 ? p[i] == -1 : p[i] >= 0 && p[i] < i;
-        if (!ok)
-            throw std::invalid_argument("branch_tree: CV " + std::to_string(i) + " has parent " + std::to_string(p[i]) +
-                                        " (need -1 for CV 0 and 0 <= parent < CV otherwise)");
-        if (i > 0) ++children[p[i]];
-    }
+    check_cv_tree(p, "branch_tree");
+    for (int i = 1; i < n; ++i) ++children[p[i]];
     BranchTree t;
     t.offset.push_back(0);
     if (n == 0) return t;
@@ -48,33 +43,6 @@ BranchTree branch_tree(const std::vector<int>& p) {
         t.offset.push_back(static_cast<int>(t.cv.size()));
     }
     return t;
-}
-
-void branch_level_solve(const BranchTree& t, const std::vector<int>& p, double* d, const double* u, double* rhs) {
-    const int nb = t.n_branches();
-    // Branches are numbered level by level (breadth-first): a level is a range.
-    std::vector<int> level_first(t.n_levels + 1, nb);
-    for (int b = nb - 1; b >= 0; --b) level_first[t.level[b]] = b;
-    for (int l = t.n_levels - 1; l >= 0; --l) {
-        for (int b = level_first[l]; b < level_first[l + 1]; ++b) {
-            const int* c = t.cv.data() + t.offset[b];
-            // Thomas along the branch from its distal end; the first CV then folds into
-            // the parent branch (root branch: nothing to fold into).
-            for (int k = t.length(b) - 1; k >= 0; --k) {
-                const int i = c[k], q = p[i];
-                if (q < 0) break;
-                const double f = u[i] / d[i];
-                d[q] -= f * u[i];
-                rhs[q] -= f * rhs[i];
-            }
-        }
-    }
-    for (int l = 0; l < t.n_levels; ++l)
-        for (int b = level_first[l]; b < level_first[l + 1]; ++b)
-            for (int k = t.offset[b]; k < t.offset[b + 1]; ++k) {
-                const int i = t.cv[k], q = p[i];
-                rhs[i] = q < 0 ? rhs[i] / d[i] : (rhs[i] - u[i] * rhs[q]) / d[i];
-            }
 }
 
 }  // namespace arbolito

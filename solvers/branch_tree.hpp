@@ -2,7 +2,8 @@
 // One cell's CV tree cut into unbranched branches, the unit of work of the branch-level
 // GPU solvers (gpu-fine, Huber; gpu-branch, Valero-Lara; DESIGN §7): within a branch the
 // Hines elimination is a tridiagonal (Thomas) sweep; branches of one level are
-// independent; a level's branches fold into their parents before the level above runs.
+// independent; a level's branches fold into their parents before the level above runs
+// (branch_layout.hpp).
 // Plain data on the host, in the cell's natural CV numbering (parent[i] < i).
 #include <vector>
 
@@ -27,14 +28,5 @@ struct BranchTree {
 // natural_parent: parent[0] = -1, 0 <= parent[i] < i. Throws std::invalid_argument on a
 // malformed tree.
 BranchTree branch_tree(const std::vector<int>& natural_parent);
-
-// The Hines solve in the branch-level solvers' order, in natural numbering, as the host
-// reference of their kernels: levels from the deepest up, each branch a Thomas sweep from
-// its distal end whose first CV then folds into its parent CV (the CV before it in
-// natural numbering need not be that parent); then levels from the root down. Same
-// operations as hines_solve on each row, in another order: results agree to rounding.
-// On return rhs holds the solution; d is overwritten.
-void branch_level_solve(const BranchTree& t, const std::vector<int>& natural_parent, double* d, const double* u,
-                        double* rhs);
 
 }  // namespace arbolito

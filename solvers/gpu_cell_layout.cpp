@@ -14,16 +14,6 @@ namespace {
 
 constexpr int warp = 32;
 
-void check_tree(const std::vector<int>& p, std::size_t cell) {
-    for (std::size_t i = 0; i < p.size(); ++i) {
-        const bool ok = i == 0 ? p[i] == -1 : p[i] >= 0 && p[i] < static_cast<int>(i);
-        if (!ok)
-            throw std::invalid_argument("gpu_cell_layout: cell " + std::to_string(cell) + ": CV " + std::to_string(i) +
-                                        " has parent " + std::to_string(p[i]) +
-                                        " (need -1 for CV 0 and 0 <= parent < CV otherwise)");
-    }
-}
-
 // Places the slots' CVs; slot_* must be filled, n_cv set. Padding positions form a chain
 // behind the real CVs (parent = previous position), so each slot is one valid tree.
 // Slots are visited 32 at a time, row by row, so that the writes of an interleaved
@@ -104,7 +94,7 @@ Layout blocked(const std::vector<std::vector<int>>& np, int bs) {
 }  // namespace
 
 Layout gpu_cell_layout(const std::vector<std::vector<int>>& np, const std::string& option) {
-    for (std::size_t c = 0; c < np.size(); ++c) check_tree(np[c], c);
+    for (std::size_t c = 0; c < np.size(); ++c) check_cv_tree(np[c], "gpu_cell_layout: cell " + std::to_string(c));
 
     if (option == "flat") {
         Layout l;

@@ -2,10 +2,20 @@
 
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 #include "engine/parallel_for.hpp"
 
 namespace arbolito {
+
+void check_cv_tree(const std::vector<int>& p, const std::string& who) {
+    for (std::size_t i = 0; i < p.size(); ++i) {
+        const bool ok = i == 0 ? p[i] == -1 : p[i] >= 0 && p[i] < static_cast<int>(i);
+        if (!ok)
+            throw std::invalid_argument(who + ": CV " + std::to_string(i) + " has parent " + std::to_string(p[i]) +
+                                        " (need -1 for CV 0 and 0 <= parent < CV otherwise)");
+    }
+}
 
 Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents) {
     Layout l;

@@ -1,6 +1,7 @@
 #pragma once
 // A solver's CV numbering for a group of cells (DESIGN §2). The solver chooses it once,
 // at build time; every per-CV array of the group lives in this numbering for the run.
+#include <string>
 #include <vector>
 
 namespace arbolito {
@@ -26,6 +27,10 @@ struct Layout {
     std::vector<int> slot_padded;  // positions walked (>= slot_size)
     std::vector<int> padding;      // layout indices of all padding CVs, ascending
 };
+
+// Throws std::invalid_argument, starting with `who`, unless parent is a CV tree in natural
+// order: parent[0] = -1 and 0 <= parent[i] < i.
+void check_cv_tree(const std::vector<int>& parent, const std::string& who);
 
 // Cells one after another, each in its natural order: the serial Hines layout.
 Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents);

@@ -38,15 +38,15 @@ GpuGroupOptions parse_gpu_options(const std::string& option) {
             o.point_sum = PointSum::atomic;
         } else if (part == "untimed") {
             o.phase_times = false;
-        } else if (part == "plain" || part == "pipelined1" || part == "pipelined2" || part == "pipelined4" ||
-                   part == "resident" || part == "rowparent4" || part == "rowparent8" || part == "rowparent16") {
+        } else if (gpu::cell_kernel_named(part)) {
             o.solve_kernel = part;
         } else if (part == "threads:32" || part == "threads:64" || part == "threads:96" || part == "threads:128") {
             o.solve_threads = std::stoi(part.substr(8));
         } else {
-            throw std::invalid_argument("gpu layout option '" + option + "': unknown modifier '" + part +
-                                        "' (segmented, atomic, untimed, plain, pipelined1, pipelined2, pipelined4, "
-                                        "resident, rowparent4, rowparent8, rowparent16, threads:32|64|96|128)");
+            std::string known = "segmented, atomic, untimed";
+            for (gpu::CellKernel k : gpu::all_cell_kernels) known += std::string(", ") + gpu::to_string(k);
+            throw std::invalid_argument("gpu layout option '" + option + "': unknown modifier '" + part + "' (" + known +
+                                        ", threads:32|64|96|128)");
         }
         if (plus == std::string::npos) break;
         start = plus + 1;
@@ -64,10 +64,7 @@ unsigned blocks_for(long n) { return static_cast<unsigned>((n + threads_per_bloc
 // An empty name: the solver's default (make_gpu_cell_plan).
 std::optional<CellKernel> cell_kernel(const std::string& name) {
     if (name.empty()) return std::nullopt;
-    for (CellKernel k : {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2, CellKernel::pipelined4,
-                         CellKernel::resident, CellKernel::rowparent4, CellKernel::rowparent8,
-                         CellKernel::rowparent16})
-        if (name == to_string(k)) return k;
+    if (const auto k = cell_kernel_named(name)) return k;
     throw std::invalid_argument("unknown gpu-cell solve kernel '" + name + "'");
 }
 
@@ -75,10 +72,7 @@ std::optional<CellKernel> cell_kernel(const std::string& name) {
 // spread the warps over more multiprocessors (each with its own L1 and load pipeline).
 int solve_threads(int requested, int n_slots) {
     if (requested > 0) return requested;
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return n_slots < 128 * 2 * sms ? 32 : 128;
+    return n_slots < 128 * 2 * device_shape().sms ? 32 : 128;
 }
 
 // One mechanism's instances on the device; parameters by parameter, then instance.

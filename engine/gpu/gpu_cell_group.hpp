@@ -24,10 +24,10 @@ struct GpuGroupOptions {
 };
 
 // The layout option of `--layout`: "<layout>[+MODIFIER]..." with modifiers segmented |
-// atomic (point sums), untimed (no per-phase CUDA events), plain | pipelined1 |
-// pipelined2 | pipelined4 | resident | rowparent4 | rowparent8 (solve kernel; none:
-// make_gpu_cell_plan's default), threads:N (solve block size: 32, 64, 96 or 128). An
-// empty layout takes the default (default_gpu_layout). Throws std::invalid_argument.
+// atomic (point sums), untimed (no per-phase CUDA events), a solve kernel by name
+// (gpu::all_cell_kernels; none: make_gpu_cell_plan's default), threads:N (solve block
+// size: 32, 64, 96 or 128). An empty layout takes the default (default_gpu_layout).
+// Throws std::invalid_argument.
 GpuGroupOptions parse_gpu_options(const std::string& option);
 const char* default_gpu_layout();
 

@@ -4,30 +4,10 @@
 // logic runs and is tested on machines without a GPU (tests/unit/test_gpu_cell_sweeps.cu).
 #include <cuda_runtime.h>
 
+#include "solvers/gpu/loads.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 
 namespace arbolito::gpu::sweeps {
-
-// Read-only loads through the non-coherent path on the device; the bodies below are also
-// host-callable so that their index logic can be exercised without a GPU.
-template <class T>
-__host__ __device__ __forceinline__ T ld_ro(const T* p) {
-#ifdef __CUDA_ARCH__
-    return __ldg(p);
-#else
-    return *p;
-#endif
-}
-
-// Loads of data read once (Stream): marked evict-first, so that they do not push the
-// resident kernel's scratch out of L2.
-template <bool Stream, class T>
-__host__ __device__ __forceinline__ T ld_once(const T* p) {
-#ifdef __CUDA_ARCH__
-    if constexpr (Stream) return __ldcs(p);
-#endif
-    return *p;
-}
 
 // *p += v without waiting for the old value (a reduction, RED, on the device).
 __host__ __device__ __forceinline__ void red_add(double* p, double v) {
@@ -120,7 +100,7 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
             const int x = first + j * stride;
             rd[k] = ld_once<Stream>(d + x);
             rr[k] = rhs[x];
-            ru[k] = Stream ? ld_once<Stream>(u + x) : ld_ro(u + x);
+            ru[k] = ld_input<Stream>(u + x);
         }
     };
 #pragma unroll

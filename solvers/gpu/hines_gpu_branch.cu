@@ -35,7 +35,6 @@ unsigned blocks(int n, int t) { return static_cast<unsigned>((n + t - 1) / t); }
 GpuBranchPlan make_gpu_branch_plan(const Layout& l) {
     const BranchSchedule s = branch_schedule(l);
     GpuBranchPlan p;
-    p.n_slots = s.n_slots();
     p.level_first = s.level_first;
     p.couple_level = s.couple_level;
     p.first = DeviceArray<int>(s.first);

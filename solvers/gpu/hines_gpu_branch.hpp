@@ -14,7 +14,6 @@
 namespace arbolito::gpu {
 
 struct GpuBranchPlan {
-    int n_slots = 0;
     int threads = 128;                      // per CUDA block
     std::vector<int> level_first;           // host: slots of level l (launch ranges)
     std::vector<int> couple_level;          // host: coupling entries of level l

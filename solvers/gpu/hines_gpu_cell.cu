@@ -23,6 +23,12 @@ const char* to_string(CellKernel k) {
     return "?";
 }
 
+std::optional<CellKernel> cell_kernel_named(const std::string& name) {
+    for (CellKernel k : all_cell_kernels)
+        if (name == to_string(k)) return k;
+    return std::nullopt;
+}
+
 namespace {
 
 using namespace sweeps;
@@ -66,6 +72,26 @@ __global__ void cell_solve_resident(int n_slots, const int4* __restrict__ slot, 
         if (s < n_slots) cell_pipelined<K, true>(s, slot, branch_range, branch, d, u, rhs, f_at, 32);
 }
 
+// What each kernel reads beyond the slots (a plan uploads only that).
+bool reads_branch_list(CellKernel k) {
+    return k == CellKernel::pipelined1 || k == CellKernel::pipelined2 || k == CellKernel::pipelined4 ||
+           k == CellKernel::resident;
+}
+bool reads_dist(CellKernel k) {
+    return k == CellKernel::rowparent4 || k == CellKernel::rowparent8 || k == CellKernel::rowparent16;
+}
+
+// A plan whose kernel was switched by hand must still hold that kernel's data.
+void check_plan_data(const GpuCellPlan& p, CellKernel k) {
+    const bool ok = reads_branch_list(k)   ? p.branch_range.size() == static_cast<std::size_t>(p.n_slots)
+                    : reads_dist(k)        ? p.dist.size() > 0
+                    : k == CellKernel::plain ? p.parent.size() > 0
+                                             : true;
+    if (!ok)
+        throw std::logic_error(std::string("gpu-cell: the plan lacks what kernel ") + to_string(k) +
+                               " reads; make it with make_gpu_cell_plan for that kernel");
+}
+
 }  // namespace
 
 void set_resident(GpuCellPlan& plan, int warps_per_sm, int prefetch) {
@@ -73,11 +99,11 @@ void set_resident(GpuCellPlan& plan, int warps_per_sm, int prefetch) {
         throw std::invalid_argument("gpu-cell resident kernel: warps per SM must be in [1, 32]");
     if (prefetch != 8 && prefetch != 16)
         throw std::invalid_argument("gpu-cell resident kernel: prefetch must be 8 or 16");
-    int dev = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    check_plan_data(plan, CellKernel::resident);
+    const int sms = device_shape().sms;
     // One block per SM (the block scheduler spreads a first wave breadth-first); never more
-    // warps than warps' worth of slots.
+    // warps than warps' worth of slots (rounded up: each warp loops over its slots, the
+    // scratch is per warp, not per slot).
     const int warp_batches = std::max(1, (plan.n_slots + 31) / 32);
     plan.resident_blocks = std::max(1, std::min(sms, warp_batches / warps_per_sm));
     plan.resident_warps = std::max(1, std::min(warps_per_sm, warp_batches / plan.resident_blocks));
@@ -116,19 +142,22 @@ CellSchedule cell_schedule(const Layout& l) {
 }
 
 GpuCellPlan make_gpu_cell_plan(const Layout& l, std::optional<CellKernel> asked) {
-    const CellSchedule c = cell_schedule(l);
+    return make_gpu_cell_plan(l, cell_schedule(l), asked);
+}
+
+GpuCellPlan make_gpu_cell_plan(const Layout& l, const CellSchedule& c, std::optional<CellKernel> asked) {
     const CellKernel kernel = asked ? *asked : c.dist.empty() ? CellKernel::pipelined2 : CellKernel::rowparent8;
     GpuCellPlan plan;
     plan.n_slots = static_cast<int>(c.slot.size());
-    plan.n_cv = l.n_cv;
     plan.kernel = kernel;
     plan.max_padded = c.max_padded;
-    plan.n_branch_points = static_cast<long>(c.branch.size());
     plan.slot = DeviceArray<int4>(c.slot);
-    plan.branch_range = DeviceArray<int2>(c.branch_range);
-    plan.branch = DeviceArray<int2>(c.branch);
+    if (reads_branch_list(kernel)) {
+        plan.branch_range = DeviceArray<int2>(c.branch_range);
+        plan.branch = DeviceArray<int2>(c.branch);
+    }
     if (kernel == CellKernel::plain) plan.parent = DeviceArray<int>(l.parent);
-    if (kernel == CellKernel::rowparent4 || kernel == CellKernel::rowparent8 || kernel == CellKernel::rowparent16) {
+    if (reads_dist(kernel)) {
         if (c.dist.empty())
             throw std::invalid_argument("gpu-cell " + std::string(to_string(kernel)) +
                                         ": a CV's parent lies more than 65,535 rows before it; use pipelined2");
@@ -140,6 +169,7 @@ GpuCellPlan make_gpu_cell_plan(const Layout& l, std::optional<CellKernel> asked)
 
 void gpu_cell_solve(const GpuCellPlan& plan, double* d, const double* u, double* rhs, cudaStream_t stream) {
     if (plan.n_slots == 0) return;
+    check_plan_data(plan, plan.kernel);
     const int t = plan.threads;
     const int blocks = (plan.n_slots + t - 1) / t;
     const int4* slot = plan.slot.data();

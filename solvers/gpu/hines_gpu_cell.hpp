@@ -4,6 +4,7 @@
 // building block: the matrix is assembled on the device in the layout's numbering and
 // solved in place, nothing is copied to or from the host.
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -17,8 +18,8 @@ enum class CellKernel {
     // DESIGN §4 as written, per thread: parent index per CV, padding computed as
     // d = 1, u = 0, rhs = 0 rows. The reference for the others.
     plain,
-    // Rows prefetched 1, 2 or 4 steps ahead, the
-    // unbranched-chain update kept in registers, branch points (parent != previous CV) from a short per-cell list, the
+    // Rows prefetched 1, 2 or 4 steps ahead, the unbranched-chain update kept in
+    // registers, branch points (parent != previous CV) from a short per-cell list, the
     // forward sweep reading f = u/d' and rhs'/d' left by the backward sweep (no u, no
     // division), padding rows skipped without leaving the warp's row.
     pipelined1,
@@ -41,7 +42,13 @@ enum class CellKernel {
     rowparent16,
 };
 
+inline constexpr CellKernel all_cell_kernels[] = {
+    CellKernel::plain,      CellKernel::pipelined1, CellKernel::pipelined2, CellKernel::pipelined4,
+    CellKernel::resident,   CellKernel::rowparent4, CellKernel::rowparent8, CellKernel::rowparent16};
+
 const char* to_string(CellKernel k);
+// The kernel of that name (to_string's), if any.
+std::optional<CellKernel> cell_kernel_named(const std::string& name);
 
 // What the sweeps read of a gpu_cell_layout, on the host: per slot (first, stride, size,
 // padded) and the slot's range of branch points (position, parent position) whose parent
@@ -57,16 +64,14 @@ struct CellSchedule {
 };
 CellSchedule cell_schedule(const Layout& layout);
 
-// Device copies of what the kernels read of a gpu_cell_layout; built once per layout.
+// Device copies of what its kernel reads of a gpu_cell_layout; built once per layout.
 struct GpuCellPlan {
     int n_slots = 0;
-    int n_cv = 0;
     int threads = 128;                 // per CUDA block
     CellKernel kernel = CellKernel::rowparent8;
-    long n_branch_points = 0;          // CVs whose parent is not the previous CV
     DeviceArray<int4> slot;            // per slot: first, stride, size, padded
-    DeviceArray<int2> branch_range;    // per slot: [begin, end) into branch
-    DeviceArray<int2> branch;          // (position, parent position), ascending per slot
+    DeviceArray<int2> branch_range;    // per slot: [begin, end) into branch (pipelined, resident)
+    DeviceArray<int2> branch;          // (position, parent position), ascending per slot (pipelined, resident)
     DeviceArray<int> parent;           // layout numbering (plain kernel only)
     DeviceArray<unsigned short> dist;  // layout numbering (rowparent kernels only)
     int max_padded = 0;                // largest slot_padded
@@ -83,6 +88,8 @@ struct GpuCellPlan {
 // too far back for rowparent's uint16 distance (cells of more than 65,535 CVs). A
 // rowparent kernel asked for there: std::invalid_argument.
 GpuCellPlan make_gpu_cell_plan(const Layout& layout, std::optional<CellKernel> kernel = std::nullopt);
+// The same from the layout's schedule, computed once for several plans (benchmarks).
+GpuCellPlan make_gpu_cell_plan(const Layout& layout, const CellSchedule& schedule, std::optional<CellKernel> kernel);
 
 // Switches a plan to the resident kernel with `warps_per_sm` warps per SM (1..32) and
 // `prefetch` rows of prefetch (8 or 16), allocating its scratch.

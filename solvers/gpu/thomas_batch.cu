@@ -5,23 +5,12 @@
 #include <string>
 
 #include "solvers/gpu/cuda_check.hpp"
+#include "solvers/gpu/loads.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 
 namespace arbolito::gpu {
 
 namespace {
-
-// Read-only loads: through the non-coherent path, or (Stream) marked evict-first so that
-// inputs read once do not push the L2-resident scratch out.
-template <bool Stream, class T_>
-__host__ __device__ __forceinline__ T_ ld_ro(const T_* p) {
-#ifdef __CUDA_ARCH__
-    if constexpr (Stream) return __ldcs(p);
-    else return __ldg(p);
-#else
-    return *p;
-#endif
-}
 
 // Forward elimination c'_i = c_i m_i, d'_i = (d_i - a_i d'_{i-1}) m_i with
 // m_i = 1 / (b_i - a_i c'_{i-1}); back substitution x_i = d'_i - c'_i x_{i+1}.
@@ -50,7 +39,7 @@ __host__ __device__ inline void thomas_system(int s, int t, int T, double* sh, c
     auto load = [&](int k, int i) {
         if (i < n) {
             const std::size_t x = i * N + s;
-            ra[k] = ld_ro<Stream>(a + x), rb[k] = ld_ro<Stream>(b + x), rc[k] = ld_ro<Stream>(c + x), rd[k] = d[x];
+            ra[k] = ld_input<Stream>(a + x), rb[k] = ld_input<Stream>(b + x), rc[k] = ld_input<Stream>(c + x), rd[k] = d[x];
         }
     };
 #pragma unroll
@@ -126,26 +115,13 @@ __global__ void thomas_resident_kernel(const double* __restrict__ a, const doubl
         if (s < nsys) thomas_system<K, true>(s, 0, 0, nullptr, a, b, c, d, cp, 32, n, nsys, 0);
 }
 
-// What the tuning depends on of the current device.
-struct DeviceShape {
-    int sms = 0, l2_bytes = 0;
-};
-
-DeviceShape device_shape() {
-    int dev = 0;
-    DeviceShape d;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&d.l2_bytes, cudaDevAttrL2CacheSize, dev));
-    return d;
-}
-
 template <int K>
 void launch(const double* a, const double* b, const double* c, double* d, double* cp, int n, int nsys,
             const ThomasTuning& t, int sms, cudaStream_t stream) {
     if (t.resident_warps > 0) {
         // At most one block per SM (the block scheduler spreads a first wave breadth-first),
-        // never more warps than whole batches of 32 systems.
+        // never more warps than whole batches of 32 systems (rounded down: the scratch
+        // holds n x nsys values, so every lane's 32-row stripe must lie inside it).
         const int blocks = std::max(1, std::min(sms, nsys / 32));
         const int warps = std::max(1, std::min(t.resident_warps, nsys / 32 / blocks));
         thomas_resident_kernel<K><<<blocks, 32 * warps, 0, stream>>>(a, b, c, d, cp, n, nsys);

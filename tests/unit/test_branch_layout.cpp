@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/cell_trees.hpp"
 #include "engine/cell_builders.hpp"
 #include "engine/discretization.hpp"
 #include "solvers/branch_layout.hpp"
@@ -16,12 +17,6 @@
 using namespace arbolito;
 
 namespace {
-
-std::vector<int> random_tree(int n, int reach, std::mt19937& gen) {
-    std::vector<int> p(n, -1);
-    for (int i = 1; i < n; ++i) p[i] = std::uniform_int_distribution<int>(std::max(0, i - reach), i - 1)(gen);
-    return p;
-}
 
 // The numbering's invariants: each CV once, parents preserved, padding where slots are
 // shorter than their block, blocks of one level.
@@ -68,11 +63,9 @@ TEST(BranchLayout, RandomTreesEveryBlockSize) {
     std::mt19937 gen(31337);
     std::vector<std::vector<int>> cells;
     for (int k = 0; k < 120; ++k)
-        cells.push_back(random_tree(std::uniform_int_distribution<int>(1, 600)(gen),
+        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 600)(gen),
                                     std::uniform_int_distribution<int>(1, 30)(gen), gen));
-    std::vector<int> star(40, 0);
-    star[0] = -1;
-    cells.push_back(star);
+    cells.push_back(trees::star(40));
     cells.push_back({-1});
     cells.push_back({-1, 0, 1, 2, 3});
     for (int bs : {1, 7, 32}) EXPECT_LT(solve_both(cells, bs, gen), 1e-12) << "block size " << bs;

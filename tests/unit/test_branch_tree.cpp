@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/cell_trees.hpp"
 #include "solvers/branch_tree.hpp"
 
 using namespace arbolito;
@@ -84,8 +85,7 @@ TEST(BranchTree, SmallTrees) {
     EXPECT_EQ(t.n_levels, 3);
     EXPECT_EQ(std::vector<int>(t.cv.begin(), t.cv.begin() + t.offset[1]), (std::vector<int>{0, 1, 2}));
 
-    std::vector<int> star(9, 0);
-    star[0] = -1;
+    const std::vector<int> star = trees::star(9);
     const BranchTree s = branch_tree(star);
     check_tree(star, s);
     EXPECT_EQ(s.n_branches(), 9);
@@ -97,8 +97,7 @@ TEST(BranchTree, RandomTreesKeepEveryProperty) {
     for (int trial = 0; trial < 50; ++trial) {
         const int n = std::uniform_int_distribution<int>(1, 3000)(gen);
         const int reach = std::uniform_int_distribution<int>(1, 40)(gen);  // small: long chains
-        std::vector<int> p(n, -1);
-        for (int i = 1; i < n; ++i) p[i] = std::uniform_int_distribution<int>(std::max(0, i - reach), i - 1)(gen);
+        const std::vector<int> p = trees::random_parents(n, reach, gen);
         const BranchTree t = branch_tree(p);
         const int forks = check_tree(p, t);
         // Each fork with k children adds k branches; the root adds one.

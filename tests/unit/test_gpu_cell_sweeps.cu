@@ -1,7 +1,8 @@
 // The gpu-cell sweeps (solvers/gpu/hines_cell_sweeps.hpp) run on the host, one call per
 // slot, against the serial hines_solve: their index logic (rotating prefetch registers,
-// branch points within and beyond the prefetch, the row-parent variant's parent ring, padding rows, the forward sweep's parent
-// values) checked on every machine, GPU or not. On the host `reciprocal` is 1.0 / x, so
+// branch points within and beyond the prefetch, the row-parent variant's parent ring,
+// padding rows, the forward sweep's parent values) checked wherever the CUDA backend is
+// built, GPU or not. On the host `reciprocal` is 1.0 / x, so
 // the device's Newton reciprocal is left to the GPU tests.
 #include <algorithm>
 #include <cmath>
@@ -77,13 +78,11 @@ TEST(GpuCellSweeps, OnTheHostEveryPrefetchAndLayout) {
 }
 
 // rowparent keeps each parent distance in 16 bits: a star of 70,000 CVs (distances up to
-// 69,999) leaves the schedule without distances, and the solver then falls back to
-// pipelined2 (make_gpu_cell_plan); 65,536 CVs (distances up to 65,535) still fit.
+// 69,999) leaves the schedule without distances (make_gpu_cell_plan then defaults to
+// pipelined2, which needs a device to check); 65,536 CVs (distances up to 65,535) still fit.
 TEST(GpuCellSweeps, RowParentDistancesFitSixteenBits) {
     for (int n : {65536, 70000}) {
-        std::vector<int> star(n, 0);
-        star[0] = -1;
-        const gpu::CellSchedule c = gpu::cell_schedule(gpu_cell_layout({star}, "interleaved"));
+        const gpu::CellSchedule c = gpu::cell_schedule(gpu_cell_layout({trees::star(n)}, "interleaved"));
         EXPECT_EQ(c.dist.empty(), n > 65536) << n << " CVs";
         if (!c.dist.empty()) EXPECT_EQ(*std::max_element(c.dist.begin(), c.dist.end()), 65535);
     }

@@ -101,9 +101,6 @@ std::vector<std::vector<double>> gpu_solve(const std::vector<std::vector<int>>& 
 
 const std::vector<std::string> layouts = {"flat", "interleaved", "block-interleaved:1", "block-interleaved:7",
                                           "block-interleaved:32", "block-interleaved:128"};
-const std::vector<CellKernel> kernels = {CellKernel::plain, CellKernel::pipelined1, CellKernel::pipelined2,
-                                         CellKernel::pipelined4, CellKernel::resident, CellKernel::rowparent4,
-                                         CellKernel::rowparent8, CellKernel::rowparent16};
 
 // Every layout and kernel against the CPU on each cell of the batch.
 void check_batch(const std::vector<std::vector<int>>& cells, std::mt19937& gen) {
@@ -114,7 +111,7 @@ void check_batch(const std::vector<std::vector<int>>& cells, std::mt19937& gen) 
         ref.push_back(cpu_solve(p, sys.back()));
     }
     for (const auto& opt : layouts)
-        for (CellKernel k : kernels) {
+        for (CellKernel k : all_cell_kernels) {
             SCOPED_TRACE(opt + " / " + to_string(k));
             const auto x = gpu_solve(cells, sys, opt, k);
             double worst = 0;
@@ -170,7 +167,7 @@ TEST(GpuCell, PaddingAndSortingLeaveEachCellIdentical) {
     const auto cells = trees::random_batch(200, 1, 500, 5, gen);
     std::vector<System> sys;
     for (const auto& p : cells) sys.push_back(random_system(p, gen));
-    for (CellKernel k : kernels) {
+    for (CellKernel k : all_cell_kernels) {
         SCOPED_TRACE(to_string(k));
         // Alone: each cell its own batch.
         std::vector<std::vector<double>> alone;

@@ -5,10 +5,11 @@
 #include <Eigen/SparseCholesky>
 #include <gtest/gtest.h>
 
+#include "bench/cell_trees.hpp"
 #include "engine/cell_builders.hpp"
 #include "engine/fvm_data.hpp"
 #include "io/swc.hpp"
-#include "solvers/branch_tree.hpp"
+#include "solvers/branch_layout.hpp"
 #include "solvers/hines.hpp"
 #include "solvers/layout.hpp"
 #include "tests/unit/test_util.hpp"
@@ -17,18 +18,11 @@ using namespace arbolito;
 
 namespace {
 
-// A random tree of n CVs (parent[i] < i) with random conductances: the Hines structure.
-std::vector<int> random_tree(int n, std::mt19937& gen) {
-    std::vector<int> p(n, -1);
-    for (int i = 1; i < n; ++i) p[i] = std::uniform_int_distribution<int>(std::max(0, i - 8), i - 1)(gen);
-    return p;
-}
-
 // Solves with Hines and with Eigen (LDLT of the symmetric matrix); returns the relative
 // residual of the Hines solution, ‖A x − b‖ / ‖b‖, and the relative difference to Eigen.
 // With `cvs`, the matrix is the one a time step assembles for that cell: capacitance
 // over dt plus a random membrane conductance on the diagonal, its axial conductances.
-// branch_level: solve in the branch-level solvers' order (branch_level_solve) instead.
+// branch_level: solve in the branch-level solver's numbering and order (branch_layout_solve).
 std::pair<double, double> check(const std::vector<int>& parent, std::mt19937& gen, const CellCvs* cvs = nullptr,
                                 bool branch_level = false) {
     const int n = static_cast<int>(parent.size());
@@ -56,10 +50,16 @@ std::pair<double, double> check(const std::vector<int>& parent, std::mt19937& ge
     const Eigen::VectorXd bcopy = bv;
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(A);
     const Eigen::VectorXd xe = ldlt.solve(bcopy);
-    if (branch_level)
-        branch_level_solve(branch_tree(parent), parent, d.data(), u.data(), rhs.data());
-    else
+    if (branch_level) {
+        // One cell in the branch-level numbering, one branch per block: the GPU's order.
+        const Layout l = branch_level_layout({parent}, 1);
+        std::vector<double> dl(l.n_cv, 1.0), ul(l.n_cv, 0.0), rl(l.n_cv, 0.0);
+        for (int i = 0; i < n; ++i) dl[l.index[0][i]] = d[i], ul[l.index[0][i]] = u[i], rl[l.index[0][i]] = rhs[i];
+        branch_layout_solve(branch_schedule(l), dl.data(), ul.data(), rl.data());
+        for (int i = 0; i < n; ++i) rhs[i] = rl[l.index[0][i]];
+    } else {
         hines_solve(0, n, parent.data(), d.data(), u.data(), rhs.data());
+    }
     const Eigen::Map<Eigen::VectorXd> x(rhs.data(), n);
     return {(A * x - bcopy).norm() / bcopy.norm(), (x - xe).norm() / xe.norm()};
 }
@@ -71,7 +71,7 @@ std::pair<double, double> check(const std::vector<int>& parent, std::mt19937& ge
 TEST(HinesVsEigen, RandomTrees) {
     std::mt19937 gen(12345);
     for (int n : {1, 2, 7, 100, 5000}) {
-        const auto [res, diff] = check(random_tree(n, gen), gen);
+        const auto [res, diff] = check(trees::random_parents(n, 8, gen), gen);
         EXPECT_LT(res, 1e-12) << n;
         EXPECT_LT(diff, 1e-12) << n;
     }
@@ -101,13 +101,11 @@ TEST(HinesVsEigen, RealMorphologies) {
 TEST(HinesVsEigen, BranchLevelOrder) {
     std::mt19937 gen(4242);
     for (int n : {1, 2, 7, 100, 5000}) {
-        const auto [res, diff] = check(random_tree(n, gen), gen, nullptr, true);
+        const auto [res, diff] = check(trees::random_parents(n, 8, gen), gen, nullptr, true);
         EXPECT_LT(res, 1e-12) << n;
         EXPECT_LT(diff, 1e-12) << n;
     }
-    std::vector<int> star(50, 0);
-    star[0] = -1;
-    const auto [res, diff] = check(star, gen, nullptr, true);
+    const auto [res, diff] = check(trees::star(50), gen, nullptr, true);
     EXPECT_LT(res, 1e-12);
     EXPECT_LT(diff, 1e-12);
     for (const char* f : {"ca1_pyramidal_n120.swc", "purkinje_mouse_original.swc"}) {
@@ -130,7 +128,7 @@ TEST(HinesVsEigen, BranchLevelOrder) {
 TEST(HinesVsEigen, LevelLayoutLockstep) {
     std::mt19937 gen(99);
     std::vector<std::vector<int>> trees;
-    for (int n : {1, 3, 50, 400, 2000}) trees.push_back(random_tree(n, gen));
+    for (int n : {1, 3, 50, 400, 2000}) trees.push_back(trees::random_parents(n, 8, gen));
     trees.push_back(discretize(read_swc(test_data("morphologies/ca1_pyramidal_n120.swc")), {CvPolicy::max_extent, 1, 20.0},
                                std::vector<double>(1000, 100.0)).parent);
     const Layout l = level_layout(trees);

@@ -44,7 +44,8 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--tfinal", run.tfinal, "end time, ms (overrides the model)");
     run_cmd->add_option("--threads", run.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
     run_cmd->add_option("--exchange-threads", run.exchange_threads,
-                        "threads of the spike exchange (default: 1 for cpu/omp, the idle cores for gpu solvers)")
+                        "threads of the spike exchange (default: 1 for cpu/omp, --threads with --no-pipeline, the idle "
+                        "cores for gpu solvers)")
         ->check(CLI::PositiveNumber);
     run_cmd->add_option("--timings", run.timings, "print per-phase timings: json")->check(CLI::IsMember({"json"}));
     run_cmd->add_flag("--spikes-only", run.spikes_only, "record spikes, no voltage traces");

@@ -33,6 +33,12 @@ struct StepSettings {
     long steps_per_sample = 4;   // a frame after every this many steps
     long n_frames = 0;           // frames while t < tfinal
     EventRules rules = EventRules::arbor;
+
+    // The frame that step n completes (its state is at t = (n+1)·dt), or -1.
+    long frame_after(long n) const {
+        const long done = n + 1;
+        return done % steps_per_sample == 0 && done / steps_per_sample < n_frames ? done / steps_per_sample : -1;
+    }
 };
 
 class CellGroup {
@@ -51,6 +57,16 @@ public:
     virtual std::vector<double> voltages() const = 0;
     int n_columns() const { return static_cast<int>(data().probe_cv.size()); }
 };
+
+// Set-up and read-out shared by the backends, on the host, in layout numbering.
+std::vector<double> axial_u(const FvmData& f);  // the matrix's off-diagonal per CV: -g_parent
+struct InitialStates {
+    std::vector<double> hh_m, hh_h, hh_n;             // per hh instance, at rest at v_init
+    std::vector<double> exp2syn_factor, exp2syn_tau1;  // per exp2syn instance, from tau1, tau2
+};
+InitialStates initial_states(const FvmData& f, double q10);
+// Per-CV values (layout numbering) in the cells' natural order, cell after cell.
+std::vector<double> natural_order(const FvmData& f, const double* per_cv);
 
 // The solvers a run may choose (DESIGN §7); the name implies the backend.
 std::vector<std::string> solver_names();

@@ -36,15 +36,18 @@ void EventBuckets::take(std::vector<std::vector<StepEvent>>& out, ThreadTeam& te
     const int W = n_writers_, G = n_groups_, B = n_bins_;
     out.resize(G);
 
-    // Far events now due join writer 0's bucket of this epoch.
-    bool arrived = false;
+    // Far events now due join writer 0's bucket of this epoch. Only the newly arrived ones
+    // are sorted, then merged into the list (which stays sorted from epoch to epoch).
+    const std::size_t old = far_.size();
     for (auto& f : far_new_) {
-        arrived = arrived || !f.empty();
         far_.insert(far_.end(), f.begin(), f.end());
         f.clear();
     }
-    if (arrived)
-        std::sort(far_.begin(), far_.end(), [](const Far& a, const Far& b) { return a.event.step > b.event.step; });
+    if (far_.size() > old) {
+        const auto later = [](const Far& a, const Far& b) { return a.event.step > b.event.step; };
+        std::sort(far_.begin() + old, far_.end(), later);
+        std::inplace_merge(far_.begin(), far_.begin() + old, far_.end(), later);
+    }
     while (!far_.empty() && far_.back().event.step < begin + epoch_steps_) {
         bucket(0, slot, far_.back().group).push_back(far_.back().event);
         far_.pop_back();

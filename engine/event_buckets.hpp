@@ -21,12 +21,11 @@ public:
     // the current epoch routine pushes reach (the longest delay, in steps).
     EventBuckets(int n_groups, long epoch_steps, long n_steps, long horizon_steps, int n_writers);
 
-    int n_writers() const { return n_writers_; }
-    long next_epoch() const { return next_; }  // the epoch take() hands out next
-
     // Queues e for cell group g through writer w. Calls for one writer must not overlap;
-    // calls for different writers may. An event due before next_epoch() goes into it
-    // (as the old single queue did: nothing is ever late, only delivered at once).
+    // calls for different writers may. e must not be due before the epoch take() hands
+    // out next: every connection delay spans at least two epochs (DESIGN §6), and the
+    // groups deliver an event only at its own step. (Such an event would be kept in that
+    // epoch's bucket, not dropped, but never delivered.)
     void push(int w, int g, const StepEvent& e) {
         if (e.step >= n_steps_) return;
         const long k = std::max(e.step / epoch_steps_, next_);
@@ -37,7 +36,7 @@ public:
         bucket(w, k % n_slots_, g).push_back(e);
     }
 
-    // Moves the events of epoch next_epoch() into out[g] (one vector per group, sorted)
+    // Moves the events of the next epoch into out[g] (one vector per group, sorted)
     // and advances to the following epoch. The team spreads the merge and sort.
     void take(std::vector<std::vector<StepEvent>>& out, ThreadTeam& team);
 

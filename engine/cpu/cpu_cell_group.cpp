@@ -26,20 +26,16 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(d
     v_ = f_.v_init;
     d_.assign(n, 0.0);
     rhs_.assign(n, 0.0);
-    u_.resize(n);
-    for (int i = 0; i < n; ++i) u_[i] = -f_.g_parent[i];
-    m_.resize(f_.hh.size());
-    h_.resize(f_.hh.size());
-    n_.resize(f_.hh.size());
-    for (int k = 0; k < f_.hh.size(); ++k) hh::init(v_[f_.hh.cv[k]], q10_, m_[k], h_[k], n_[k]);
+    u_ = axial_u(f_);
+    InitialStates init = initial_states(f_, q10_);
+    m_ = std::move(init.hh_m);
+    h_ = std::move(init.hh_h);
+    n_ = std::move(init.hh_n);
+    factor_ = std::move(init.exp2syn_factor);
+    tau1_ = std::move(init.exp2syn_tau1);
     g_syn_.assign(f_.expsyn.size(), 0.0);
     a_.assign(f_.exp2syn.size(), 0.0);
     b_.assign(f_.exp2syn.size(), 0.0);
-    for (int k = 0; k < f_.exp2syn.size(); ++k) {
-        const double t1 = f_.exp2syn.params[0][k], t2 = f_.exp2syn.params[1][k];
-        factor_.push_back(exp2syn::factor(t1, t2));
-        tau1_.push_back(exp2syn::effective_tau1(t1, t2));
-    }
     det_v_.resize(f_.detector_cv.size());
 
     // About 4096 CVs a chunk: ~150 bytes of state per CV keeps a chunk within L2.
@@ -76,12 +72,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(d
     chunk_events_.resize(chunks_.size());
 }
 
-std::vector<double> CpuCellGroup::voltages() const {
-    std::vector<double> out;
-    for (int c = 0; c < f_.n_cells(); ++c)
-        for (int L : f_.layout.index[c]) out.push_back(v_[L]);
-    return out;
-}
+std::vector<double> CpuCellGroup::voltages() const { return natural_order(f_, v_.data()); }
 
 void CpuCellGroup::initial_frame(std::vector<double>& frames) {
     for (int cv : f_.probe_cv) frames.push_back(v_[cv]);
@@ -90,14 +81,9 @@ void CpuCellGroup::initial_frame(std::vector<double>& frames) {
 void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
                            std::vector<Spike>& spikes, std::vector<double>& frames) {
     // The epoch's frames: rows of every probe, filled chunk by chunk.
-    const long sps = s_.steps_per_sample;
-    auto frame_of = [&](long n) {  // the frame that step n completes, or -1
-        const long done = n + 1;   // steps completed: the state is at t = done·dt
-        return done % sps == 0 && done / sps < s_.n_frames ? done / sps : -1L;
-    };
     long first_frame = -1, n_frames = 0;
     for (long n = step_begin; n < step_end; ++n)
-        if (const long f = frame_of(n); f >= 0) {
+        if (const long f = s_.frame_after(n); f >= 0) {
             if (first_frame < 0) first_frame = f;
             ++n_frames;
         }
@@ -127,7 +113,7 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
             step_chunk(k, t, wc);
             detect_chunk(k, t, spikes);
             times_.detect += wc.lap();
-            if (const long f = frame_of(n); f >= 0) {
+            if (const long f = s_.frame_after(n); f >= 0) {
                 double* row = frames.data() + base + (f - first_frame) * n_probes;
                 for (int p : chunk_probes_[k]) row[p] = v_[f_.probe_cv[p]];
                 times_.sample += wc.lap();

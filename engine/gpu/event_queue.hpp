@@ -34,9 +34,9 @@ public:
 
     // Applies the events of global step n; launches nothing when it has none.
     void deliver(long n, const EventTargets& t, cudaStream_t stream);
-    bool has_events(long n) const;
 
 private:
+    bool has_events(long n) const;
     std::uint32_t n_targets_;
     int target_bits_ = 0;
     long step_begin_ = 0;

@@ -75,13 +75,16 @@ int solve_threads(int requested, int n_slots) {
     return n_slots < 128 * 2 * device_shape().sms ? 32 : 128;
 }
 
-// One mechanism's instances on the device; parameters by parameter, then instance.
+// One mechanism's instances on the device; parameters by parameter, then instance. The
+// weights (area scaling) only for density mechanisms: a point mechanism's are all 1 and
+// its kernel does not read them.
 struct DeviceMech {
     int n = 0;
     DeviceArray<int> cv;
     DeviceArray<double> weight, p;
 
-    explicit DeviceMech(const MechInstances& mi) : n(mi.size()), cv(mi.cv), weight(mi.weight) {
+    DeviceMech(const MechInstances& mi, bool density)
+        : n(mi.size()), cv(mi.cv), weight(density ? DeviceArray<double>(mi.weight) : DeviceArray<double>()) {
         std::vector<double> flat;
         for (const auto& param : mi.params) flat.insert(flat.end(), param.begin(), param.end());
         p = DeviceArray<double>(flat);
@@ -107,10 +110,6 @@ public:
 private:
     void run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames);
     void step(long n, long& rows);
-    bool samples_after(long n) const {
-        const long done = n + 1;  // steps completed: the state is at t = done·dt
-        return done % s_.steps_per_sample == 0 && done / s_.steps_per_sample < s_.n_frames;
-    }
 
     FvmData f_;
     StepSettings s_;
@@ -148,19 +147,19 @@ private:
 GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o)
     : f_(std::move(data)), s_(s), opt_(o), q10_(hh::q10(s.celsius)),
       plan_(make_gpu_cell_plan(f_.layout, cell_kernel(o.solve_kernel))),
-      hh_(f_.hh), pas_(f_.pas), expsyn_(f_.expsyn), exp2syn_(f_.exp2syn), iclamp_(f_.iclamp),
+      hh_(f_.hh, true), pas_(f_.pas, true), expsyn_(f_.expsyn, false), exp2syn_(f_.exp2syn, false),
+      iclamp_(f_.iclamp, false),
       events_(static_cast<std::uint32_t>(f_.target_kind.size())), timer_(o.phase_times) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     plan_.threads = solve_threads(o.solve_threads, plan_.n_slots);
     const int n = f_.n_cv();
     // Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and g_sum = 1
     // with cap = 0 and v = 0 makes the shared assembly write exactly that row.
-    std::vector<double> u(n), g_sum = f_.g_sum, ones(n, 1.0);
-    for (int i = 0; i < n; ++i) u[i] = -f_.g_parent[i];
+    std::vector<double> u = axial_u(f_), g_sum = f_.g_sum;
     for (int x : f_.layout.padding) u[x] = 0.0, g_sum[x] = 1.0;
     va_ = DeviceArray<double>(f_.v_init);
-    vb_ = DeviceArray<double>(std::vector<double>(n, 0.0));
-    d_ = DeviceArray<double>(ones);
+    vb_ = DeviceArray<double>(n);  // d and rhs: written in full by every step's assembly
+    d_ = DeviceArray<double>(n);
     u_ = DeviceArray<double>(u);
     cap_ = DeviceArray<double>(f_.cap);
     g_sum_ = DeviceArray<double>(g_sum);
@@ -168,22 +167,15 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     rhs_ = vb_.data();
 
     // Mechanism states start as on the CPU (same functions, on the host).
-    std::vector<double> m(f_.hh.size()), h(f_.hh.size()), nn(f_.hh.size());
-    for (int k = 0; k < f_.hh.size(); ++k) hh::init(f_.v_init[f_.hh.cv[k]], q10_, m[k], h[k], nn[k]);
-    hh_m_ = DeviceArray<double>(m);
-    hh_h_ = DeviceArray<double>(h);
-    hh_n_ = DeviceArray<double>(nn);
+    const InitialStates init = initial_states(f_, q10_);
+    hh_m_ = DeviceArray<double>(init.hh_m);
+    hh_h_ = DeviceArray<double>(init.hh_h);
+    hh_n_ = DeviceArray<double>(init.hh_n);
     syn_g_ = DeviceArray<double>(std::vector<double>(f_.expsyn.size(), 0.0));
-    std::vector<double> tau1, factor;
-    for (int k = 0; k < f_.exp2syn.size(); ++k) {
-        const double t1 = f_.exp2syn.params[0][k], t2 = f_.exp2syn.params[1][k];
-        factor.push_back(exp2syn::factor(t1, t2));
-        tau1.push_back(exp2syn::effective_tau1(t1, t2));
-    }
     syn_a_ = DeviceArray<double>(std::vector<double>(f_.exp2syn.size(), 0.0));
     syn_b_ = DeviceArray<double>(std::vector<double>(f_.exp2syn.size(), 0.0));
-    syn_tau1_ = DeviceArray<double>(tau1);
-    syn_factor_ = DeviceArray<double>(factor);
+    syn_tau1_ = DeviceArray<double>(init.exp2syn_tau1);
+    syn_factor_ = DeviceArray<double>(init.exp2syn_factor);
 
     std::vector<std::uint8_t> kind;
     for (TargetKind t : f_.target_kind) kind.push_back(static_cast<std::uint8_t>(t));
@@ -216,10 +208,7 @@ std::vector<double> GpuCellGroup::voltages() const {
         CUDA_CHECK(cudaMemcpyAsync(v.data(), v_, v.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_));
         CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
-    std::vector<double> out;
-    for (int c = 0; c < f_.n_cells(); ++c)
-        for (int L : f_.layout.index[c]) out.push_back(v[L]);
-    return out;
+    return natural_order(f_, v.data());
 }
 
 void GpuCellGroup::initial_frame(std::vector<double>& frames) {
@@ -247,7 +236,7 @@ void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
 void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames) {
     const long n_det = static_cast<long>(f_.detector_cv.size()), ncol = n_columns();
     long n_rows = 0;
-    for (long n = b; n < e; ++n) n_rows += samples_after(n);
+    for (long n = b; n < e; ++n) n_rows += s_.frame_after(n) >= 0;
     const std::size_t capacity = static_cast<std::size_t>(n_det) * ((e - b + 1) / 2);
     grow(spikes_, capacity);
     grow(frames_, n_rows * ncol);
@@ -270,11 +259,11 @@ void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::ve
     if (count > capacity) throw std::logic_error("gpu spike buffer overflow");  // cannot happen: see capacity
     if (count == 0) return;
     host_spikes_.resize(count);
-    CUDA_CHECK(cudaMemcpy(host_spikes_.data(), spikes_.data(), count * sizeof(DeviceSpike), cudaMemcpyDeviceToHost));
-    // The kernel appends in any order; keep the CPU's (step, then cell and detector).
-    std::sort(host_spikes_.begin(), host_spikes_.end(), [](const DeviceSpike& x, const DeviceSpike& y) {
-        return x.time != y.time ? x.time < y.time : x.detector < y.detector;
-    });
+    CUDA_CHECK(cudaMemcpyAsync(host_spikes_.data(), spikes_.data(), count * sizeof(DeviceSpike), cudaMemcpyDeviceToHost,
+                               stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    // In the kernel's order, whatever it was: the simulation sorts every epoch's spikes
+    // (time, gid, detector) before they become events or output.
     for (const DeviceSpike& sp : host_spikes_) {
         const int c = det_cell_[sp.detector];
         spikes.push_back({f_.gids[c], sp.detector - f_.detector_offset[c], sp.time});
@@ -368,7 +357,7 @@ void GpuCellGroup::step(long n, long& rows) {
     timer_.mark(stream_);
 
     const int ncol = n_columns();
-    if (samples_after(n) && ncol > 0) {
+    if (s_.frame_after(n) >= 0 && ncol > 0) {
         sample_kernel<<<blocks_for(ncol), tb, 0, stream_>>>(ncol, probe_cv_.data(), v_, frames_.data() + rows * ncol);
         CUDA_CHECK_LAUNCH();
         ++rows;
@@ -379,20 +368,15 @@ void GpuCellGroup::step(long n, long& rows) {
 }  // namespace
 }  // namespace gpu
 
-GpuChoice select_gpu(int local_rank, const std::string& solver) {
-    GpuChoice c;
-    const cudaError_t e = cudaGetDeviceCount(&c.devices);
-    if (e != cudaSuccess || c.devices == 0) {
+void select_gpu(int local_rank, const std::string& solver) {
+    int devices = 0;
+    const cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0) {
         cudaGetLastError();  // clear the sticky error of a failed probe
         throw std::runtime_error("solver " + solver + " needs a CUDA device, and none is usable" +
                                  (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : std::string()));
     }
-    c.device = std::max(0, local_rank) % c.devices;
-    CUDA_CHECK(cudaSetDevice(c.device));
-    cudaDeviceProp p{};
-    CUDA_CHECK(cudaGetDeviceProperties(&p, c.device));
-    c.name = p.name;
-    return c;
+    CUDA_CHECK(cudaSetDevice(std::max(0, local_rank) % devices));
 }
 
 std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,

@@ -34,11 +34,7 @@ const char* default_gpu_layout();
 // Makes GPU (local_rank mod the visible devices) current for this process: the node's
 // ranks take its GPUs round-robin. std::runtime_error naming `solver` where no CUDA
 // device is usable.
-struct GpuChoice {
-    int device = 0, devices = 0;
-    std::string name;
-};
-GpuChoice select_gpu(int local_rank, const std::string& solver);
+void select_gpu(int local_rank, const std::string& solver);
 
 // Solver gpu-cell: one thread per cell (cuHinesBatch) in a gpu_cell_layout numbering.
 // Throws std::invalid_argument for a GPU solver not built yet or a bad option, and

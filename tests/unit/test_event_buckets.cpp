@@ -195,3 +195,19 @@ TEST(EventBuckets, RunsWithLongDelaysAndFarGenerators) {
         }
     }
 }
+
+// The default exchange team (exchange_threads 0): one thread beside a pipelined CPU
+// update, the update's own threads when it waits for the exchange (--no-pipeline).
+TEST(EventBuckets, DefaultExchangeThreads) {
+    const Model m = read_model(std::string(ARBOLITO_SOURCE_DIR) + "/examples/ring.json");
+    SimOptions o;
+    o.solver = "omp";
+    o.threads = 2;
+    EXPECT_EQ(Simulation(m, o).exchange_threads(), 1);
+    o.pipeline = false;
+    EXPECT_EQ(Simulation(m, o).exchange_threads(), 2);
+    o.solver = "cpu";
+    o.threads = 1;
+    o.pipeline = true;
+    EXPECT_EQ(Simulation(m, o).exchange_threads(), 1);
+}

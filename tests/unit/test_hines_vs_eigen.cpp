@@ -170,3 +170,20 @@ TEST(HinesVsEigen, LevelLayoutLockstep) {
         EXPECT_LT((x - expected[k]).norm() / expected[k].norm(), 1e-12) << "tree " << k;
     }
 }
+
+// Load balancing counts CVs without discretising (count_cvs): the counts must be the
+// discretisation's, or ranks get unequal work without anyone noticing.
+TEST(HinesVsEigen, CvCountMatchesDiscretisation) {
+    for (const char* f : {"ca1_pyramidal_n120.swc", "purkinje_mouse_original.swc", "l5_pyramidal_with_axon.swc"}) {
+        const Morphology m = read_swc(test_data("morphologies/" + std::string(f)));
+        for (CvPolicy p : {CvPolicy{CvPolicy::nseg, 3, 0}, CvPolicy{CvPolicy::max_extent, 1, 10.0},
+                           CvPolicy{CvPolicy::every_segment, 1, 0}})
+            EXPECT_EQ(count_cvs(m, p), discretize(m, p, std::vector<double>(m.branches.size(), 100.0)).size())
+                << f << " " << p.describe();
+    }
+    for (std::uint64_t gid : {0, 7}) {
+        const Morphology m = busyring_cell(gid, {});
+        const CvPolicy p{CvPolicy::every_segment, 1, 0};
+        EXPECT_EQ(count_cvs(m, p), discretize(m, p, std::vector<double>(m.branches.size(), 100.0)).size());
+    }
+}

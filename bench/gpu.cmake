@@ -2,7 +2,7 @@
 # runs them on a GPU machine.
 if(ARBOLITO_HAVE_CUDA)
   add_executable(gpu_solver_bench ${CMAKE_CURRENT_LIST_DIR}/gpu_solver_bench.cu)
-  target_link_libraries(gpu_solver_bench PRIVATE arbolito_core CUDA::cudart OpenMP::OpenMP_CXX)
+  target_link_libraries(gpu_solver_bench PRIVATE arbolito_io CUDA::cudart OpenMP::OpenMP_CXX)
   # The OpenMP baseline lives in the .cu file: its host compiler needs the flag too.
   target_compile_options(gpu_solver_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fopenmp>)
   target_compile_definitions(gpu_solver_bench PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
@@ -11,10 +11,10 @@ if(ARBOLITO_HAVE_CUDA)
   endif()
 
   add_executable(thomas_bench ${CMAKE_CURRENT_LIST_DIR}/thomas_bench.cu)
-  target_link_libraries(thomas_bench PRIVATE arbolito_core CUDA::cudart CUDA::cusparse)
+  target_link_libraries(thomas_bench PRIVATE arbolito_solvers CUDA::cudart CUDA::cusparse)
 
   # The whole GPU time step on busyring: copy bandwidth, bytes per CV, point-current sums.
   add_executable(gpu_step_bench ${CMAKE_CURRENT_LIST_DIR}/gpu_step_bench.cu)
-  target_link_libraries(gpu_step_bench PRIVATE arbolito_core CUDA::cudart)
+  target_link_libraries(gpu_step_bench PRIVATE arbolito_io CUDA::cudart)
   target_compile_options(gpu_step_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
 endif()

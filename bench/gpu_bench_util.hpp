@@ -13,7 +13,7 @@
 
 #include <cuda_runtime.h>
 
-#include "solvers/gpu/cuda_check.hpp"
+#include "core/gpu/memory.hpp"
 
 namespace arbolito::bench {
 

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/cell_trees.hpp"
+#include "tests/support/cell_trees.hpp"
 #include "bench/gpu_bench_util.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu_cell_layout.hpp"

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "engine/fvm_data.hpp"
-#include "engine/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 
 namespace arbolito {
 

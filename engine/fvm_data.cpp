@@ -5,7 +5,7 @@
 #include <string>
 #include <stdexcept>
 
-#include "engine/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 #include "mechanisms/catalogue.hpp"
 
 namespace arbolito {

@@ -5,7 +5,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "engine/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 #include "mechanisms/catalogue.hpp"
 
 namespace arbolito {

@@ -2,7 +2,7 @@
 // Matrix assembly terms of DESIGN §4, shared by both backends. A membrane current I (nA,
 // outward positive) with conductance G (µS), linearised about v, adds G to the diagonal
 // and G·v − I to the right-hand side.
-#include "engine/hd.hpp"
+#include "core/hd.hpp"
 
 namespace arbolito {
 

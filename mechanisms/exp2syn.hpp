@@ -3,7 +3,7 @@
 // tau2; an event of weight w adds w·factor to A and B so that the peak of g is w.
 #include <cmath>
 
-#include "engine/hd.hpp"
+#include "core/hd.hpp"
 
 namespace arbolito::exp2syn {
 

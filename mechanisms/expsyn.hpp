@@ -3,7 +3,7 @@
 // which decays exactly with time constant tau.
 #include <cmath>
 
-#include "engine/hd.hpp"
+#include "core/hd.hpp"
 
 namespace arbolito::expsyn {
 

@@ -2,7 +2,7 @@
 // Hodgkin-Huxley squid axon channels, as NEURON's hh.mod (rates in 1/ms, mV).
 #include <cmath>
 
-#include "engine/hd.hpp"
+#include "core/hd.hpp"
 
 namespace arbolito::hh {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Current clamp: amp (nA, depolarising when > 0) while the step's midpoint lies in
 // [delay, delay + dur), NEURON's rule.
-#include "engine/hd.hpp"
+#include "core/hd.hpp"
 
 namespace arbolito::iclamp {
 

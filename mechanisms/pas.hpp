@@ -1,6 +1,6 @@
 #pragma once
 // Passive leak, as NEURON's pas.
-#include "engine/hd.hpp"
+#include "core/hd.hpp"
 
 namespace arbolito::pas {
 

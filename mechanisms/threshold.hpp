@@ -2,7 +2,7 @@
 // Threshold detector (DESIGN §5): a spike when v rises through the threshold during a
 // step, at the linearly interpolated crossing time (Arbor) or at the step's end (NEURON's
 // fixed-step rule). Shared by both backends so that spike times agree bit for bit.
-#include "engine/hd.hpp"
+#include "core/hd.hpp"
 
 namespace arbolito::threshold {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 #include "solvers/branch_sweeps.hpp"
 #include "solvers/branch_tree.hpp"
 

@@ -3,7 +3,7 @@
 // on the GPU, one call per slot on the host. A level's backward pass leaves each branch's
 // fold (what its first CV takes from its parent CV's d and rhs) in fold_d, fold_r; the
 // coupling step then subtracts the folds from the parent CVs in a fixed order.
-#include "engine/hd.hpp"
+#include "core/hd.hpp"
 
 namespace arbolito::branch_sweeps {
 

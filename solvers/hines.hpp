@@ -4,7 +4,7 @@
 // On return rhs holds the solution; d is overwritten.
 #include <algorithm>
 
-#include "engine/hd.hpp"
+#include "core/hd.hpp"
 
 namespace arbolito {
 

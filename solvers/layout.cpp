@@ -4,7 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "engine/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 
 namespace arbolito {
 

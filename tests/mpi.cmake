@@ -11,7 +11,7 @@ if(ARBOLITO_HAVE_MPI AND MPIEXEC_EXECUTABLE)
   endif()
 
   add_executable(mpi_tests ${PROJECT_SOURCE_DIR}/tests/mpi/test_mpi.cpp)
-  target_link_libraries(mpi_tests PRIVATE arbolito_core GTest::gtest)
+  target_link_libraries(mpi_tests PRIVATE arbolito_io GTest::gtest)
   target_compile_definitions(mpi_tests PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
   add_test(NAME mpi_unit_tests COMMAND ${_mpirun} ${MPIEXEC_NUMPROC_FLAG} 2 $<TARGET_FILE:mpi_tests>)

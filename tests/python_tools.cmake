@@ -4,7 +4,7 @@
 set(ARBOLITO_TOOLS_PYTHON /usr/bin/python3 CACHE FILEPATH "Python with h5py, numpy and matplotlib for the tool tests")
 
 add_executable(write_example_h5 ${PROJECT_SOURCE_DIR}/tests/tools/write_example_h5.cpp)
-target_link_libraries(write_example_h5 PRIVATE arbolito_core)
+target_link_libraries(write_example_h5 PRIVATE arbolito_io)
 
 set(_py_dir ${CMAKE_CURRENT_BINARY_DIR}/python_tools)
 set(_py ${ARBOLITO_TOOLS_PYTHON})

@@ -8,8 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "engine/cell_group.hpp"
-#include "engine/gpu/pinned.hpp"
-#include "solvers/gpu/cuda_check.hpp"
+#include "core/gpu/memory.hpp"
 
 namespace arbolito::gpu {
 

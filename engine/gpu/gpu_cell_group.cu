@@ -11,9 +11,8 @@
 
 #include "engine/gpu/event_queue.hpp"
 #include "engine/gpu/phase_timer.hpp"
-#include "engine/gpu/pinned.hpp"
+#include "core/gpu/memory.hpp"
 #include "engine/gpu/step_kernels.cuh"
-#include "solvers/gpu/cuda_check.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu_cell_layout.hpp"
 

@@ -8,7 +8,7 @@
 #include <cuda_runtime.h>
 
 #include "engine/timings.hpp"
-#include "solvers/gpu/cuda_check.hpp"
+#include "core/gpu/memory.hpp"
 
 namespace arbolito::gpu {
 

@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "solvers/branch_layout.hpp"
-#include "solvers/gpu/cuda_check.hpp"
+#include "core/gpu/memory.hpp"
 
 namespace arbolito::gpu {
 

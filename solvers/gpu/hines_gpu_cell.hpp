@@ -9,7 +9,7 @@
 
 #include <cuda_runtime.h>
 
-#include "solvers/gpu/cuda_check.hpp"
+#include "core/gpu/memory.hpp"
 #include "solvers/layout.hpp"
 
 namespace arbolito::gpu {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "solvers/gpu/cuda_check.hpp"
+#include "core/gpu/memory.hpp"
 #include "solvers/gpu/loads.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 

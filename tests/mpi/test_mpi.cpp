@@ -11,7 +11,7 @@
 #include "engine/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "io/sonata_sink.hpp"
-#include "tests/unit/test_util.hpp"
+#include "tests/support/test_util.hpp"
 
 using namespace arbolito;
 

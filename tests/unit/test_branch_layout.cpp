@@ -8,11 +8,11 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/cell_trees.hpp"
+#include "tests/support/cell_trees.hpp"
 #include "engine/cell_builders.hpp"
 #include "engine/discretization.hpp"
 #include "solvers/branch_layout.hpp"
-#include "tests/unit/layout_systems.hpp"
+#include "tests/support/layout_systems.hpp"
 
 using namespace arbolito;
 

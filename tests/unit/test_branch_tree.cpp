@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/cell_trees.hpp"
+#include "tests/support/cell_trees.hpp"
 #include "solvers/branch_tree.hpp"
 
 using namespace arbolito;

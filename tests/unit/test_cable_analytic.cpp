@@ -5,7 +5,7 @@
 
 #include "engine/simulation.hpp"
 #include "mechanisms/catalogue.hpp"
-#include "tests/unit/test_util.hpp"
+#include "tests/support/test_util.hpp"
 
 using namespace arbolito;
 

@@ -10,7 +10,7 @@
 #include "engine/spike_fanout.hpp"
 #include "engine/thread_team.hpp"
 #include "io/model_reader.hpp"
-#include "tests/unit/test_util.hpp"
+#include "tests/support/test_util.hpp"
 
 using namespace arbolito;
 

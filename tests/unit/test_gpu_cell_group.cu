@@ -22,7 +22,7 @@
 #include "engine/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
-#include "tests/unit/gpu_skip.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 using namespace arbolito;
 

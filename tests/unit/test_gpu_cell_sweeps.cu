@@ -12,11 +12,11 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/cell_trees.hpp"
+#include "tests/support/cell_trees.hpp"
 #include "solvers/gpu/hines_cell_sweeps.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu_cell_layout.hpp"
-#include "tests/unit/layout_systems.hpp"
+#include "tests/support/layout_systems.hpp"
 
 using namespace arbolito;
 

@@ -10,16 +10,16 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/cell_trees.hpp"
-#include "solvers/gpu/cuda_check.hpp"
+#include "tests/support/cell_trees.hpp"
+#include "core/gpu/memory.hpp"
 #include "solvers/branch_layout.hpp"
 #include "solvers/gpu/hines_gpu_branch.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu/thomas_batch.hpp"
 #include "solvers/gpu_cell_layout.hpp"
 #include "solvers/hines.hpp"
-#include "tests/unit/gpu_skip.hpp"
-#include "tests/unit/layout_systems.hpp"
+#include "tests/support/gpu_skip.hpp"
+#include "tests/support/layout_systems.hpp"
 
 using namespace arbolito;
 using namespace arbolito::gpu;

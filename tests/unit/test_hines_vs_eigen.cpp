@@ -5,14 +5,14 @@
 #include <Eigen/SparseCholesky>
 #include <gtest/gtest.h>
 
-#include "bench/cell_trees.hpp"
+#include "tests/support/cell_trees.hpp"
 #include "engine/cell_builders.hpp"
 #include "engine/fvm_data.hpp"
 #include "io/swc.hpp"
 #include "solvers/branch_layout.hpp"
 #include "solvers/hines.hpp"
 #include "solvers/layout.hpp"
-#include "tests/unit/test_util.hpp"
+#include "tests/support/test_util.hpp"
 
 using namespace arbolito;
 

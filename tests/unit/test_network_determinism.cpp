@@ -8,7 +8,7 @@
 #include "engine/decomposition.hpp"
 #include "engine/simulation.hpp"
 #include "io/model_reader.hpp"
-#include "tests/unit/test_util.hpp"
+#include "tests/support/test_util.hpp"
 
 using namespace arbolito;
 

@@ -1,0 +1,23 @@
+# arbolito_library(NAME FOLDER... [CUDA_FOLDERS folder...]): one static library per layer
+# (docs/architecture.md): the .cpp files of the folders, and their .cu files when the
+# build has CUDA, with the project's warnings and CUDA flags.
+function(arbolito_library name)
+  cmake_parse_arguments(A "" "" "FOLDERS;CUDA_FOLDERS" ${ARGN})
+  set(globs)
+  foreach(d ${A_FOLDERS})
+    list(APPEND globs ${PROJECT_SOURCE_DIR}/${d}/*.cpp)
+  endforeach()
+  if(ARBOLITO_HAVE_CUDA)
+    foreach(d ${A_CUDA_FOLDERS})
+      list(APPEND globs ${PROJECT_SOURCE_DIR}/${d}/*.cu)
+    endforeach()
+  endif()
+  file(GLOB sources CONFIGURE_DEPENDS ${globs})
+  add_library(${name} STATIC ${sources})
+  target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
+  if(ARBOLITO_HAVE_CUDA)
+    set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
+    target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -lineinfo>)
+  endif()
+  add_dependencies(${name} check_layers)
+endfunction()

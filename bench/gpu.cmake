@@ -18,3 +18,12 @@ if(ARBOLITO_HAVE_CUDA)
   target_link_libraries(gpu_step_bench PRIVATE arbolito_io CUDA::cudart)
   target_compile_options(gpu_step_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
 endif()
+
+# gpu-fine (issue 11): solve time against the number of cells, each pass on and off,
+# against gpu-cell; DeepDendrite's anchor (3,000 copies of a real cell).
+if(ARBOLITO_HAVE_CUDA)
+  add_executable(fine_bench ${CMAKE_CURRENT_LIST_DIR}/fine_bench.cu)
+  target_link_libraries(fine_bench PRIVATE arbolito_io CUDA::cudart OpenMP::OpenMP_CXX)
+  target_compile_options(fine_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fopenmp --expt-relaxed-constexpr>)
+  target_compile_definitions(fine_bench PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ARBOLITO_WITH_SWC)
+endif()

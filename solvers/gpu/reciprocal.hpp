@@ -5,9 +5,11 @@
 // branch to a division subroutine, and (measured) the sweeps then took a whole memory
 // latency per row whatever their prefetch depth; this has no branch and no call.
 // On the host: 1.0 / x.
+#include "core/hd.hpp"
+
 namespace arbolito::gpu {
 
-__host__ __device__ __forceinline__ double reciprocal(double x) {
+ARB_HD double reciprocal(double x) {
 #ifdef __CUDA_ARCH__
     double r;
     asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));

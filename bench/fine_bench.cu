@@ -1,0 +1,252 @@
+// gpu-fine solver benchmark (issue 11): Huber's study — solve time against the number of
+// cells, busyring cells with high and low branch probabilities, gpu-fine with each pass
+// on and off against gpu-cell on the same batch — and DeepDendrite's anchor: 3,000
+// copies of a real cell of about 1,400 CVs, ns per CV and solve.
+//
+// Times are medians of --reps solves, each after restoring d and rhs and flushing L2.
+// "floor": the time to move 32 B per real CV (read d, u, rhs, write x) at the measured
+// device-to-device copy bandwidth, the least a solve that does not keep the matrix on
+// chip between steps can take.
+// Usage: fine_bench [--cells 64,256,...] [--sets high,low] [--reps 10] [--anchor-cells 3000]
+//                   [--no-anchor] [--tsv FILE] [--summary FILE] [--budget-s S]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/gpu_bench_util.hpp"
+#include "engine/cell_builders.hpp"
+#include "engine/discretization.hpp"
+#include "solvers/fine_layout.hpp"
+#include "solvers/gpu/hines_gpu_cell.hpp"
+#include "solvers/gpu/hines_gpu_fine.hpp"
+#include "solvers/gpu_cell_layout.hpp"
+#include "tests/support/cell_trees.hpp"
+
+using namespace arbolito;
+using namespace arbolito::bench;
+using gpu::DeviceArray;
+
+namespace {
+
+struct Options {
+    std::vector<int> cells{64, 256, 1024, 4096, 16384, 65536};
+    std::vector<std::string> sets{"high", "low"};
+    int reps = 10, anchor_cells = 3000;
+    bool anchor = true;
+    std::string tsv, summary;
+    double budget_s = 400;
+};
+
+// Busyring cells (Arbor's busyring geometry, nseg 1 per segment as its benchmark) with
+// branch probabilities {1, 0.5} ("high", the benchmark's) or {1, 0.25} ("low").
+std::vector<std::vector<int>> busyring_batch(const std::string& set, int n) {
+    BusyringParams p;
+    if (set == "low") p.branch_probs = {1.0, 0.25};
+    std::vector<std::vector<int>> cells(n);
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int c = 0; c < n; ++c)
+        cells[c] = discretize(busyring_cell(c, p), {CvPolicy::nseg, 1, 0}, std::vector<double>(1000, 100.0)).parent;
+    return cells;
+}
+
+__global__ void set_rows(const int* idx, int n, double d, double u, double r, double* D, double* U, double* R) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (D) D[idx[i]] = d;
+    if (U) U[idx[i]] = u;
+    if (R) R[idx[i]] = r;
+}
+
+// d0, rhs0 pristine; d, u, rhs solved in place (restored before each repetition).
+struct Buffers {
+    DeviceArray<double> d0, r0, d, u, r;
+    Buffers(const Layout& l, std::uint64_t seed) : d0(l.n_cv), r0(l.n_cv), d(l.n_cv), u(l.n_cv), r(l.n_cv) {
+        device_fill(d0.data(), l.n_cv, seed, 2.5, 3.5);  // dominant for up to 25 children per CV
+        device_fill(r0.data(), l.n_cv, seed + 1, -1.0, 1.0);
+        device_fill(u.data(), l.n_cv, seed + 2, -0.1, -0.01);
+        if (!l.padding.empty()) {
+            DeviceArray<int> pad(l.padding);
+            const int n = static_cast<int>(l.padding.size());
+            set_rows<<<(n + 255) / 256, 256>>>(pad.data(), n, 1.0, 0.0, 0.0, d0.data(), u.data(), r0.data());
+            CUDA_CHECK_LAUNCH();
+        }
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    void restore() {
+        if (!d0.size()) return;
+        CUDA_CHECK(cudaMemcpyAsync(d.data(), d0.data(), d0.size() * 8, cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(r.data(), r0.data(), r0.size() * 8, cudaMemcpyDeviceToDevice));
+    }
+};
+
+struct Variant {
+    std::string name;
+    bool fine;
+    FineOptions o;
+};
+
+std::vector<Variant> variants() {
+    std::vector<Variant> v{{"gpu-cell", false, {}}};
+    FineOptions all;  // the defaults: sort and re-root on, shared memory
+    v.push_back({"fine", true, all});
+    FineOptions x = all;
+    x.sort = false;
+    v.push_back({"fine-nosort", true, x});
+    x = all, x.reroot = false;
+    v.push_back({"fine-noreroot", true, x});
+    x = all, x.split = true;
+    v.push_back({"fine+split", true, x});
+    x = all, x.shared_bytes = 0;
+    v.push_back({"fine-noshared", true, x});
+    x = all, x.block_cvs = 8192;
+    v.push_back({"fine-blk8k", true, x});
+    return v;
+}
+
+struct Row {
+    std::string set, variant;
+    int cells;
+    long real_cv;
+    int blocks, levels;
+    double ms, ns_cv, floor_x, err;
+};
+
+// The host reference for a few batches: the relative difference over all CVs.
+double check(const FineSchedule* s, const Layout& l, Buffers& b) {
+    if (!s || l.n_cv > 20'000'000) return NAN;
+    std::vector<double> d = b.d0.download(), u = b.u.download(), r = b.r0.download(), x = b.r.download();
+    fine_layout_solve(*s, d.data(), u.data(), r.data());
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) num += (x[i] - r[i]) * (x[i] - r[i]), den += r[i] * r[i];
+    return std::sqrt(num / std::max(den, 1e-300));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--cells") o.cells = split_ints(next());
+        else if (a == "--sets") o.sets = split_list(next());
+        else if (a == "--reps") o.reps = std::stoi(next());
+        else if (a == "--anchor-cells") o.anchor_cells = std::stoi(next());
+        else if (a == "--no-anchor") o.anchor = false;
+        else if (a == "--tsv") o.tsv = next();
+        else if (a == "--summary") o.summary = next();
+        else if (a == "--budget-s") o.budget_s = std::stod(next());
+        else throw std::invalid_argument("unknown argument " + a);
+    }
+    if (!have_gpu()) {
+        std::printf("fine_bench: no CUDA device, nothing measured\n");
+        return 0;
+    }
+    const Device dev;
+    const double copy_gbs = copy_bandwidth_gbs();
+    std::printf("device: %s\ndevice-to-device copy: %.0f GB/s\n\n", device_summary(dev.prop).c_str(), copy_gbs);
+    L2Flush flush(dev.prop);
+    std::vector<Row> rows;
+    const auto start = std::chrono::steady_clock::now();
+
+    auto measure = [&](const std::string& set, const std::vector<std::vector<int>>& cells) {
+        long real_cv = 0;
+        for (const auto& c : cells) real_cv += static_cast<long>(c.size());
+        for (const Variant& v : variants()) {
+            Layout l;
+            FineSchedule sched;
+            gpu::GpuFinePlan fplan;
+            gpu::GpuCellPlan cplan;
+            if (v.fine) {
+                FineNumbering f = fine_layout(cells, v.o);
+                l = std::move(f.layout);
+                sched = std::move(f.schedule);
+                fplan = gpu::make_gpu_fine_plan(sched);
+            } else {
+                l = gpu_cell_layout(cells, "block-interleaved:32");
+                cplan = gpu::make_gpu_cell_plan(l);
+            }
+            Buffers b(l, 1234);
+            const double ms = time_median_ms(
+                [&](int) {
+                    b.restore();
+                    flush();
+                },
+                [&](int) {
+                    if (v.fine) gpu::gpu_fine_solve(fplan, b.d.data(), b.u.data(), b.r.data(), nullptr);
+                    else gpu::gpu_cell_solve(cplan, b.d.data(), b.u.data(), b.r.data(), nullptr);
+                },
+                o.reps);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            Row r{set, v.name, static_cast<int>(cells.size()), real_cv, v.fine ? sched.n_blocks() : 0, 0, ms,
+                  1e6 * ms / real_cv, ms / (32.0 * real_cv / (copy_gbs * 1e9) * 1e3),
+                  v.fine && cells.size() <= 4096 ? check(&sched, l, b) : NAN};
+            for (const auto& blk : sched.blocks) r.levels = std::max(r.levels, blk.n_levels);
+            std::printf("%-8s %7d cells %10ld CVs  %-14s %6d blocks %4d levels  %9.4f ms  %7.4f ns/CV  %5.2fx floor  err %.1e\n",
+                        set.c_str(), r.cells, real_cv, v.name.c_str(), r.blocks, r.levels, ms, r.ns_cv, r.floor_x, r.err);
+            std::fflush(stdout);
+            rows.push_back(r);
+        }
+    };
+    for (int n : o.cells)
+        for (const auto& set : o.sets) {
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > o.budget_s) {
+                std::printf("budget of %.0f s spent: %s %d and later skipped\n", o.budget_s, set.c_str(), n);
+                continue;
+            }
+            measure(set, busyring_batch(set, n));
+        }
+    if (o.anchor) {
+        std::string policy;
+        const auto cell = trees::real(trees::morphology_dir() + "ca1_pyramidal_n120.swc", 1400, &policy);
+        if (cell.empty()) {
+            std::printf("anchor: ca1_pyramidal_n120.swc not readable here, skipped\n");
+        } else {
+            std::printf("anchor: %d copies of ca1_pyramidal_n120.swc, %zu CVs (%s)\n", o.anchor_cells, cell.size(),
+                        policy.c_str());
+            measure("ca1x", std::vector<std::vector<int>>(o.anchor_cells, cell));
+        }
+    }
+
+    std::ostringstream s;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "solve alone, %s, median of %d, L2 flushed; ns per real CV and solve; x floor: time / (32 B per CV at "
+                  "%.0f GB/s)\n%-6s %7s %11s |", dev.prop.name, o.reps, copy_gbs, "set", "cells", "CVs");
+    s << line;
+    const auto vs = variants();
+    for (const auto& v : vs) s << " " << std::string(14 - std::min<std::size_t>(14, v.name.size()), ' ') << v.name;
+    s << " | fine vs cell\n";
+    for (std::size_t i = 0; i < rows.size(); i += vs.size()) {
+        std::snprintf(line, sizeof line, "%-6s %7d %11ld |", rows[i].set.c_str(), rows[i].cells, rows[i].real_cv);
+        s << line;
+        for (std::size_t k = 0; k < vs.size() && i + k < rows.size(); ++k) {
+            std::snprintf(line, sizeof line, " %14.4f", rows[i + k].ns_cv);
+            s << line;
+        }
+        std::snprintf(line, sizeof line, " | %6.2fx (%.2fx floor)\n", rows[i].ms / rows[i + 1].ms, rows[i + 1].floor_x);
+        s << line;
+    }
+    std::printf("\n%s", s.str().c_str());
+    if (!o.summary.empty()) std::ofstream(o.summary) << s.str();
+    if (!o.tsv.empty()) {
+        std::ofstream t(o.tsv);
+        t << "set\tvariant\tcells\treal_cv\tblocks\tlevels\tms\tns_per_cv\tfloor_x\trel_err\n";
+        for (const auto& r : rows)
+            t << r.set << "\t" << r.variant << "\t" << r.cells << "\t" << r.real_cv << "\t" << r.blocks << "\t" << r.levels
+              << "\t" << r.ms << "\t" << r.ns_cv << "\t" << r.floor_x << "\t" << r.err << "\n";
+    }
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "fine_bench: %s\n", e.what());
+    return 1;
+}

@@ -1,0 +1,357 @@
+#include "solvers/fine_layout.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "core/parallel_for.hpp"
+#include "solvers/branch_tree.hpp"
+#include "solvers/fine_sweeps.hpp"
+
+namespace arbolito {
+
+namespace {
+
+// Undirected neighbours of every CV, from a natural parent array.
+struct Adjacency {
+    std::vector<int> begin, list;
+    int degree(int v) const { return begin[v + 1] - begin[v]; }
+};
+Adjacency adjacency(const std::vector<int>& p) {
+    const int n = static_cast<int>(p.size());
+    Adjacency a;
+    a.begin.assign(n + 1, 0);
+    for (int i = 1; i < n; ++i) ++a.begin[i + 1], ++a.begin[p[i] + 1];
+    for (int i = 0; i < n; ++i) a.begin[i + 1] += a.begin[i];
+    a.list.resize(a.begin[n]);
+    std::vector<int> at(a.begin.begin(), a.begin.end() - 1);
+    for (int i = 1; i < n; ++i) a.list[at[i]++] = p[i], a.list[at[p[i]]++] = i;
+    return a;
+}
+
+// The CV whose branch tree is shallowest as a root (ties: the natural root, then the
+// lowest CV). Rooted at r, a path's level rises by one on leaving r when r has two or
+// more neighbours, and on leaving any other CV with three or more (a branch point); the
+// depth is the largest rise over all paths from r. One pass down and one up over the
+// natural tree give it for every r (the usual re-rooting of a tree's farthest distance).
+int shallowest_root(const std::vector<int>& p, const Adjacency& a) {
+    const int n = static_cast<int>(p.size());
+    if (n <= 2) return 0;
+    auto rise = [&](int v) { return a.degree(v) >= 3 ? 1 : 0; };
+    // down[v]: the largest rise from v into its natural subtree (v counted, the end not);
+    // best1, best2: the two largest down of v's children (children follow their parent).
+    std::vector<int> down(n, 0), best1(n, -1), best2(n, -1);
+    for (int v = n - 1; v >= 0; --v) {
+        down[v] = best1[v] >= 0 ? rise(v) + best1[v] : 0;
+        if (v == 0) break;
+        const int q = p[v], x = down[v];
+        if (x > best1[q]) best2[q] = best1[q], best1[q] = x;
+        else if (x > best2[q]) best2[q] = x;
+    }
+    // up[v]: the largest rise from p[v] away from v (p[v] counted).
+    std::vector<int> up(n, 0);
+    for (int v = 1; v < n; ++v) {
+        const int q = p[v];
+        const int sibling = down[v] == best1[q] ? best2[q] : best1[q];
+        const int beyond = std::max(q > 0 ? up[q] : -1, sibling);
+        up[v] = beyond >= 0 ? rise(q) + beyond : 0;
+    }
+    int best = 0, best_depth = std::numeric_limits<int>::max();
+    for (int r = 0; r < n; ++r) {
+        const int far = std::max(best1[r], r > 0 ? up[r] : -1);
+        const int depth = far < 0 ? 0 : (a.degree(r) >= 2 ? 1 : 0) + far;
+        if (depth < best_depth) best = r, best_depth = depth;
+    }
+    return best;
+}
+
+// One cell's branches, ready to be placed: per branch its natural CVs (proximal first),
+// level and parent branch, in the order branch_tree gives (parents first).
+struct CellBranches {
+    std::vector<int> cv, offset, parent, level;
+    int n_levels = 0;
+    int n_cv = 0;
+};
+
+CellBranches cell_branches(const std::vector<int>& p, const FineOptions& o) {
+    CellBranches cb;
+    const int n = static_cast<int>(p.size());
+    cb.n_cv = n;
+    std::vector<int> order;  // breadth-first from the root: order[j] is a natural CV
+    std::vector<int> tree;   // parents in that order
+    if (o.reroot && n > 2) {
+        const Adjacency a = adjacency(p);
+        const int r = shallowest_root(p, a);
+        order.reserve(n);
+        tree.reserve(n);
+        std::vector<int> pos(n, -1);
+        order.push_back(r);
+        tree.push_back(-1);
+        pos[r] = 0;
+        for (std::size_t j = 0; j < order.size(); ++j) {
+            const int v = order[j];
+            for (int e = a.begin[v]; e < a.begin[v + 1]; ++e) {
+                const int w = a.list[e];
+                if (pos[w] >= 0) continue;
+                pos[w] = static_cast<int>(order.size());
+                order.push_back(w);
+                tree.push_back(static_cast<int>(j));
+            }
+        }
+    } else {
+        order.resize(n);
+        std::iota(order.begin(), order.end(), 0);
+        tree = p;
+    }
+    const BranchTree t = branch_tree(tree);
+    cb.cv.resize(t.cv.size());
+    for (std::size_t i = 0; i < t.cv.size(); ++i) cb.cv[i] = order[t.cv[i]];
+    cb.offset = t.offset;
+    cb.parent = t.parent;
+    cb.level = t.level;
+    cb.n_levels = t.n_levels;
+    if (o.split) {
+        // A branch more than twice as long as its level's median is cut in two: the
+        // distal half becomes its only child, one level down, and the subtree below it
+        // moves down one level. Once, top-down, so that a level's new median is seen
+        // by the next.
+        CellBranches s;
+        s.n_cv = n;
+        s.offset.push_back(0);
+        std::vector<int> new_id(t.n_branches()), tail_id(t.n_branches());
+        std::vector<int> shift(t.n_branches(), 0);  // levels a branch moved down
+        std::vector<std::vector<int>> lengths(t.n_levels);
+        for (int b = 0; b < t.n_branches(); ++b) lengths[t.level[b]].push_back(t.length(b));
+        std::vector<int> median(t.n_levels);
+        for (int l = 0; l < t.n_levels; ++l) {
+            auto& v = lengths[l];
+            std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+            median[l] = v[v.size() / 2];
+        }
+        for (int b = 0; b < t.n_branches(); ++b) {
+            const int pb = t.parent[b];
+            shift[b] = pb >= 0 ? shift[pb] : 0;
+            const int len = t.length(b), lev = t.level[b] + shift[b];
+            const bool cut = len >= 4 && len > 2 * median[t.level[b]];
+            const int head = cut ? len / 2 : len;
+            auto add = [&](int from, int to, int parent, int level) {
+                for (int i = from; i < to; ++i) s.cv.push_back(cb.cv[t.offset[b] + i]);
+                s.offset.push_back(static_cast<int>(s.cv.size()));
+                s.parent.push_back(parent);
+                s.level.push_back(level);
+                s.n_levels = std::max(s.n_levels, level + 1);
+                return static_cast<int>(s.parent.size()) - 1;
+            };
+            new_id[b] = add(0, head, pb >= 0 ? tail_id[pb] : -1, lev);
+            tail_id[b] = new_id[b];
+            if (cut) {
+                tail_id[b] = add(head, len, new_id[b], lev + 1);
+                ++shift[b];
+            }
+        }
+        // Parents before children still holds: a branch's pieces come right after it,
+        // and its children after them. Levels need not be ascending: the placement sorts.
+        return s;
+    }
+    return cb;
+}
+
+}  // namespace
+
+FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, const FineOptions& o) {
+    if (o.block_cvs < 1) throw std::invalid_argument("fine_layout: block_cvs must be >= 1");
+    if (o.max_threads < 32 || o.max_threads % 32 != 0 || o.max_threads > 1024)
+        throw std::invalid_argument("fine_layout: max_threads must be a multiple of 32 in [32, 1024]");
+    const int nc = static_cast<int>(natural_parents.size());
+    for (int c = 0; c < nc; ++c) check_cv_tree(natural_parents[c], "fine_layout: cell " + std::to_string(c));
+    std::vector<CellBranches> cells(nc);
+    parallel_for(nc, 16, [&](long c) { cells[c] = cell_branches(natural_parents[c], o); });
+
+    FineNumbering out;
+    Layout& l = out.layout;
+    FineSchedule& s = out.schedule;
+    l.index.resize(nc);
+    for (int c = 0; c < nc; ++c) l.index[c].assign(natural_parents[c].size(), -1);
+    s.child_begin.push_back(0);
+
+    long next_cv = 0;  // checked against int's range as blocks are placed
+    for (int c0 = 0; c0 < nc;) {
+        // Cells [c0, c1) form the block: as many as fit block_cvs, at least one.
+        int c1 = c0 + 1;
+        long cvs = cells[c0].n_cv;
+        while (c1 < nc && cvs + cells[c1].n_cv <= o.block_cvs) cvs += cells[c1++].n_cv;
+        FineSchedule::Block blk{};
+        blk.first_cv = static_cast<int>(next_cv);
+        blk.level0 = static_cast<int>(s.levels.size());
+        blk.branch0 = static_cast<int>(s.length.size());
+        int n_levels = 0;
+        for (int c = c0; c < c1; ++c) n_levels = std::max(n_levels, cells[c].n_levels);
+        blk.n_levels = n_levels;
+
+        // The block's branches by level: (cell, branch), longest first when sorting.
+        std::vector<std::vector<std::pair<int, int>>> by_level(n_levels);
+        for (int c = c0; c < c1; ++c)
+            for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b) by_level[cells[c].level[b]].push_back({c, b});
+        auto len_of = [&](std::pair<int, int> cb) {
+            const CellBranches& x = cells[cb.first];
+            return x.offset[cb.second + 1] - x.offset[cb.second];
+        };
+        if (o.sort)
+            for (auto& v : by_level)
+                std::stable_sort(v.begin(), v.end(), [&](auto a, auto b) { return len_of(a) > len_of(b); });
+
+        // Place them: block-local branch ids level by level, and every CV's index.
+        std::vector<std::vector<int>> local_id(c1 - c0);  // [cell][branch] -> block-local branch
+        for (int c = c0; c < c1; ++c) local_id[c - c0].assign(cells[c].parent.size(), -1);
+        std::vector<int> last_cv;  // block-local CV of each block-local branch's distal end
+        int base = 0, widest = 0;
+        for (int L = 0; L < n_levels; ++L) {
+            const auto& v = by_level[L];
+            int longest = 0;
+            for (auto cb : v) longest = std::max(longest, len_of(cb));
+            FineSchedule::Level lev{base, static_cast<int>(s.pos_base.size()), static_cast<int>(last_cv.size()),
+                                    static_cast<int>(v.size()), longest};
+            widest = std::max(widest, lev.n);
+            // pos_base: sorted, position i holds the branches still that long; unsorted,
+            // every branch (padding where it is shorter).
+            s.pos_base.push_back(0);
+            for (int i = 0; i < longest; ++i) {
+                int n_i = 0;
+                if (o.sort) {
+                    while (n_i < lev.n && len_of(v[n_i]) > i) ++n_i;
+                } else {
+                    n_i = lev.n;
+                }
+                s.pos_base.push_back(s.pos_base.back() + n_i);
+            }
+            const int* pos = s.pos_base.data() + lev.pos0;
+            for (int k = 0; k < lev.n; ++k) {
+                const auto [c, b] = v[k];
+                const CellBranches& x = cells[c];
+                const int len = len_of(v[k]);
+                local_id[c - c0][b] = lev.branch0 + k;
+                const int pb = x.parent[b];
+                const int parent_cv = pb < 0 ? -1 : last_cv[local_id[c - c0][pb]];
+                if (pb >= 0 && parent_cv < 0) throw std::logic_error("fine_layout: parent branch not placed before its child");
+                s.length.push_back(len);
+                s.parent_cv.push_back(parent_cv);
+                for (int i = 0; i < len; ++i) l.index[c][x.cv[x.offset[b] + i]] = blk.first_cv + base + pos[i] + k;
+                last_cv.push_back(base + pos[len - 1] + k);
+            }
+            base += pos[longest];
+            s.levels.push_back(lev);
+        }
+        blk.n_cv = base;
+        blk.n_branches = static_cast<int>(last_cv.size());
+        blk.threads = std::min(o.max_threads, std::max(32, (widest + 31) / 32 * 32));
+        blk.in_shared = 24L * blk.n_cv + 16L * blk.n_branches <= o.shared_bytes ? 1 : 0;
+
+        // Children of each block-local branch, in block-local order (a fixed order).
+        std::vector<std::vector<int>> children(blk.n_branches);
+        for (int c = c0; c < c1; ++c)
+            for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b)
+                if (const int pb = cells[c].parent[b]; pb >= 0)
+                    children[local_id[c - c0][pb]].push_back(local_id[c - c0][b]);
+        for (auto& ch : children) {
+            std::sort(ch.begin(), ch.end());
+            s.child.insert(s.child.end(), ch.begin(), ch.end());
+            s.child_begin.push_back(static_cast<int>(s.child.size()));
+        }
+        s.max_shared_bytes = std::max(s.max_shared_bytes, FineSchedule::shared_bytes(blk));
+        s.blocks.push_back(blk);
+        next_cv += blk.n_cv;
+        if (next_cv > std::numeric_limits<int>::max()) throw std::invalid_argument("fine_layout: more CVs than an int counts");
+        c0 = c1;
+    }
+    l.n_cv = static_cast<int>(next_cv);
+
+    // Parents in the numbering: the previous position of the branch, or the parent CV
+    // for position 0. Unsorted levels pad every branch to the level's longest: a padding
+    // CV hangs from the position before it (an inert row: d = 1, u = 0, rhs = 0).
+    l.parent.assign(l.n_cv, -2);
+    for (const auto& blk : s.blocks) {
+        for (int L = 0; L < blk.n_levels; ++L) {
+            const auto& lev = s.levels[blk.level0 + L];
+            const int* pos = s.pos_base.data() + lev.pos0;
+            const int at = blk.first_cv + lev.base;
+            for (int k = 0; k < lev.n; ++k) {
+                const int b = blk.branch0 + lev.branch0 + k;
+                const int pcv = s.parent_cv[b];
+                l.parent[at + pos[0] + k] = pcv < 0 ? -1 : blk.first_cv + pcv;
+                for (int i = 1; i < lev.positions; ++i) {
+                    if (pos[i + 1] - pos[i] <= k) break;  // sorted: this branch ended
+                    l.parent[at + pos[i] + k] = at + pos[i - 1] + k;
+                    if (i >= s.length[b]) l.padding.push_back(at + pos[i] + k);
+                }
+            }
+        }
+    }
+    std::sort(l.padding.begin(), l.padding.end());
+    check_fine_schedule(s);
+    for (int x = 0; x < l.n_cv; ++x)
+        if (l.parent[x] == -2) throw std::logic_error("fine_layout: CV " + std::to_string(x) + " not placed");
+    return out;
+}
+
+void check_fine_schedule(const FineSchedule& s) {
+    for (const auto& blk : s.blocks) {
+        std::vector<int> level_of(blk.n_cv, -1);
+        std::vector<int> seen(blk.n_cv, 0);
+        for (int L = 0; L < blk.n_levels; ++L) {
+            const auto& lev = s.levels[blk.level0 + L];
+            const int* pos = s.pos_base.data() + lev.pos0;
+            for (int k = 0; k < lev.n; ++k) {
+                const int b = blk.branch0 + lev.branch0 + k;
+                for (int i = 0; i < s.length[b]; ++i) {
+                    const int x = lev.base + pos[i] + k;
+                    if (x < 0 || x >= blk.n_cv || pos[i + 1] - pos[i] <= k)
+                        throw std::logic_error("fine schedule: branch position outside its level");
+                    if (seen[x]++) throw std::logic_error("fine schedule: CV reached twice");
+                    level_of[x] = L;
+                }
+            }
+        }
+        for (int L = 0; L < blk.n_levels; ++L) {
+            const auto& lev = s.levels[blk.level0 + L];
+            for (int k = 0; k < lev.n; ++k) {
+                const int b = blk.branch0 + lev.branch0 + k;
+                const int pcv = s.parent_cv[b];
+                if (pcv >= 0 && !(pcv < blk.n_cv && level_of[pcv] >= 0 && level_of[pcv] < L))
+                    throw std::logic_error("fine schedule: a branch hangs from a CV that is not in an earlier level");
+                for (int j = s.child_begin[b]; j < s.child_begin[b + 1]; ++j) {
+                    const int ch = s.child[j];
+                    if (ch < 0 || ch >= blk.n_branches) throw std::logic_error("fine schedule: child outside the block");
+                }
+            }
+        }
+    }
+}
+
+void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs) {
+    std::vector<double> fd, fr;
+    for (const auto& blk : s.blocks) {
+        double* D = d + blk.first_cv;
+        const double* U = u + blk.first_cv;
+        double* R = rhs + blk.first_cv;
+        fd.assign(blk.n_branches, 0.0);
+        fr.assign(blk.n_branches, 0.0);
+        const int* len = s.length.data() + blk.branch0;
+        const int* cb = s.child_begin.data() + blk.branch0;
+        for (int L = blk.n_levels - 1; L >= 0; --L) {
+            const auto& lev = s.levels[blk.level0 + L];
+            for (int k = 0; k < lev.n; ++k)
+                fine_sweeps::backward(lev.branch0 + k, k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k], cb,
+                                      s.child.data(), D, U, R, fd.data(), fr.data());
+        }
+        for (int L = 0; L < blk.n_levels; ++L) {
+            const auto& lev = s.levels[blk.level0 + L];
+            for (int k = 0; k < lev.n; ++k)
+                fine_sweeps::forward(k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k],
+                                     s.parent_cv[blk.branch0 + lev.branch0 + k], D, R);
+        }
+    }
+}
+
+}  // namespace arbolito

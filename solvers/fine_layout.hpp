@@ -1,0 +1,90 @@
+#pragma once
+// The CV numbering and schedule of the fine-grained GPU solver (gpu-fine; Huber's
+// level-based tree solver, DESIGN §7). Cells are packed into CUDA blocks at set-up; a
+// block solves its cells' systems alone (no grid-wide synchronisation): each cell is cut
+// into unbranched branches (branch_tree.hpp), the branches of all the block's cells are
+// grouped by level, and one thread per branch of the current level runs a Thomas sweep,
+// with a block-wide barrier between levels. Plain host data; the kernel
+// (gpu/hines_gpu_fine.cu) and the host reference (fine_layout_solve) read it alike.
+//
+// Numbering inside a block: level after level; within a level, position after position
+// (position 0 is a branch's proximal CV); within a position, the level's branches in
+// slot order. The CV at position i of slot k of level L lives at
+//     block.first_cv + level.base + pos_base[level.pos0 + i] + k,
+// so a warp's threads touch consecutive CVs at every position. Sorted (longest branch
+// first), the branches still long at position i are exactly the first ones and the level
+// needs no padding; unsorted, every branch of a level is padded to the level's longest.
+#include <vector>
+
+#include "solvers/layout.hpp"
+
+namespace arbolito {
+
+// The passes of the seed (Huber), each switchable per run.
+struct FineOptions {
+    bool sort = true;     // each level's branches by length, longest first (no padding, less divergence)
+    bool reroot = true;   // each cell re-rooted at the CV that minimises the depth of its branch tree
+    bool split = false;   // branches longer than twice their level's median cut in two (balances levels)
+    int block_cvs = 2048; // CVs per block to aim at (cells are never split between blocks)
+    int max_threads = 256;  // threads per block at most; wider levels loop
+    int shared_bytes = 96 * 1024;  // a block whose d, u, rhs fit this is solved in shared memory
+};
+
+struct FineSchedule {
+    struct Block {
+        int first_cv;    // layout index of the block's first CV
+        int n_cv;        // CVs of the block (padding included)
+        int level0;      // its levels: levels[level0 .. level0 + n_levels - 1]
+        int n_levels;
+        int branch0;     // its branches: branch arrays [branch0 .. branch0 + n_branches - 1]
+        int n_branches;
+        int threads;     // CUDA block size (a multiple of 32)
+        int in_shared;   // 1: d, u, rhs staged in shared memory; 0: solved in device memory
+    };
+    struct Level {
+        int base;     // block-local index of the level's first CV
+        int pos0;     // pos_base[pos0 + i]: offset of position i within the level
+        int branch0;  // block-local index of the level's first branch (slot 0)
+        int n;        // branches (slots)
+        int positions;  // the longest branch's length
+    };
+    std::vector<Block> blocks;
+    std::vector<Level> levels;
+    std::vector<int> pos_base;       // per level: longest branch + 1 entries, ascending
+    // Per branch (blocks' branches one after another, block-local numbering inside):
+    std::vector<int> length;         // real CVs
+    std::vector<int> parent_cv;      // block-local CV the branch's position 0 hangs from; -1: a root
+    std::vector<int> child_begin;    // children: child[child_begin[b] .. child_begin[b+1]-1],
+    std::vector<int> child;          // block-local branch indices, in a fixed order
+    int max_shared_bytes = 0;        // the largest dynamic shared memory a block needs
+
+    int n_blocks() const { return static_cast<int>(blocks.size()); }
+    // Shared memory of a block: in shared mode d, u, rhs per CV and the folds (two
+    // doubles per branch); in device-memory mode none (folds in device memory too).
+    static int shared_bytes(const Block& b) { return b.in_shared ? 24 * b.n_cv + 16 * b.n_branches : 0; }
+};
+
+struct FineNumbering {
+    Layout layout;
+    FineSchedule schedule;
+};
+
+// natural_parents[c]: cell c's CV tree (parent[0] = -1, parent[i] < i). Cells keep the
+// caller's order and are packed greedily into blocks of about block_cvs CVs. The
+// numbering's parent of a CV is its neighbour towards the (possibly new) root; re-rooted
+// cells' edges thus point the other way in places (the engine takes each edge's
+// conductance from whichever end names the other as parent). Throws
+// std::invalid_argument on a malformed tree or bad options.
+FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, const FineOptions& o = {});
+
+// Throws std::logic_error unless every branch's parent CV lies in an earlier level of its
+// block (the barrier between levels is then all the ordering the solve needs), every
+// level's positions fit its block, and each CV is reached exactly once.
+void check_fine_schedule(const FineSchedule& s);
+
+// The whole solve on the host, level by level with the kernel's per-branch steps
+// (fine_sweeps.hpp): the reference the GPU tests compare against. d, u, rhs in layout
+// numbering; on return rhs holds the solution; d is overwritten.
+void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs);
+
+}  // namespace arbolito

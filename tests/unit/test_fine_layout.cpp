@@ -1,0 +1,216 @@
+// gpu-fine's numbering and schedule (solvers/fine_layout.hpp) and its solve on the host,
+// in the kernel's order and arithmetic (solvers/fine_sweeps.hpp): every cell's solution
+// equals the serial Hines solve of the same system in natural numbering, for every
+// combination of the passes and for the awkward shapes (one CV, an unbranched cable, a
+// star of 1,000 children, a tree deeper than 100 levels, cells wider than a block).
+#include <algorithm>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/cell_builders.hpp"
+#include "engine/discretization.hpp"
+#include "solvers/branch_tree.hpp"
+#include "solvers/fine_layout.hpp"
+#include "solvers/hines.hpp"
+#include "tests/support/cell_trees.hpp"
+#include "tests/support/fine_systems.hpp"
+
+using namespace arbolito;
+
+namespace {
+
+std::vector<FineOptions> every_pass_combination(int block_cvs = 2048) {
+    std::vector<FineOptions> out;
+    for (int m = 0; m < 8; ++m) {
+        FineOptions o;
+        o.sort = m & 1, o.reroot = m & 2, o.split = m & 4;
+        o.block_cvs = block_cvs;
+        out.push_back(o);
+    }
+    return out;
+}
+
+std::string describe(const FineOptions& o) {
+    return std::string("sort ") + (o.sort ? "on" : "off") + ", reroot " + (o.reroot ? "on" : "off") + ", split " +
+           (o.split ? "on" : "off") + ", block_cvs " + std::to_string(o.block_cvs);
+}
+
+// The numbering's invariants: each CV once (real or padding), the layout's parent of a
+// CV is a tree neighbour (the natural parent, or a child where re-rooting turned the
+// edge round), parents precede children, one root per cell.
+void check_numbering(const std::vector<std::vector<int>>& np, const FineNumbering& f) {
+    const Layout& l = f.layout;
+    std::vector<int> seen(l.n_cv, 0);
+    long real = 0;
+    for (std::size_t c = 0; c < np.size(); ++c) {
+        ASSERT_EQ(l.index[c].size(), np[c].size());
+        real += static_cast<long>(np[c].size());
+        int roots = 0;
+        for (std::size_t i = 0; i < np[c].size(); ++i) {
+            const int x = l.index[c][i];
+            ASSERT_GE(x, 0);
+            ASSERT_LT(x, l.n_cv);
+            ++seen[x];
+            const int px = l.parent[x];
+            ASSERT_LT(px, x) << "parent after child, cell " << c << " CV " << i;
+            if (px < 0) {
+                ++roots;
+                continue;
+            }
+            const bool natural = np[c][i] >= 0 && l.index[c][np[c][i]] == px;
+            bool turned = false;  // px is a natural child of i
+            for (std::size_t j = 1; j < np[c].size() && !natural && !turned; ++j)
+                turned = np[c][j] == static_cast<int>(i) && l.index[c][j] == px;
+            EXPECT_TRUE(natural || turned) << "cell " << c << " CV " << i << ": layout parent is no neighbour";
+        }
+        EXPECT_EQ(roots, np[c].empty() ? 0 : 1) << "cell " << c;
+    }
+    for (int x : l.padding) ++seen[x];
+    for (int x = 0; x < l.n_cv; ++x) ASSERT_EQ(seen[x], 1) << "layout CV " << x;
+    EXPECT_EQ(static_cast<long>(l.padding.size()), l.n_cv - real);
+}
+
+double solve_both(const std::vector<std::vector<int>>& np, const FineOptions& o, std::mt19937& gen) {
+    const FineNumbering f = fine_layout(np, o);
+    check_numbering(np, f);
+    test_systems::LayoutSystems sys = test_systems::fine_random_systems(np, f.layout, gen);
+    fine_layout_solve(f.schedule, sys.d.data(), sys.u.data(), sys.rhs.data());
+    for (int x : f.layout.padding) EXPECT_EQ(sys.rhs[x], 0.0) << "padding row " << x;
+    return test_systems::worst_relative_error(f.layout, sys.rhs, sys.ref);
+}
+
+std::vector<int> chain(int n) {
+    std::vector<int> p(n);
+    for (int i = 0; i < n; ++i) p[i] = i - 1;
+    return p;
+}
+
+// A comb: a spine of `teeth` CVs, each with a side branch of 2 CVs: `teeth` levels deep.
+std::vector<int> comb(int teeth) {
+    std::vector<int> p{-1};
+    int spine = 0;
+    for (int t = 0; t < teeth; ++t) {
+        const int side = static_cast<int>(p.size());
+        p.push_back(spine);
+        p.push_back(side);
+        p.push_back(spine);
+        spine = static_cast<int>(p.size()) - 1;
+    }
+    return p;
+}
+
+}  // namespace
+
+// Both are backward-stable eliminations of diagonally dominant systems (condition far
+// below 1e4) in different orders, with a reciprocal in place of a division: the
+// difference is rounding, 1e-12 is generous.
+TEST(FineLayout, RandomTreesEveryPassCombination) {
+    std::mt19937 gen(2024);
+    std::vector<std::vector<int>> cells;
+    for (int k = 0; k < 60; ++k)
+        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 500)(gen),
+                                              std::uniform_int_distribution<int>(1, 30)(gen), gen));
+    cells.push_back({-1});
+    cells.push_back(chain(300));
+    cells.push_back(trees::star(40));
+    for (const FineOptions& o : every_pass_combination(700)) EXPECT_LT(solve_both(cells, o, gen), 1e-12) << describe(o);
+}
+
+TEST(FineLayout, AwkwardShapes) {
+    std::mt19937 gen(77);
+    const std::vector<std::vector<std::vector<int>>> shapes = {
+        {{-1}},                      // one CV
+        {chain(2000)},               // an unbranched cable
+        {trees::star(1001)},         // a star of 1,000 children: wider than any block
+        {comb(130)},                 // deeper than 100 levels
+        {{-1}, {-1, 0}, chain(5)},   // tiny cells sharing a block
+    };
+    for (const auto& cells : shapes)
+        for (FineOptions o : every_pass_combination()) {
+            o.max_threads = 32;  // wide levels loop over the block's threads
+            EXPECT_LT(solve_both(cells, o, gen), 1e-12) << describe(o) << ", first cell of " << cells[0].size() << " CVs";
+        }
+    FineOptions keep;
+    keep.reroot = false;
+    const FineNumbering deep = fine_layout({comb(130)}, keep);
+    EXPECT_GT(deep.schedule.blocks[0].n_levels, 100);
+}
+
+TEST(FineLayout, RealAndBusyringCells) {
+    std::mt19937 gen(5);
+    std::vector<std::vector<int>> cells;
+    for (std::uint64_t gid = 0; gid < 12; ++gid)
+        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::nseg, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+    // Every morphology in tests/data that the reader accepts (a few are there to be refused).
+    int real = 0;
+    for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir())) {
+        if (e.path().extension() != ".swc") continue;
+        try {
+            const auto t = trees::real(e.path().string(), 1400);
+            if (t.empty()) continue;
+            cells.push_back(t);
+            ++real;
+        } catch (const std::exception&) {
+        }
+    }
+    ASSERT_GE(real, 14);
+    for (const FineOptions& o : every_pass_combination()) EXPECT_LT(solve_both(cells, o, gen), 1e-12) << describe(o);
+}
+
+// Re-rooting picks the shallowest branch tree: never deeper than the natural root's.
+TEST(FineLayout, RerootNeverDeepens) {
+    std::mt19937 gen(9);
+    for (int k = 0; k < 200; ++k) {
+        const auto p = trees::random_parents(std::uniform_int_distribution<int>(1, 400)(gen), 20, gen);
+        FineOptions a, b;
+        a.reroot = false, b.reroot = true;
+        a.sort = b.sort = true;
+        const int natural = fine_layout({p}, a).schedule.blocks[0].n_levels;
+        const int rerooted = fine_layout({p}, b).schedule.blocks[0].n_levels;
+        EXPECT_LE(rerooted, natural) << "tree " << k;
+        EXPECT_EQ(natural, branch_tree(p).n_levels);
+    }
+    // A comb rooted at one end of its spine rises a level at every tooth; from the
+    // spine's middle, half as many.
+    FineOptions a, b;
+    a.reroot = false;
+    const int natural = fine_layout({comb(40)}, a).schedule.blocks[0].n_levels;
+    const int rerooted = fine_layout({comb(40)}, b).schedule.blocks[0].n_levels;
+    EXPECT_GE(natural, 40);
+    EXPECT_LE(rerooted, natural / 2 + 2);
+}
+
+// The schedule check catches a child placed in the same level as its parent (what a
+// missing barrier between levels amounts to), and the solve then goes wrong.
+TEST(FineLayout, MutatedScheduleFails) {
+    std::mt19937 gen(3);
+    const std::vector<std::vector<int>> cells{trees::random_parents(300, 10, gen)};
+    FineOptions o;
+    o.reroot = false;
+    FineNumbering f = fine_layout(cells, o);
+    FineSchedule& s = f.schedule;
+    ASSERT_GE(s.blocks[0].n_levels, 3);
+    // Run level 1 after level 2 in the backward pass: swap their records.
+    std::swap(s.levels[s.blocks[0].level0 + 1], s.levels[s.blocks[0].level0 + 2]);
+    EXPECT_THROW(check_fine_schedule(s), std::logic_error);
+    test_systems::LayoutSystems sys = test_systems::fine_random_systems(cells, f.layout, gen);
+    fine_layout_solve(s, sys.d.data(), sys.u.data(), sys.rhs.data());
+    EXPECT_GT(test_systems::worst_relative_error(f.layout, sys.rhs, sys.ref), 1e-6);
+}
+
+TEST(FineLayout, PackingAndBadInput) {
+    std::vector<std::vector<int>> cells(10, chain(100));
+    FineOptions o;
+    o.block_cvs = 250;
+    const FineNumbering f = fine_layout(cells, o);
+    EXPECT_EQ(f.schedule.n_blocks(), 5);  // two cells of 100 CVs a block
+    for (const auto& b : f.schedule.blocks) EXPECT_EQ(b.threads, 32);
+    EXPECT_EQ(fine_layout({}, o).layout.n_cv, 0);
+    o.block_cvs = 0;
+    EXPECT_THROW(fine_layout(cells, o), std::invalid_argument);
+    EXPECT_THROW(fine_layout({{-1, 0}, {-1, 2}}, FineOptions{}), std::invalid_argument);
+}

@@ -1,0 +1,143 @@
+// gpu-fine's kernel (solvers/gpu/hines_gpu_fine.cu) against the serial CPU solve, for
+// every combination of the passes, in shared memory and in device memory, on random
+// trees, every real morphology in tests/data, busyring cells and the awkward shapes; the
+// same bits on every run; a mutated schedule refused. Skipped without a GPU.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/gpu/memory.hpp"
+#include "engine/cell_builders.hpp"
+#include "engine/discretization.hpp"
+#include "solvers/fine_layout.hpp"
+#include "solvers/gpu/hines_gpu_fine.hpp"
+#include "tests/support/cell_trees.hpp"
+#include "tests/support/fine_systems.hpp"
+#include "tests/support/gpu_skip.hpp"
+
+using namespace arbolito;
+using namespace arbolito::gpu;
+
+namespace {
+
+// The solution on the GPU of the systems in layout numbering; u must come back intact
+// and padding rows untouched.
+std::vector<double> gpu_solve(const FineNumbering& f, const test_systems::LayoutSystems& sys) {
+    const int n = f.layout.n_cv;
+    GpuFinePlan plan = make_gpu_fine_plan(f.schedule);
+    DeviceArray<double> d(sys.d), u(sys.u), rhs(sys.rhs);
+    gpu_fine_solve(plan, d.data(), u.data(), rhs.data(), nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> x = rhs.download(), u_after = u.download();
+    EXPECT_EQ(0, std::memcmp(sys.u.data(), u_after.data(), n * sizeof(double))) << "u was modified";
+    for (int p : f.layout.padding) EXPECT_EQ(x[p], 0.0) << "padding row " << p;
+    return x;
+}
+
+std::vector<int> chain(int n) {
+    std::vector<int> p(n);
+    for (int i = 0; i < n; ++i) p[i] = i - 1;
+    return p;
+}
+
+std::vector<int> comb(int teeth) {
+    std::vector<int> p{-1};
+    int spine = 0;
+    for (int t = 0; t < teeth; ++t) {
+        const int side = static_cast<int>(p.size());
+        p.push_back(spine);
+        p.push_back(side);
+        p.push_back(spine);
+        spine = static_cast<int>(p.size()) - 1;
+    }
+    return p;
+}
+
+// Every pass combination, with blocks in shared memory and (shared_bytes 0) in device
+// memory: the worst relative difference from hines_solve over the cells.
+double worst_over_passes(const std::vector<std::vector<int>>& cells, int block_cvs, int max_threads,
+                         std::mt19937& gen) {
+    double worst = 0;
+    for (int m = 0; m < 16; ++m) {
+        FineOptions o;
+        o.sort = m & 1, o.reroot = m & 2, o.split = m & 4;
+        if (m & 8) o.shared_bytes = 0;
+        o.block_cvs = block_cvs, o.max_threads = max_threads;
+        const FineNumbering f = fine_layout(cells, o);
+        const test_systems::LayoutSystems sys = test_systems::fine_random_systems(cells, f.layout, gen);
+        const double e = test_systems::worst_relative_error(f.layout, gpu_solve(f, sys), sys.ref);
+        EXPECT_LT(e, 1e-12) << "passes " << m;
+        worst = std::max(worst, e);
+    }
+    return worst;
+}
+
+}  // namespace
+
+// As the host test (test_fine_layout.cpp): rounding differences only, far below 1e-12.
+TEST(GpuFine, RandomTreesAndShapes) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(std::random_device{}());
+    std::vector<std::vector<int>> cells;
+    for (int k = 0; k < 200; ++k)
+        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 800)(gen),
+                                              std::uniform_int_distribution<int>(1, 40)(gen), gen));
+    worst_over_passes(cells, 2048, 256, gen);
+    for (const auto& shape : std::vector<std::vector<std::vector<int>>>{
+             {{-1}}, {chain(3000)}, {trees::star(1001)}, {comb(130)}, {{-1}, {-1, 0}, chain(7), trees::star(40)}})
+        for (int threads : {32, 256}) worst_over_passes(shape, 2048, threads, gen);
+}
+
+TEST(GpuFine, RealMorphologiesAndBusyring) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(11);
+    std::vector<std::vector<int>> cells;
+    for (std::uint64_t gid = 0; gid < 64; ++gid)
+        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::nseg, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+    int real = 0;
+    for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir())) {
+        if (e.path().extension() != ".swc") continue;
+        try {
+            for (int target : {500, 4000}) {
+                const auto t = trees::real(e.path().string(), target);
+                if (!t.empty()) cells.push_back(t), ++real;
+            }
+        } catch (const std::exception&) {  // the files there to be refused
+        }
+    }
+    EXPECT_GE(real, 28);
+    worst_over_passes(cells, 2048, 256, gen);
+}
+
+// No atomics: 20 solves of the same systems give the same bits.
+TEST(GpuFine, SameBitsEveryRun) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(1);
+    std::vector<std::vector<int>> cells;
+    for (std::uint64_t gid = 0; gid < 256; ++gid)
+        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::nseg, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+    cells.push_back(trees::star(1001));
+    const FineNumbering f = fine_layout(cells, FineOptions{});
+    const test_systems::LayoutSystems sys = test_systems::fine_random_systems(cells, f.layout, gen);
+    const std::vector<double> first = gpu_solve(f, sys);
+    for (int run = 1; run < 20; ++run)
+        ASSERT_EQ(0, std::memcmp(first.data(), gpu_solve(f, sys).data(), first.size() * sizeof(double))) << "run " << run;
+}
+
+// A schedule whose level order is broken (a parent level after its child's: what a
+// missing barrier amounts to) is refused before anything runs.
+TEST(GpuFine, MutatedScheduleRefused) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(3);
+    FineOptions o;
+    o.reroot = false;
+    FineNumbering f = fine_layout({trees::random_parents(300, 10, gen)}, o);
+    ASSERT_GE(f.schedule.blocks[0].n_levels, 3);
+    std::swap(f.schedule.levels[1], f.schedule.levels[2]);
+    EXPECT_THROW(make_gpu_fine_plan(f.schedule), std::logic_error);
+}

@@ -164,15 +164,15 @@ std::vector<double> gather(const double* a, int first, int stride, int n) {
 }
 
 // Relative difference to the CPU solve for a few cells (set k just solved).
-double spot_check(const Layout& l, const std::vector<std::vector<int>>& cells, Buffers& b, int k) {
+double spot_check(const CellSlots& sl, const std::vector<std::vector<int>>& cells, Buffers& b, int k) {
     double worst = 0;
-    const std::size_t ns = l.slot_cell.size();
+    const std::size_t ns = sl.cell.size();
     for (std::size_t s : {std::size_t(0), ns / 3, ns / 2, ns - 1}) {
-        if (s >= ns || l.slot_cell[s] < 0) continue;
-        const int first = l.slot_first[s], stride = l.slot_stride[s], n = l.slot_size[s];
+        if (s >= ns || sl.cell[s] < 0) continue;
+        const int first = sl.first[s], stride = sl.stride[s], n = sl.size[s];
         std::vector<double> d = gather(b.d0.data(), first, stride, n), rhs = gather(b.r0.data(), first, stride, n),
                             u = gather(b.u[k].data(), first, stride, n), x = gather(b.r[k].data(), first, stride, n);
-        hines_solve(0, n, cells[l.slot_cell[s]].data(), d.data(), u.data(), rhs.data());
+        hines_solve(0, n, cells[sl.cell[s]].data(), d.data(), u.data(), rhs.data());
         double num = 0, den = 0;
         for (int i = 0; i < n; ++i) num += (x[i] - rhs[i]) * (x[i] - rhs[i]), den += rhs[i] * rhs[i];
         const double e = std::sqrt(num / std::max(den, 1e-300));
@@ -264,14 +264,14 @@ int main(int argc, char** argv) try {
         const auto cells = make_batch(cc, multi, n_cells, gen);
         long real_cv = 0;
         for (const auto& c : cells) real_cv += static_cast<long>(c.size());
-        std::vector<Layout> ls(layouts.size());
+        std::vector<GpuCellNumbering> ls(layouts.size());
 #pragma omp parallel for schedule(dynamic, 1)
         for (std::size_t k = 0; k < layouts.size(); ++k) ls[k] = gpu_cell_layout(cells, layouts[k]);
         for (std::size_t li = 0; li < layouts.size(); ++li) {
-            const Layout& l = ls[li];
+            const Layout& l = ls[li].layout;
             Buffers buf(l, gen());
             const bool compare = layouts[li] == "interleaved" || layouts[li] == "block-interleaved:32";
-            const gpu::CellSchedule schedule = gpu::cell_schedule(l);
+            const gpu::CellSchedule schedule = gpu::cell_schedule(l, ls[li].slots);
             // Kernels: every one in the two compared layouts (the resident one with 1, 2
             // and 4 warps per SM and prefetch 8 or 16: "res2p8", with --resident), rowparent8 (the
             // default) elsewhere.
@@ -308,7 +308,7 @@ int main(int argc, char** argv) try {
                 row.moved_gbs = moved_bytes_per_cv(row.kernel) * cv_touched / (ms * 1e-3) / 1e9;
                 row.moved_pct = 100.0 * row.moved_gbs / copy_gbs;
                 // The last timed repetition solved set (warmup + reps - 1) % 2.
-                row.max_err = spot_check(l, cells, buf, (3 + o.reps - 1) % 2);
+                row.max_err = spot_check(ls[li].slots, cells, buf, (3 + o.reps - 1) % 2);
                 std::printf("%-12s %-5s %7d %-22s %-10s %9.4f %6.1f%% %6.1f%% %9.1e\n", row.cls.c_str(), kind,
                             n_cells, row.layout.c_str(), row.kernel.c_str(), ms, row.eff_pct, row.moved_pct,
                             row.max_err);

@@ -20,7 +20,7 @@ struct BranchRef {
 
 }  // namespace
 
-Layout branch_level_layout(const std::vector<std::vector<int>>& np, int bs) {
+BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int bs) {
     if (bs < 1) throw std::invalid_argument("branch_level_layout: block size must be at least 1");
     const int nc = static_cast<int>(np.size());
     for (int c = 0; c < nc; ++c) check_cv_tree(np[c], "branch_level_layout: cell " + std::to_string(c));
@@ -34,7 +34,9 @@ Layout branch_level_layout(const std::vector<std::vector<int>>& np, int bs) {
         return a.level != b.level ? a.level < b.level : a.length > b.length;
     });
 
-    Layout l;
+    BranchNumbering g;
+    Layout& l = g.layout;
+    BranchSlots& sl = g.slots;
     l.index.resize(nc);
     for (int c = 0; c < nc; ++c) l.index[c].assign(np[c].size(), -1);
     std::vector<int> slot_branch;  // index into refs, -1 for an empty slot
@@ -47,11 +49,11 @@ Layout branch_level_layout(const std::vector<std::vector<int>>& np, int bs) {
         for (int k = 0; k < bs; ++k) {
             const std::size_t r = i + k;
             const bool real = r < end;
-            l.slot_cell.push_back(real ? refs[r].cell : -1);
-            l.slot_first.push_back(static_cast<int>(base + k));
-            l.slot_stride.push_back(bs);
-            l.slot_size.push_back(real ? refs[r].length : 0);
-            l.slot_padded.push_back(padded);
+            sl.cell.push_back(real ? refs[r].cell : -1);
+            sl.first.push_back(static_cast<int>(base + k));
+            sl.stride.push_back(bs);
+            sl.size.push_back(real ? refs[r].length : 0);
+            sl.padded.push_back(padded);
             slot_branch.push_back(real ? static_cast<int>(r) : -1);
         }
         base += static_cast<std::int64_t>(bs) * padded;
@@ -60,18 +62,18 @@ Layout branch_level_layout(const std::vector<std::vector<int>>& np, int bs) {
         i = end;
     }
     l.n_cv = static_cast<int>(base);
-    const int ns = static_cast<int>(l.slot_cell.size());
+    const int ns = static_cast<int>(sl.cell.size());
     for (int s = 0; s < ns; ++s) {
         if (slot_branch[s] < 0) continue;
         const BranchRef& r = refs[slot_branch[s]];
         const BranchTree& t = trees[r.cell];
-        for (int k = 0; k < r.length; ++k) l.index[r.cell][t.cv[t.offset[r.branch] + k]] = l.slot_first[s] + k * bs;
+        for (int k = 0; k < r.length; ++k) l.index[r.cell][t.cv[t.offset[r.branch] + k]] = sl.first[s] + k * bs;
     }
     l.parent.assign(l.n_cv, -1);
     for (int s = 0; s < ns; ++s) {
-        const int x0 = l.slot_first[s];
-        for (int k = 1; k < l.slot_padded[s]; ++k) l.parent[x0 + k * bs] = x0 + (k - 1) * bs;
-        for (int k = l.slot_size[s]; k < l.slot_padded[s]; ++k) l.padding.push_back(x0 + k * bs);
+        const int x0 = sl.first[s];
+        for (int k = 1; k < sl.padded[s]; ++k) l.parent[x0 + k * bs] = x0 + (k - 1) * bs;
+        for (int k = sl.size[s]; k < sl.padded[s]; ++k) l.padding.push_back(x0 + k * bs);
         if (slot_branch[s] < 0) continue;
         const BranchRef& r = refs[slot_branch[s]];
         const BranchTree& t = trees[r.cell];
@@ -79,26 +81,26 @@ Layout branch_level_layout(const std::vector<std::vector<int>>& np, int bs) {
         if (p >= 0) l.parent[x0] = l.index[r.cell][p];
     }
     std::sort(l.padding.begin(), l.padding.end());
-    return l;
+    return g;
 }
 
-BranchSchedule branch_schedule(const Layout& l) {
-    const int ns = static_cast<int>(l.slot_first.size());
+BranchSchedule branch_schedule(const Layout& l, const BranchSlots& sl) {
+    const int ns = sl.n_slots();
     BranchSchedule s;
-    s.first = l.slot_first, s.stride = l.slot_stride, s.padded = l.slot_padded;
+    s.first = sl.first, s.stride = sl.stride, s.padded = sl.padded;
     s.parent.resize(ns);
     // Levels from the slots' parents: a slot's level is one more than its parent's slot's.
     std::vector<int> slot_of(l.n_cv, -1), level(ns, 0);
     for (int i = 0; i < ns; ++i)
-        for (int k = 0; k < l.slot_padded[i]; ++k) slot_of[l.slot_first[i] + k * l.slot_stride[i]] = i;
+        for (int k = 0; k < sl.padded[i]; ++k) slot_of[sl.first[i] + k * sl.stride[i]] = i;
     int n_levels = ns > 0 ? 1 : 0;
     for (int i = 0; i < ns; ++i) {
-        const int q = l.slot_padded[i] > 0 && l.slot_size[i] > 0 ? l.parent[l.slot_first[i]] : -1;
+        const int q = sl.padded[i] > 0 && sl.size[i] > 0 ? l.parent[sl.first[i]] : -1;
         s.parent[i] = q;
         if (q >= 0) {
             if (slot_of[q] >= i) throw std::invalid_argument("branch_schedule: slot after the slot of its parent CV");
             level[i] = level[slot_of[q]] + 1;
-        } else if (i > 0 && l.slot_size[i] == 0) {
+        } else if (i > 0 && sl.size[i] == 0) {
             level[i] = level[i - 1];  // an empty slot stays in its block's level
         }
         if (i > 0 && level[i] < level[i - 1]) throw std::invalid_argument("branch_schedule: slots not ordered by level");

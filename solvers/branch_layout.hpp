@@ -12,19 +12,39 @@
 
 namespace arbolito {
 
+// The branch-level solver's slots: one thread per slot, a slot one branch of a cell (-1:
+// an empty slot rounding its block up). The CV at position k of slot s (k = 0: the
+// branch's proximal CV, then towards its distal one) lives at first[s] + k * stride[s];
+// the thread walks positions 0 .. padded[s]-1, positions >= size[s] being padding
+// (Layout::padding; parent = the position before).
+struct BranchSlots {
+    std::vector<int> cell;    // the branch's cell, -1 for an empty slot
+    std::vector<int> first;   // layout index of position 0
+    std::vector<int> stride;  // layout distance between consecutive positions
+    std::vector<int> size;    // the branch's CVs (0 for an empty slot)
+    std::vector<int> padded;  // positions walked (>= size): the block's longest branch
+    int n_slots() const { return static_cast<int>(cell.size()); }
+};
+
+// The numbering (what the group's arrays use) and, beside it, the branch slots.
+struct BranchNumbering {
+    Layout layout;
+    BranchSlots slots;
+};
+
 // natural_parents[c]: cell c's CV tree (parent[0] = -1, parent[i] < i). Slots are
 // ordered by level (cells' root branches first), within a level by length, longest
 // first, and cut into blocks of block_size slots; in a block, position k of its j-th
 // slot lives at block_base + k * block_size + j, every slot padded to the block's
 // longest branch (padding rows: d = 1, u = 0, rhs = 0, each the child of the position
-// before). Layout::slot_* describe the slots (slot_cell: the branch's cell; positions
-// run from the branch's proximal CV to its distal one). Throws std::invalid_argument on a
-// malformed tree, block_size < 1 or more CVs than an int counts.
-Layout branch_level_layout(const std::vector<std::vector<int>>& natural_parents, int block_size = 32);
+// before). Throws std::invalid_argument on a malformed tree, block_size < 1 or more CVs
+// than an int counts.
+BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& natural_parents, int block_size = 32);
 
-// What the sweeps read, per slot and per level, derived from a branch_level_layout.
+// What the sweeps read, per slot and per level, derived from a branch_level_layout's
+// numbering and slots.
 struct BranchSchedule {
-    std::vector<int> first, stride, padded;  // per slot, as Layout::slot_*
+    std::vector<int> first, stride, padded;  // per slot, BranchSlots' own
     std::vector<int> parent;      // per slot: layout index of the CV position 0 hangs from; -1: a root branch
     std::vector<int> level_first; // slots of level l: level_first[l] .. level_first[l+1]-1
     // Coupling of level l (>= 1) into level l-1, in a fixed order (no atomics, so every
@@ -35,7 +55,7 @@ struct BranchSchedule {
     int n_levels() const { return static_cast<int>(level_first.size()) - 1; }
     int n_slots() const { return static_cast<int>(first.size()); }
 };
-BranchSchedule branch_schedule(const Layout& layout);
+BranchSchedule branch_schedule(const Layout& layout, const BranchSlots& slots);
 
 // The whole solve on the host, in the order and with the arithmetic of the GPU kernels
 // (branch_sweeps.hpp): the reference their tests compare against. d, u, rhs in layout

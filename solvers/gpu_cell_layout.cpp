@@ -14,14 +14,16 @@ namespace {
 
 constexpr int warp = 32;
 
-// Places the slots' CVs; slot_* must be filled, n_cv set. Padding positions form a chain
+// Places the slots' CVs; the slots must be filled, n_cv set. Padding positions form a chain
 // behind the real CVs (parent = previous position), so each slot is one valid tree.
 // Slots are visited 32 at a time, row by row, so that the writes of an interleaved
 // layout run along memory instead of jumping a whole row per CV.
-void place(Layout& l, const std::vector<std::vector<int>>& np) {
+void place(GpuCellNumbering& g, const std::vector<std::vector<int>>& np) {
+    Layout& l = g.layout;
+    const CellSlots& sl = g.slots;
     l.parent.assign(l.n_cv, -1);
     l.index.assign(np.size(), {});
-    const std::size_t ns = l.slot_cell.size();
+    const std::size_t ns = sl.cell.size();
     // Groups of 32 slots own disjoint CVs and cells: place them in parallel, each
     // collecting its own padding.
     const long n_groups = static_cast<long>((ns + warp - 1) / warp);
@@ -30,16 +32,16 @@ void place(Layout& l, const std::vector<std::vector<int>>& np) {
         const std::size_t s0 = static_cast<std::size_t>(gi) * warp, s1 = std::min(ns, s0 + warp);
         int rows = 0;
         for (std::size_t s = s0; s < s1; ++s) {
-            rows = std::max(rows, l.slot_padded[s]);
-            if (l.slot_cell[s] >= 0) l.index[l.slot_cell[s]].resize(np[l.slot_cell[s]].size());
+            rows = std::max(rows, sl.padded[s]);
+            if (sl.cell[s] >= 0) l.index[sl.cell[s]].resize(np[sl.cell[s]].size());
         }
         for (int i = 0; i < rows; ++i)
             for (std::size_t s = s0; s < s1; ++s) {
-                if (i >= l.slot_padded[s]) continue;
-                const int first = l.slot_first[s], stride = l.slot_stride[s];
+                if (i >= sl.padded[s]) continue;
+                const int first = sl.first[s], stride = sl.stride[s];
                 const int x = first + i * stride;
-                if (i < l.slot_size[s]) {
-                    const int c = l.slot_cell[s];
+                if (i < sl.size[s]) {
+                    const int c = sl.cell[s];
                     const int p = np[c][i];
                     l.index[c][i] = x;
                     l.parent[x] = p < 0 ? -1 : first + p * stride;
@@ -63,8 +65,9 @@ std::vector<int> by_size(const std::vector<std::vector<int>>& np) {
 
 // Blocks of bs slots over the size-sorted cells, each padded to its largest cell; the
 // last block is filled up with empty slots.
-Layout blocked(const std::vector<std::vector<int>>& np, int bs) {
-    Layout l;
+GpuCellNumbering blocked(const std::vector<std::vector<int>>& np, int bs) {
+    GpuCellNumbering g;
+    CellSlots& sl = g.slots;
     const std::vector<int> order = by_size(np);
     const std::size_t n_blocks = (order.size() + bs - 1) / bs;
     std::int64_t base = 0;
@@ -77,46 +80,47 @@ Layout blocked(const std::vector<std::vector<int>>& np, int bs) {
         for (int k = 0; k < bs; ++k) {
             const std::size_t j = b * bs + k;
             const int c = j < order.size() ? order[j] : -1;
-            l.slot_cell.push_back(c);
-            l.slot_first.push_back(static_cast<int>(base + k));
-            l.slot_stride.push_back(bs);
-            l.slot_size.push_back(c < 0 ? 0 : static_cast<int>(np[c].size()));
-            l.slot_padded.push_back(padded);
+            sl.cell.push_back(c);
+            sl.first.push_back(static_cast<int>(base + k));
+            sl.stride.push_back(bs);
+            sl.size.push_back(c < 0 ? 0 : static_cast<int>(np[c].size()));
+            sl.padded.push_back(padded);
         }
         base += static_cast<std::int64_t>(bs) * padded;
         if (base > std::numeric_limits<int>::max()) throw std::invalid_argument("gpu_cell_layout: more CVs than an int counts");
     }
-    l.n_cv = static_cast<int>(base);
-    place(l, np);
-    return l;
+    g.layout.n_cv = static_cast<int>(base);
+    place(g, np);
+    return g;
 }
 
 }  // namespace
 
-Layout gpu_cell_layout(const std::vector<std::vector<int>>& np, const std::string& option) {
+GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& np, const std::string& option) {
     for (std::size_t c = 0; c < np.size(); ++c) check_cv_tree(np[c], "gpu_cell_layout: cell " + std::to_string(c));
 
     if (option == "flat") {
-        Layout l;
+        GpuCellNumbering g;
+        CellSlots& sl = g.slots;
         std::int64_t base = 0;
         for (std::size_t c = 0; c < np.size(); ++c) {
             const int n = static_cast<int>(np[c].size());
-            l.slot_cell.push_back(static_cast<int>(c));
-            l.slot_first.push_back(static_cast<int>(base));
-            l.slot_stride.push_back(1);
-            l.slot_size.push_back(n);
-            l.slot_padded.push_back(n);
+            sl.cell.push_back(static_cast<int>(c));
+            sl.first.push_back(static_cast<int>(base));
+            sl.stride.push_back(1);
+            sl.size.push_back(n);
+            sl.padded.push_back(n);
             base += n;
             if (base > std::numeric_limits<int>::max()) throw std::invalid_argument("gpu_cell_layout: more CVs than an int counts");
         }
-        l.n_cv = static_cast<int>(base);
-        place(l, np);
-        return l;
+        g.layout.n_cv = static_cast<int>(base);
+        place(g, np);
+        return g;
     }
     if (option == "interleaved") {
         // One block spanning every slot is exactly the full interleaving.
         const int n_slots = static_cast<int>((np.size() + warp - 1) / warp * warp);
-        return n_slots == 0 ? Layout{} : blocked(np, n_slots);
+        return n_slots == 0 ? GpuCellNumbering{} : blocked(np, n_slots);
     }
     const std::string prefix = "block-interleaved:";
     if (option.compare(0, prefix.size(), prefix) == 0) {

@@ -1,13 +1,37 @@
 #pragma once
 // CV numberings for the one-thread-per-cell GPU solver (gpu-cell, cuHinesBatch; DESIGN §7).
-// Host code only: the layout is chosen once at build time and the kernels read it as
-// plain arrays (Layout::slot_*).
+// Host code only: the numbering and its schedule are chosen once at build time and the
+// kernels read them as plain arrays (hines_gpu_cell.hpp's plan).
 #include <string>
 #include <vector>
 
 #include "solvers/layout.hpp"
 
 namespace arbolito {
+
+// gpu-cell's schedule: one thread per slot, a slot one cell. Slots may be ordered
+// differently from the caller's cells (sorted by size) and may be empty (they round a
+// block of threads up). The CV at sequence position i (0 = root) of slot s lives at
+// first[s] + i * stride[s]; its natural CV number is i, so parent positions precede
+// children. The thread for s walks positions 0 .. padded[s]-1, the same count for every
+// slot of its block so that a warp's lanes stay on one row; positions >= size[s] are
+// padding (Layout::padding; parent = the position before, so the sequence stays a valid
+// tree).
+struct CellSlots {
+    std::vector<int> cell;    // caller's cell index, -1 for an empty slot
+    std::vector<int> first;   // layout index of position 0
+    std::vector<int> stride;  // layout distance between consecutive positions
+    std::vector<int> size;    // real CVs (0 for an empty slot)
+    std::vector<int> padded;  // positions walked (>= size)
+    int n_slots() const { return static_cast<int>(cell.size()); }
+};
+
+// The numbering (what the group's arrays use) and, beside it, the schedule of the
+// gpu-cell kernels.
+struct GpuCellNumbering {
+    Layout layout;
+    CellSlots slots;
+};
 
 // natural_parents[c]: cell c's CV tree in natural order (parent[0] = -1, parent[i] < i).
 // option:
@@ -21,6 +45,6 @@ namespace arbolito {
 //                           block padded to its largest cell.
 // Layout::index keeps the caller's cell order; the sort only decides the slots.
 // Throws std::invalid_argument for an unknown option or a malformed tree.
-Layout gpu_cell_layout(const std::vector<std::vector<int>>& natural_parents, const std::string& option);
+GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& natural_parents, const std::string& option);
 
 }  // namespace arbolito

@@ -1,6 +1,13 @@
 #pragma once
 // A solver's CV numbering for a group of cells (DESIGN §2). The solver chooses it once,
 // at build time; every per-CV array of the group lives in this numbering for the run.
+//
+// Layout holds the numbering only: what the groups, FvmData and the assembly read. How a
+// solver walks the numbering (its schedule: which thread takes which CVs, in what order)
+// lives with that solver, in its own struct beside the Layout, and its layout function
+// returns both: gpu_cell_layout a GpuCellNumbering {layout, CellSlots},
+// branch_level_layout a BranchNumbering {layout, BranchSlots}. A new solver adds its
+// schedule the same way; the CPU group and FvmData never see one.
 #include <string>
 #include <vector>
 
@@ -8,24 +15,12 @@ namespace arbolito {
 
 struct Layout {
     int n_cv = 0;                             // including padding
-    std::vector<int> parent;                  // in layout numbering; -1 for roots (padding: see below)
+    std::vector<int> parent;                  // in layout numbering; -1 for roots
     std::vector<std::vector<int>> index;      // [cell][natural CV] -> layout index
-
-    // Per-thread schedule of the one-thread-per-cell GPU layouts (gpu_cell_layout); empty
-    // for layouts that need none. A slot is one thread's cell; slots may be ordered
-    // differently from the caller's cells (sorted by size) and may be empty (they round
-    // a block of threads up). The CV at sequence position i (0 = root) of slot s lives at
-    // slot_first[s] + i * slot_stride[s]; its natural CV number is i, so parent
-    // positions precede children. The thread for s walks positions 0 .. slot_padded[s]-1,
-    // the same count for every slot of its block so that a warp's lanes stay on one row;
-    // positions >= slot_size[s] are padding (d = 1, u = 0, rhs = 0, parent = the position
-    // before, so the sequence stays a valid tree and any solver may compute them).
-    std::vector<int> slot_cell;    // caller's cell index, -1 for an empty slot
-    std::vector<int> slot_first;   // layout index of position 0
-    std::vector<int> slot_stride;  // layout distance between consecutive positions
-    std::vector<int> slot_size;    // real CVs (0 for an empty slot)
-    std::vector<int> slot_padded;  // positions walked (>= slot_size)
-    std::vector<int> padding;      // layout indices of all padding CVs, ascending
+    // Layout indices of the padding CVs, ascending: rows a solver adds to even out its
+    // threads' work, no cell's CV. Each is a valid row of the tree (d = 1, u = 0, rhs = 0
+    // at every solve, so any solver may compute it); empty for the CPU layouts.
+    std::vector<int> padding;
 };
 
 // Throws std::invalid_argument, starting with `who`, unless parent is a CV tree in natural

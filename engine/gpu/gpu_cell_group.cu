@@ -95,7 +95,8 @@ struct DeviceMech {
 
 class GpuCellGroup final : public CellGroup {
 public:
-    GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o);
+    // slots: gpu_cell_layout's, for the numbering in data.layout.
+    GpuCellGroup(FvmData data, const CellSlots& slots, const StepSettings& s, const GpuGroupOptions& o);
     ~GpuCellGroup() override {
         if (stream_) cudaStreamDestroy(stream_);  // no throw from a destructor
     }
@@ -143,9 +144,9 @@ private:
     PhaseTimes times_;
 };
 
-GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o)
+GpuCellGroup::GpuCellGroup(FvmData data, const CellSlots& slots, const StepSettings& s, const GpuGroupOptions& o)
     : f_(std::move(data)), s_(s), opt_(o), q10_(hh::q10(s.celsius)),
-      plan_(make_gpu_cell_plan(f_.layout, cell_kernel(o.solve_kernel))),
+      plan_(make_gpu_cell_plan(f_.layout, slots, cell_kernel(o.solve_kernel))),
       hh_(f_.hh, true), pas_(f_.pas, true), expsyn_(f_.expsyn, false), exp2syn_(f_.exp2syn, false),
       iclamp_(f_.iclamp, false),
       events_(static_cast<std::uint32_t>(f_.target_kind.size())), timer_(o.phase_times) {
@@ -385,9 +386,13 @@ std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid
         throw std::invalid_argument("solver " + solver + " is not built yet; the GPU backend has gpu-cell");
     const GpuGroupOptions o = parse_gpu_options(layout);
     select_gpu(local_rank, solver);
-    FvmData f = build_fvm(m, gid_begin, gid_end,
-                          [&](const std::vector<std::vector<int>>& np) { return gpu_cell_layout(np, o.layout); });
-    return std::make_unique<gpu::GpuCellGroup>(std::move(f), s, o);
+    CellSlots slots;  // the solver's schedule: to the group, beside the numbering in f
+    FvmData f = build_fvm(m, gid_begin, gid_end, [&](const std::vector<std::vector<int>>& np) {
+        GpuCellNumbering g = gpu_cell_layout(np, o.layout);
+        slots = std::move(g.slots);
+        return std::move(g.layout);
+    });
+    return std::make_unique<gpu::GpuCellGroup>(std::move(f), slots, s, o);
 }
 
 }  // namespace arbolito

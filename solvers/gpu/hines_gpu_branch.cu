@@ -32,8 +32,8 @@ unsigned blocks(int n, int t) { return static_cast<unsigned>((n + t - 1) / t); }
 
 }  // namespace
 
-GpuBranchPlan make_gpu_branch_plan(const Layout& l) {
-    const BranchSchedule s = branch_schedule(l);
+GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl) {
+    const BranchSchedule s = branch_schedule(l, sl);
     GpuBranchPlan p;
     p.level_first = s.level_first;
     p.couple_level = s.couple_level;

@@ -22,8 +22,8 @@ struct GpuBranchPlan {
     mutable DeviceArray<double> fold_d, fold_r;  // workspace: per slot
 };
 
-// layout: from branch_level_layout.
-GpuBranchPlan make_gpu_branch_plan(const Layout& layout);
+// layout, slots: from one branch_level_layout.
+GpuBranchPlan make_gpu_branch_plan(const Layout& layout, const BranchSlots& slots);
 
 // Solves every cell's system in place on `stream`, in the layout's numbering: on return
 // rhs holds the solution; d is overwritten; u is read only. Padding rows must hold d = 1,

@@ -113,22 +113,21 @@ void set_resident(GpuCellPlan& plan, int warps_per_sm, int prefetch) {
                                          std::max(1, plan.max_padded));
 }
 
-CellSchedule cell_schedule(const Layout& l) {
-    const std::size_t ns = l.slot_cell.size();
-    if (l.slot_first.size() != ns || l.slot_stride.size() != ns || l.slot_size.size() != ns ||
-        l.slot_padded.size() != ns)
-        throw std::invalid_argument("gpu-cell: layout has no per-slot schedule (use gpu_cell_layout)");
+CellSchedule cell_schedule(const Layout& l, const CellSlots& sl) {
+    const std::size_t ns = sl.cell.size();
+    if (sl.first.size() != ns || sl.stride.size() != ns || sl.size.size() != ns || sl.padded.size() != ns)
+        throw std::invalid_argument("gpu-cell: slot arrays of different lengths (use gpu_cell_layout)");
     CellSchedule c;
     c.slot.resize(ns);
     c.branch_range.resize(ns);
     c.dist.assign(static_cast<std::size_t>(l.n_cv), 1);
     bool dist_fits = true;
     for (std::size_t s = 0; s < ns; ++s) {
-        const int first = l.slot_first[s], stride = l.slot_stride[s];
-        c.max_padded = std::max(c.max_padded, l.slot_padded[s]);
-        c.slot[s] = make_int4(first, stride, l.slot_size[s], l.slot_padded[s]);
+        const int first = sl.first[s], stride = sl.stride[s];
+        c.max_padded = std::max(c.max_padded, sl.padded[s]);
+        c.slot[s] = make_int4(first, stride, sl.size[s], sl.padded[s]);
         c.branch_range[s].x = static_cast<int>(c.branch.size());
-        for (int i = 1; i < l.slot_size[s]; ++i) {
+        for (int i = 1; i < sl.size[s]; ++i) {
             const int p = l.parent[first + i * stride];
             const int pi = (p - first) / stride;
             if (pi != i - 1) c.branch.push_back(make_int2(i, pi));
@@ -141,8 +140,8 @@ CellSchedule cell_schedule(const Layout& l) {
     return c;
 }
 
-GpuCellPlan make_gpu_cell_plan(const Layout& l, std::optional<CellKernel> asked) {
-    return make_gpu_cell_plan(l, cell_schedule(l), asked);
+GpuCellPlan make_gpu_cell_plan(const Layout& l, const CellSlots& sl, std::optional<CellKernel> asked) {
+    return make_gpu_cell_plan(l, cell_schedule(l, sl), asked);
 }
 
 GpuCellPlan make_gpu_cell_plan(const Layout& l, const CellSchedule& c, std::optional<CellKernel> asked) {

@@ -10,7 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "core/gpu/memory.hpp"
-#include "solvers/layout.hpp"
+#include "solvers/gpu_cell_layout.hpp"
 
 namespace arbolito::gpu {
 
@@ -50,9 +50,9 @@ const char* to_string(CellKernel k);
 // The kernel of that name (to_string's), if any.
 std::optional<CellKernel> cell_kernel_named(const std::string& name);
 
-// What the sweeps read of a gpu_cell_layout, on the host: per slot (first, stride, size,
-// padded) and the slot's range of branch points (position, parent position) whose parent
-// is not the previous position, ascending per slot.
+// What the sweeps read of a gpu_cell_layout's numbering and slots, on the host: per slot
+// (first, stride, size, padded) and the slot's range of branch points (position, parent
+// position) whose parent is not the previous position, ascending per slot.
 struct CellSchedule {
     std::vector<int4> slot;
     std::vector<int2> branch_range;
@@ -62,7 +62,7 @@ struct CellSchedule {
     std::vector<unsigned short> dist;
     int max_padded = 0;
 };
-CellSchedule cell_schedule(const Layout& layout);
+CellSchedule cell_schedule(const Layout& layout, const CellSlots& slots);
 
 // Device copies of what its kernel reads of a gpu_cell_layout; built once per layout.
 struct GpuCellPlan {
@@ -74,20 +74,21 @@ struct GpuCellPlan {
     DeviceArray<int2> branch;          // (position, parent position), ascending per slot (pipelined, resident)
     DeviceArray<int> parent;           // layout numbering (plain kernel only)
     DeviceArray<unsigned short> dist;  // layout numbering (rowparent kernels only)
-    int max_padded = 0;                // largest slot_padded
+    int max_padded = 0;                // largest CellSlots::padded
     int resident_warps = 0;            // resident kernel: warps per SM (set_resident)
     int resident_prefetch = 8;         // resident kernel: rows loaded ahead (8 or 16)
     int resident_blocks = 0;           // resident kernel: blocks of resident_warps warps
     mutable DeviceArray<double> f_scratch;  // resident kernel (workspace): blocks x warps x 32 x max_padded
 };
 
-// layout: from gpu_cell_layout (needs the slot_* arrays).
+// layout, slots: from one gpu_cell_layout.
 // With kernel = resident: set_resident(plan, 2, 8).
 // No kernel: rowparent8 (measured fastest from 1,024 busyring cells to 256,000 real cells;
 // pipelined4 is 5 % faster on nearly unbranched cells), or pipelined2 where a parent lies
 // too far back for rowparent's uint16 distance (cells of more than 65,535 CVs). A
 // rowparent kernel asked for there: std::invalid_argument.
-GpuCellPlan make_gpu_cell_plan(const Layout& layout, std::optional<CellKernel> kernel = std::nullopt);
+GpuCellPlan make_gpu_cell_plan(const Layout& layout, const CellSlots& slots,
+                               std::optional<CellKernel> kernel = std::nullopt);
 // The same from the layout's schedule, computed once for several plans (benchmarks).
 GpuCellPlan make_gpu_cell_plan(const Layout& layout, const CellSchedule& schedule, std::optional<CellKernel> kernel);
 

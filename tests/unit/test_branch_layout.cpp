@@ -20,7 +20,9 @@ namespace {
 
 // The numbering's invariants: each CV once, parents preserved, padding where slots are
 // shorter than their block, blocks of one level.
-void check_layout(const std::vector<std::vector<int>>& np, const Layout& l, int bs) {
+void check_layout(const std::vector<std::vector<int>>& np, const BranchNumbering& g, int bs) {
+    const Layout& l = g.layout;
+    const BranchSlots& sl = g.slots;
     std::vector<int> seen(l.n_cv, 0);
     long real = 0;
     for (std::size_t c = 0; c < np.size(); ++c) {
@@ -37,20 +39,21 @@ void check_layout(const std::vector<std::vector<int>>& np, const Layout& l, int 
     for (int x : l.padding) ++seen[x];
     for (int x = 0; x < l.n_cv; ++x) EXPECT_EQ(seen[x], 1) << "layout CV " << x;
     EXPECT_EQ(static_cast<long>(l.padding.size()), l.n_cv - real);
-    for (std::size_t s = 0; s < l.slot_first.size(); ++s) {
-        EXPECT_EQ(l.slot_stride[s], bs);
-        EXPECT_EQ(l.slot_padded[s], l.slot_padded[s - s % bs]) << "slot " << s << " padded unlike its block";
-        EXPECT_LE(l.slot_size[s], l.slot_padded[s]);
+    for (int s = 0; s < sl.n_slots(); ++s) {
+        EXPECT_EQ(sl.stride[s], bs);
+        EXPECT_EQ(sl.padded[s], sl.padded[s - s % bs]) << "slot " << s << " padded unlike its block";
+        EXPECT_LE(sl.size[s], sl.padded[s]);
     }
 }
 
 // The branch-level solve of random systems per cell against hines_solve: the worst
 // norm-wise relative difference.
 double solve_both(const std::vector<std::vector<int>>& np, int bs, std::mt19937& gen) {
-    const Layout l = branch_level_layout(np, bs);
-    check_layout(np, l, bs);
+    const BranchNumbering g = branch_level_layout(np, bs);
+    const Layout& l = g.layout;
+    check_layout(np, g, bs);
     test_systems::LayoutSystems sys = test_systems::random_systems(np, l, gen);
-    branch_layout_solve(branch_schedule(l), sys.d.data(), sys.u.data(), sys.rhs.data());
+    branch_layout_solve(branch_schedule(l, g.slots), sys.d.data(), sys.u.data(), sys.rhs.data());
     for (int x : l.padding) EXPECT_EQ(sys.rhs[x], 0.0) << "padding row " << x;
     return test_systems::worst_relative_error(l, sys.rhs, sys.ref);
 }
@@ -78,14 +81,15 @@ TEST(BranchLayout, BusyringCells) {
         cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0},
                                    std::vector<double>(1000, 100.0)).parent);
     EXPECT_LT(solve_both(cells, 32, gen), 1e-12);
-    const BranchSchedule s = branch_schedule(branch_level_layout(cells, 32));
+    const BranchNumbering g = branch_level_layout(cells, 32);
+    const BranchSchedule s = branch_schedule(g.layout, g.slots);
     EXPECT_GE(s.n_levels(), 10);  // busyring: depth 10 plus the soma's branch
 }
 
 TEST(BranchLayout, EmptyAndBadInput) {
-    const Layout l = branch_level_layout({}, 32);
-    EXPECT_EQ(l.n_cv, 0);
-    EXPECT_EQ(branch_schedule(l).n_levels(), 0);
+    const BranchNumbering g = branch_level_layout({}, 32);
+    EXPECT_EQ(g.layout.n_cv, 0);
+    EXPECT_EQ(branch_schedule(g.layout, g.slots).n_levels(), 0);
     EXPECT_THROW(branch_level_layout({{-1, 0}}, 0), std::invalid_argument);
     EXPECT_THROW(branch_level_layout({{-1, 0}, {-1, 2}}, 32), std::invalid_argument);
 }

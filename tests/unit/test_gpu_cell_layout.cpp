@@ -1,4 +1,5 @@
-// The one-thread-per-cell GPU layouts (gpu_cell_layout): host-only checks, always run.
+// The one-thread-per-cell GPU layouts (gpu_cell_layout: numbering and slots): host-only
+// checks, always run.
 #include <algorithm>
 #include <random>
 #include <set>
@@ -41,8 +42,10 @@ long expected_padding(std::vector<std::vector<int>> b, int bs) {
 }
 
 // Everything a layout promises, whatever the option.
-void check_layout(const std::vector<std::vector<int>>& b, const Layout& l, const std::string& what) {
+void check_layout(const std::vector<std::vector<int>>& b, const GpuCellNumbering& g, const std::string& what) {
     SCOPED_TRACE(what);
+    const Layout& l = g.layout;
+    const CellSlots& sl = g.slots;
     ASSERT_EQ(l.parent.size(), static_cast<std::size_t>(l.n_cv));
     ASSERT_EQ(l.index.size(), b.size());
     // Bijection: real CVs and padding cover 0 .. n_cv-1 exactly once.
@@ -71,36 +74,36 @@ void check_layout(const std::vector<std::vector<int>>& b, const Layout& l, const
         }
     // Slots: each cell in exactly one slot; a slot's sequence is CV i at first + i*stride,
     // parents earlier in the sequence, padding after the real CVs.
-    const std::size_t ns = l.slot_cell.size();
-    ASSERT_EQ(l.slot_first.size(), ns);
-    ASSERT_EQ(l.slot_stride.size(), ns);
-    ASSERT_EQ(l.slot_size.size(), ns);
-    ASSERT_EQ(l.slot_padded.size(), ns);
+    const std::size_t ns = sl.cell.size();
+    ASSERT_EQ(sl.first.size(), ns);
+    ASSERT_EQ(sl.stride.size(), ns);
+    ASSERT_EQ(sl.size.size(), ns);
+    ASSERT_EQ(sl.padded.size(), ns);
     std::vector<int> slot_of(b.size(), -1);
     long positions = 0;
     for (std::size_t s = 0; s < ns; ++s) {
-        const int c = l.slot_cell[s];
-        ASSERT_GE(l.slot_padded[s], l.slot_size[s]);
-        positions += l.slot_padded[s];
+        const int c = sl.cell[s];
+        ASSERT_GE(sl.padded[s], sl.size[s]);
+        positions += sl.padded[s];
         if (c >= 0) {
             ASSERT_LT(c, static_cast<int>(b.size()));
             ASSERT_EQ(slot_of[c], -1) << "cell " << c << " in two slots";
             slot_of[c] = static_cast<int>(s);
-            ASSERT_EQ(l.slot_size[s], static_cast<int>(b[c].size()));
-            for (int i = 0; i < l.slot_size[s]; ++i) ASSERT_EQ(l.index[c][i], l.slot_first[s] + i * l.slot_stride[s]);
+            ASSERT_EQ(sl.size[s], static_cast<int>(b[c].size()));
+            for (int i = 0; i < sl.size[s]; ++i) ASSERT_EQ(l.index[c][i], sl.first[s] + i * sl.stride[s]);
         } else {
-            ASSERT_EQ(l.slot_size[s], 0);
+            ASSERT_EQ(sl.size[s], 0);
         }
-        for (int i = 0; i < l.slot_padded[s]; ++i) {
-            const int x = l.slot_first[s] + i * l.slot_stride[s];
+        for (int i = 0; i < sl.padded[s]; ++i) {
+            const int x = sl.first[s] + i * sl.stride[s];
             const int p = l.parent[x];
             if (i == 0) {
                 ASSERT_EQ(p, -1) << "slot " << s;
                 continue;
             }
-            ASSERT_GE(p, l.slot_first[s]) << "slot " << s << " position " << i;
-            ASSERT_EQ((p - l.slot_first[s]) % l.slot_stride[s], 0);
-            ASSERT_LT((p - l.slot_first[s]) / l.slot_stride[s], i) << "parent after child, slot " << s;
+            ASSERT_GE(p, sl.first[s]) << "slot " << s << " position " << i;
+            ASSERT_EQ((p - sl.first[s]) % sl.stride[s], 0);
+            ASSERT_LT((p - sl.first[s]) / sl.stride[s], i) << "parent after child, slot " << s;
         }
     }
     for (std::size_t c = 0; c < b.size(); ++c) ASSERT_GE(slot_of[c], 0) << "cell " << c << " has no slot";
@@ -113,15 +116,17 @@ TEST(GpuCellLayout, Flat) {
     std::mt19937 gen(std::random_device{}());
     for (int rep = 0; rep < 5; ++rep) {
         const auto b = random_batch(1 + rep * 37, 300, gen);
-        const Layout l = gpu_cell_layout(b, "flat");
-        check_layout(b, l, "flat");
+        const GpuCellNumbering g = gpu_cell_layout(b, "flat");
+        const Layout& l = g.layout;
+        const CellSlots& sl = g.slots;
+        check_layout(b, g, "flat");
         EXPECT_TRUE(l.padding.empty());
         // Same numbering as the serial layout, cells in the caller's order.
         const Layout ref = contiguous_layout(b);
         EXPECT_EQ(l.n_cv, ref.n_cv);
         EXPECT_EQ(l.parent, ref.parent);
         EXPECT_EQ(l.index, ref.index);
-        for (std::size_t s = 0; s < l.slot_cell.size(); ++s) EXPECT_EQ(l.slot_cell[s], static_cast<int>(s));
+        for (std::size_t s = 0; s < sl.cell.size(); ++s) EXPECT_EQ(sl.cell[s], static_cast<int>(s));
     }
 }
 
@@ -129,17 +134,19 @@ TEST(GpuCellLayout, Interleaved) {
     std::mt19937 gen(std::random_device{}());
     for (int n_cells : {1, 31, 32, 33, 100, 257}) {
         const auto b = random_batch(n_cells, 200, gen);
-        const Layout l = gpu_cell_layout(b, "interleaved");
-        check_layout(b, l, "interleaved " + std::to_string(n_cells));
+        const GpuCellNumbering g = gpu_cell_layout(b, "interleaved");
+        const Layout& l = g.layout;
+        const CellSlots& sl = g.slots;
+        check_layout(b, g, "interleaved " + std::to_string(n_cells));
         const int n_slots = (n_cells + 31) / 32 * 32;
-        ASSERT_EQ(static_cast<int>(l.slot_cell.size()), n_slots);
+        ASSERT_EQ(static_cast<int>(sl.cell.size()), n_slots);
         EXPECT_EQ(static_cast<long>(l.padding.size()), expected_padding(b, n_slots));
         for (int s = 0; s < n_slots; ++s) {
-            EXPECT_EQ(l.slot_first[s], s);
-            EXPECT_EQ(l.slot_stride[s], n_slots);
-            EXPECT_EQ(l.slot_padded[s], l.slot_padded[0]);
+            EXPECT_EQ(sl.first[s], s);
+            EXPECT_EQ(sl.stride[s], n_slots);
+            EXPECT_EQ(sl.padded[s], sl.padded[0]);
             if (s > 0) {
-                EXPECT_LE(l.slot_size[s], l.slot_size[s - 1]) << "not sorted by size";
+                EXPECT_LE(sl.size[s], sl.size[s - 1]) << "not sorted by size";
             }
         }
     }
@@ -151,22 +158,24 @@ TEST(GpuCellLayout, BlockInterleaved) {
         for (int n_cells : {1, 50, 300}) {
             const auto b = random_batch(n_cells, 250, gen);
             const std::string opt = "block-interleaved:" + std::to_string(bs);
-            const Layout l = gpu_cell_layout(b, opt);
-            check_layout(b, l, opt + " " + std::to_string(n_cells));
+            const GpuCellNumbering g = gpu_cell_layout(b, opt);
+            const Layout& l = g.layout;
+            const CellSlots& sl = g.slots;
+            check_layout(b, g, opt + " " + std::to_string(n_cells));
             const int n_slots = (n_cells + bs - 1) / bs * bs;
-            ASSERT_EQ(static_cast<int>(l.slot_cell.size()), n_slots);
+            ASSERT_EQ(static_cast<int>(sl.cell.size()), n_slots);
             EXPECT_EQ(static_cast<long>(l.padding.size()), expected_padding(b, bs));
             for (int s = 0; s < n_slots; ++s) {
-                const int blk = s / bs, k = s % bs, base = l.slot_first[blk * bs];
-                EXPECT_EQ(l.slot_first[s], base + k);
-                EXPECT_EQ(l.slot_stride[s], bs);
-                EXPECT_EQ(l.slot_padded[s], l.slot_padded[blk * bs]);
-                EXPECT_EQ(l.slot_padded[s], l.slot_size[blk * bs]) << "block padded beyond its largest cell";
+                const int blk = s / bs, k = s % bs, base = sl.first[blk * bs];
+                EXPECT_EQ(sl.first[s], base + k);
+                EXPECT_EQ(sl.stride[s], bs);
+                EXPECT_EQ(sl.padded[s], sl.padded[blk * bs]);
+                EXPECT_EQ(sl.padded[s], sl.size[blk * bs]) << "block padded beyond its largest cell";
                 if (s > 0) {
-                    EXPECT_LE(l.slot_size[s], l.slot_size[s - 1]);
+                    EXPECT_LE(sl.size[s], sl.size[s - 1]);
                 }
                 if (blk > 0) {
-                    EXPECT_EQ(base, l.slot_first[(blk - 1) * bs] + bs * l.slot_padded[(blk - 1) * bs]);
+                    EXPECT_EQ(base, sl.first[(blk - 1) * bs] + bs * sl.padded[(blk - 1) * bs]);
                 }
             }
         }
@@ -182,16 +191,15 @@ TEST(GpuCellLayout, EqualCellsNeedNoPadding) {
     one[0][1] = 0;
     const std::vector<std::vector<int>> b(256, one[0]);
     for (const char* opt : {"flat", "interleaved", "block-interleaved:32", "block-interleaved:128"}) {
-        const Layout l = gpu_cell_layout(b, opt);
-        check_layout(b, l, opt);
-        EXPECT_TRUE(l.padding.empty()) << opt;
+        const GpuCellNumbering g = gpu_cell_layout(b, opt);
+        check_layout(b, g, opt);
+        EXPECT_TRUE(g.layout.padding.empty()) << opt;
     }
 }
 
 TEST(GpuCellLayout, EmptyBatchAndEmptyCells) {
     for (const char* opt : {"flat", "interleaved", "block-interleaved:4"}) {
-        const Layout e = gpu_cell_layout({}, opt);
-        EXPECT_EQ(e.n_cv, 0);
+        EXPECT_EQ(gpu_cell_layout({}, opt).layout.n_cv, 0);
         const std::vector<std::vector<int>> b = {{}, {-1, 0, 0}, {}, {-1}};
         check_layout(b, gpu_cell_layout(b, opt), opt);
     }

@@ -29,8 +29,9 @@ namespace {
 template <int K>
 double sweep_batch(const std::vector<std::vector<int>>& cells, const std::string& layout, bool scratch,
                    std::mt19937& gen) {
-    const Layout l = gpu_cell_layout(cells, layout);
-    const gpu::CellSchedule c = gpu::cell_schedule(l);
+    const GpuCellNumbering g = gpu_cell_layout(cells, layout);
+    const Layout& l = g.layout;
+    const gpu::CellSchedule c = gpu::cell_schedule(l, g.slots);
     test_systems::LayoutSystems sys = test_systems::random_systems(cells, l, gen);
     double *d = sys.d.data(), *rhs = sys.rhs.data();
     const double* u = sys.u.data();
@@ -82,7 +83,8 @@ TEST(GpuCellSweeps, OnTheHostEveryPrefetchAndLayout) {
 // pipelined2, which needs a device to check); 65,536 CVs (distances up to 65,535) still fit.
 TEST(GpuCellSweeps, RowParentDistancesFitSixteenBits) {
     for (int n : {65536, 70000}) {
-        const gpu::CellSchedule c = gpu::cell_schedule(gpu_cell_layout({trees::star(n)}, "interleaved"));
+        const GpuCellNumbering g = gpu_cell_layout({trees::star(n)}, "interleaved");
+        const gpu::CellSchedule c = gpu::cell_schedule(g.layout, g.slots);
         EXPECT_EQ(c.dist.empty(), n > 65536) << n << " CVs";
         if (!c.dist.empty()) EXPECT_EQ(*std::max_element(c.dist.begin(), c.dist.end()), 65535);
     }

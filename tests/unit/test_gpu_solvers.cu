@@ -69,8 +69,9 @@ double rel_diff(const std::vector<double>& x, const std::vector<double>& ref) {
 std::vector<std::vector<double>> gpu_solve(const std::vector<std::vector<int>>& cells, const std::vector<System>& sys,
                                            const std::string& layout_opt, CellKernel kernel,
                                            int resident_warps = 2, int resident_prefetch = 8) {
-    const Layout l = gpu_cell_layout(cells, layout_opt);
-    GpuCellPlan plan = make_gpu_cell_plan(l, kernel);
+    const GpuCellNumbering g = gpu_cell_layout(cells, layout_opt);
+    const Layout& l = g.layout;
+    GpuCellPlan plan = make_gpu_cell_plan(l, g.slots, kernel);
     if (kernel == CellKernel::resident) set_resident(plan, resident_warps, resident_prefetch);
     std::vector<double> d(l.n_cv, NAN), u(l.n_cv, NAN), rhs(l.n_cv, NAN);
     for (int x : l.padding) d[x] = 1.0, u[x] = 0.0, rhs[x] = 0.0;
@@ -250,9 +251,10 @@ TEST(GpuBranch, RandomAndRealTrees) {
         }
     std::shuffle(cells.begin(), cells.end(), gen);
     for (int bs : {1, 7, 32}) {
-        const Layout l = branch_level_layout(cells, bs);
+        const BranchNumbering g = branch_level_layout(cells, bs);
+        const Layout& l = g.layout;
         test_systems::LayoutSystems sys = test_systems::random_systems(cells, l, gen);
-        const GpuBranchPlan plan = make_gpu_branch_plan(l);
+        const GpuBranchPlan plan = make_gpu_branch_plan(l, g.slots);
         DeviceArray<double> d(sys.d), u(sys.u), rhs(sys.rhs);
         gpu_branch_solve(plan, d.data(), u.data(), rhs.data(), nullptr);
         CUDA_CHECK(cudaDeviceSynchronize());

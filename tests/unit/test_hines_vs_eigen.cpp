@@ -52,10 +52,11 @@ std::pair<double, double> check(const std::vector<int>& parent, std::mt19937& ge
     const Eigen::VectorXd xe = ldlt.solve(bcopy);
     if (branch_level) {
         // One cell in the branch-level numbering, one branch per block: the GPU's order.
-        const Layout l = branch_level_layout({parent}, 1);
+        const BranchNumbering g = branch_level_layout({parent}, 1);
+        const Layout& l = g.layout;
         std::vector<double> dl(l.n_cv, 1.0), ul(l.n_cv, 0.0), rl(l.n_cv, 0.0);
         for (int i = 0; i < n; ++i) dl[l.index[0][i]] = d[i], ul[l.index[0][i]] = u[i], rl[l.index[0][i]] = rhs[i];
-        branch_layout_solve(branch_schedule(l), dl.data(), ul.data(), rl.data());
+        branch_layout_solve(branch_schedule(l, g.slots), dl.data(), ul.data(), rl.data());
         for (int i = 0; i < n; ++i) rhs[i] = rl[l.index[0][i]];
     } else {
         hines_solve(0, n, parent.data(), d.data(), u.data(), rhs.data());

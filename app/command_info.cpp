@@ -8,6 +8,7 @@
 #include "engine/fvm_data.hpp"
 #include "io/geometry_dump.hpp"
 #include "io/model_reader.hpp"
+#include "mechanisms/catalogue.hpp"
 #include "solvers/branch_tree.hpp"
 
 namespace arbolito {
@@ -43,9 +44,10 @@ int command_info(const InfoArgs& a) {
     std::cout << "total CVs: " << total_cv << "\nmechanism instances:";
     for (const auto& [k, v] : instances) std::cout << " " << k << " " << v;
     // Per CV: v, d, u, rhs, cap, g_parent, g_sum, v_init (8 doubles) and a parent index;
-    // per hh instance 6 parameters, 3 gates, weight and index; others likewise small.
-    const double bytes = total_cv * (8 * 8 + 4) + instances["hh"] * (10 * 8 + 4) + instances["pas"] * (3 * 8 + 4) +
-                         (instances["expsyn"] + instances["exp2syn"] + instances["iclamp"]) * (5 * 8 + 4);
+    // per mechanism instance its parameters, states, constants and weight, and a CV index.
+    double bytes = total_cv * (8 * 8 + 4);
+    for (const MechInfo& mi : mechanism_infos())
+        bytes += instances[mi.name] * ((mi.params.size() + mi.states.size() + mi.derived.size() + 1) * 8.0 + 4);
     std::cout << "\nmemory estimate: " << bytes / (1 << 20) << " MiB of simulation state\n";
     if (!a.geometry.empty()) {
         std::ofstream out(a.geometry);

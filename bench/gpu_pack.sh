@@ -12,7 +12,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:?build folder}
 DEPS=${GPU_DEPS:-$ROOT/.gpu_deps}
 mkdir -p "$DEPS/prebuilt" "$DEPS/lib"
-bins=(app/arbolito tests/gpu_tests bench/gpu_solver_bench bench/thomas_bench bench/gpu_step_bench)
+bins=(app/arbolito tests/gpu_tests bench/gpu_solver_bench bench/thomas_bench bench/gpu_step_bench bench/fine_bench)
 for b in "${bins[@]}"; do
   strip -o "$DEPS/prebuilt/$(basename "$b")" "$B/$b"
 done

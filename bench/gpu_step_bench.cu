@@ -54,8 +54,9 @@ struct StepBytes {
 };
 
 StepBytes count_bytes(const FvmData& f) {
-    const double ncv = f.n_cv(), hh = f.hh.size(), pas = f.pas.size(), es = f.expsyn.size(), e2 = f.exp2syn.size(),
-                 ic = f.iclamp.size(), det = f.detector_cv.size();
+    const double ncv = f.n_cv(), hh = f.instances<arbolito::hh>().size(), pas = f.instances<arbolito::pas>().size(),
+                 es = f.instances<expsyn>().size(), e2 = f.instances<exp2syn>().size(),
+                 ic = f.instances<iclamp>().size(), det = f.detector_cv.size();
     StepBytes b;
     // Floor: v read and written; cap, g_sum, u read; d and rhs written once by the
     // assembly and read once by the solve; each instance's index, weight and parameters

@@ -3,8 +3,6 @@
 #include <stdexcept>
 
 #include "engine/cpu/cpu_cell_group.hpp"
-#include "mechanisms/exp2syn.hpp"
-#include "mechanisms/hh.hpp"
 #if defined(ARBOLITO_HAVE_CUDA) && __has_include("engine/gpu/gpu_cell_group.hpp")
 #define ARBOLITO_GPU_BACKEND
 #include "engine/gpu/gpu_cell_group.hpp"
@@ -18,17 +16,28 @@ std::vector<double> axial_u(const FvmData& f) {
     return u;
 }
 
-InitialStates initial_states(const FvmData& f, double q10) {
-    InitialStates s;
-    const int nh = f.hh.size();
-    s.hh_m.resize(nh), s.hh_h.resize(nh), s.hh_n.resize(nh);
-    for (int k = 0; k < nh; ++k) hh::init(f.v_init[f.hh.cv[k]], q10, s.hh_m[k], s.hh_h[k], s.hh_n[k]);
-    for (int k = 0; k < f.exp2syn.size(); ++k) {
-        const double t1 = f.exp2syn.params[0][k], t2 = f.exp2syn.params[1][k];
-        s.exp2syn_factor.push_back(exp2syn::factor(t1, t2));
-        s.exp2syn_tau1.push_back(exp2syn::effective_tau1(t1, t2));
-    }
-    return s;
+MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals) {
+    MechStates out;
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        const MechInstances& mi = f.mechs[x];
+        const int n = mi.size();
+        MechState& st = out[x];
+        st.states.assign(static_cast<std::size_t>(n_states<M>) * n, 0.0);
+        st.derived.assign(static_cast<std::size_t>(n_derived<M>) * n, 0.0);
+        for (int k = 0; k < n; ++k) {
+            Values<n_params<M>> p;
+            Values<n_states<M>> s{};
+            Values<n_derived<M>> c{};
+            for (int j = 0; j < n_params<M>; ++j) p[j] = mi.param(j, k);
+            M::derive(p.data(), c.data());
+            M::init(f.v_init[mi.cv[k]], std::get<x>(globals), p.data(), s.data());
+            for (int j = 0; j < n_states<M>; ++j) st.states[static_cast<std::size_t>(j) * n + k] = s[j];
+            for (int j = 0; j < n_derived<M>; ++j) st.derived[static_cast<std::size_t>(j) * n + k] = c[j];
+        }
+    });
+    return out;
 }
 
 std::vector<double> natural_order(const FvmData& f, const double* per_cv) {

@@ -1,6 +1,7 @@
 #pragma once
 // A set of cells integrated together by one backend and one solver. The simulation
 // hands it the events of an epoch and collects its spikes and samples once per epoch.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -60,11 +61,14 @@ public:
 
 // Set-up and read-out shared by the backends, on the host, in layout numbering.
 std::vector<double> axial_u(const FvmData& f);  // the matrix's off-diagonal per CV: -g_parent
-struct InitialStates {
-    std::vector<double> hh_m, hh_h, hh_n;             // per hh instance, at rest at v_init
-    std::vector<double> exp2syn_factor, exp2syn_tau1;  // per exp2syn instance, from tau1, tau2
+// One mechanism's run-time columns, by column then instance (column j of instance k at
+// j·n + k): its states and its per-instance constants (derived from the parameters).
+struct MechState {
+    std::vector<double> states, derived;
 };
-InitialStates initial_states(const FvmData& f, double q10);
+using MechStates = std::array<MechState, n_mechanisms>;
+// Every instance's states at rest at v_init, and its constants.
+MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals);
 // Per-CV values (layout numbering) in the cells' natural order, cell after cell.
 std::vector<double> natural_order(const FvmData& f, const double* per_cv);
 

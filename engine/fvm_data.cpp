@@ -20,14 +20,15 @@ int count_cell_cvs(const CellDesc& c) { return count_cvs(*c.morphology, c.policy
 
 namespace {
 
-// Appends instances sorted by layout CV; params given per instance in catalogue order.
-void fill(MechInstances& mi, std::vector<std::pair<int, std::pair<double, std::vector<double>>>> items) {
-    std::stable_sort(items.begin(), items.end(), [](auto& a, auto& b) { return a.first < b.first; });
-    for (auto& [cv, wp] : items) {
+// Instances from items sorted by layout CV; params given per instance in catalogue order.
+void fill(MechInstances& mi, const std::vector<std::pair<int, std::pair<double, std::vector<double>>>>& items) {
+    const std::size_t n = items.size(), np = n ? items[0].second.second.size() : 0;
+    mi.params.assign(np * n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto& [cv, wp] = items[i];
         mi.cv.push_back(cv);
         mi.weight.push_back(wp.first);
-        if (mi.params.empty()) mi.params.resize(wp.second.size());
-        for (std::size_t k = 0; k < wp.second.size(); ++k) mi.params[k].push_back(wp.second[k]);
+        for (std::size_t k = 0; k < np; ++k) mi.params[k * n + i] = wp.second.at(k);
     }
 }
 
@@ -58,7 +59,10 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     // own). Density instances are first marked per layout CV (which paint of the cell
     // won), then listed in CV order: each CV holds at most one instance of a mechanism, so
     // CV order is the order a sort by CV gave, with no per-CV allocation.
-    const std::vector<std::string> density_names{"hh", "pas"};
+    std::vector<std::string> density_names;  // and their all_mechanisms indices
+    std::vector<int> density_index;
+    for (const MechInfo& mi : mechanism_infos())
+        if (mi.kind == MechKind::density) density_names.push_back(mi.name), density_index.push_back(mi.index);
     // Scratch of n ints each, first touched in parallel (a serial fill of gigabytes of
     // fresh pages costs seconds). owner and natural are read only where a paint is marked.
     constexpr long block = 1 << 16;
@@ -104,7 +108,6 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
             }
         }
     });
-    MechInstances* density[] = {&f.hh, &f.pas};
     for (std::size_t k = 0; k < density_names.size(); ++k) {
         // Blocks of CVs count their instances, then write them from their offsets.
         const int* at = paint_at[k].get();
@@ -115,12 +118,13 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         for (long b = 0; b < n_blocks; ++b) first[b + 1] += first[b];
         const std::size_t count = first[n_blocks];
         if (count == 0) continue;
-        MechInstances& mi = *density[k];
+        MechInstances& mi = f.mechs[density_index[k]];
         mi.cv.resize(count);
         mi.weight.resize(count);
         int some = 0;  // a CV with an instance: the mechanism's parameter count
         while (at[some] < 0) ++some;
-        mi.params.assign(m.cells[f.gids[owner[some]]].paints[at[some]].params.size(), std::vector<double>(count));
+        const std::size_t n_params = m.cells[f.gids[owner[some]]].paints[at[some]].params.size();
+        mi.params.assign(n_params * count, 0.0);
         parallel_for(n_blocks, 1, [&](long b) {
             std::size_t j = first[b];
             for (long L = b * block; L < std::min<long>(n, (b + 1) * block); ++L) {
@@ -129,7 +133,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
                 const std::vector<double>& params = m.cells[f.gids[c]].paints[at[L]].params;
                 mi.cv[j] = static_cast<int>(L);
                 mi.weight[j] = 1e-2 * cells[c].area[natural[L]];
-                for (std::size_t q = 0; q < mi.params.size(); ++q) mi.params[q][j] = params.at(q);
+                for (std::size_t q = 0; q < n_params; ++q) mi.params[q * count + j] = params.at(q);
                 ++j;
             }
         });
@@ -137,12 +141,18 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     }
 
     using Items = std::vector<std::pair<int, std::pair<double, std::vector<double>>>>;
-    Items expsyn, exp2syn, iclamp;
+    std::array<Items, n_mechanisms> points;  // per point mechanism, in order of placement
     f.target_offset.push_back(0);
     f.detector_offset.push_back(0);
     f.probe_offset.push_back(0);
-    // Synapse instance numbers are known only after sorting; remember (kind, cv order key).
-    std::vector<std::pair<TargetKind, int>> pending_targets;  // kind, index into expsyn/exp2syn items
+    // Synapse instance numbers are known only after sorting; remember (mechanism, index
+    // into its items).
+    std::vector<std::pair<int, int>> pending_targets;
+    auto point_index = [](const std::string& name) {
+        const MechInfo* mi = find_mechanism(name);
+        if (!mi || mi->kind == MechKind::density) throw std::logic_error("'" + name + "' is not a point mechanism");
+        return mi->index;
+    };
 
     for (int c = 0; c < f.n_cells(); ++c) {
         const CellDesc& desc = m.cells.at(f.gids[c]);
@@ -150,16 +160,13 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         const auto& idx = f.layout.index[c];
         for (const Placement& s : desc.synapses) {
             const int L = idx[cvs.locate(s.where.branch, s.where.x)];
-            if (s.mechanism == "expsyn") {
-                pending_targets.push_back({TargetKind::expsyn, static_cast<int>(expsyn.size())});
-                expsyn.push_back({L, {1.0, s.params}});
-            } else {
-                pending_targets.push_back({TargetKind::exp2syn, static_cast<int>(exp2syn.size())});
-                exp2syn.push_back({L, {1.0, s.params}});
-            }
+            const int x = point_index(s.mechanism);
+            pending_targets.push_back({x, static_cast<int>(points[x].size())});
+            points[x].push_back({L, {1.0, s.params}});
         }
         f.target_offset.push_back(f.target_offset.back() + desc.synapses.size());
-        for (const Placement& s : desc.stimuli) iclamp.push_back({idx[cvs.locate(s.where.branch, s.where.x)], {1.0, s.params}});
+        for (const Placement& s : desc.stimuli)
+            points[point_index(s.mechanism)].push_back({idx[cvs.locate(s.where.branch, s.where.x)], {1.0, s.params}});
         for (const Detector& d : desc.detectors) {
             f.detector_cv.push_back(idx[cvs.locate(d.where.branch, d.where.x)]);
             f.detector_threshold.push_back(d.threshold);
@@ -180,9 +187,8 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         }
         f.probe_offset.push_back(f.probe_cv.size());
     }
-    fill(f.iclamp, std::move(iclamp));
 
-    // Synapses: sort by CV, then translate each target to its sorted instance.
+    // Point mechanisms: sort by CV, then translate each target to its sorted instance.
     auto sort_points = [](Items& items, MechInstances& mi) {
         std::vector<int> order(items.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
@@ -196,11 +202,12 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         fill(mi, sorted);
         return rank;
     };
-    const auto rank_exp = sort_points(expsyn, f.expsyn);
-    const auto rank_exp2 = sort_points(exp2syn, f.exp2syn);
-    for (const auto& [kind, k] : pending_targets) {
-        f.target_kind.push_back(kind);
-        f.target_instance.push_back(kind == TargetKind::expsyn ? rank_exp[k] : rank_exp2[k]);
+    std::array<std::vector<int>, n_mechanisms> rank;
+    for (int x = 0; x < n_mechanisms; ++x)
+        if (!points[x].empty()) rank[x] = sort_points(points[x], f.mechs[x]);
+    for (const auto& [x, k] : pending_targets) {
+        f.target_mech.push_back(static_cast<std::uint8_t>(x));
+        f.target_instance.push_back(rank[x][k]);
     }
     return f;
 }

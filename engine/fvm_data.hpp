@@ -2,24 +2,26 @@
 // A cell group's discretised model as flat host arrays, in the solver's CV numbering:
 // what both backends upload or use directly. Mechanisms, stimuli, detectors and probes
 // reach CVs through index arrays (DESIGN §2).
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "engine/model.hpp"
+#include "mechanisms/all.hpp"
 #include "solvers/layout.hpp"
 
 namespace arbolito {
 
-// Instances of one mechanism, sorted by CV; params[k][i] is parameter k of instance i.
+// Instances of one mechanism, sorted by CV; parameters by parameter, then instance (as
+// the kernels read them): parameter j of instance k at params[j·size() + k].
 struct MechInstances {
     std::vector<int> cv;
-    std::vector<double> weight;               // density: 1e-2·area (mA/cm² → nA); point: 1
-    std::vector<std::vector<double>> params;
+    std::vector<double> weight;  // density: 1e-2·area (mA/cm² → nA); point: 1
+    std::vector<double> params;
     int size() const { return static_cast<int>(cv.size()); }
+    double param(int j, int k) const { return params[static_cast<std::size_t>(j) * cv.size() + k]; }
 };
-
-enum class TargetKind : std::uint8_t { expsyn, exp2syn };
 
 struct FvmData {
     std::vector<std::uint64_t> gids;   // cells of the group, ascending
@@ -31,11 +33,15 @@ struct FvmData {
     std::vector<double> g_sum;     // Σ of axial conductances to all neighbours, µS
     std::vector<double> v_init;    // mV
 
-    MechInstances hh, pas, expsyn, exp2syn, iclamp;
+    // Instances of every mechanism, by position in all_mechanisms.
+    std::array<MechInstances, n_mechanisms> mechs;
+    template <class M>
+    const MechInstances& instances() const { return mechs[mech_index<M>]; }
 
-    // Synapse targets numbered across the group: target_offset[c] + synapse index.
+    // Synapse targets numbered across the group: target_offset[c] + synapse index. Each
+    // leads to one instance of a synapse mechanism (its all_mechanisms index).
     std::vector<std::uint32_t> target_offset;  // n_cells + 1
-    std::vector<TargetKind> target_kind;
+    std::vector<std::uint8_t> target_mech;
     std::vector<int> target_instance;
 
     // Detectors numbered across the group: detector_offset[c] + detector index.

@@ -16,7 +16,7 @@ namespace {
 nlohmann::json named_params(const std::string& mech, const std::vector<double>& values) {
     nlohmann::json out = nlohmann::json::object();
     const auto& names = find_mechanism(mech)->params;
-    for (std::size_t k = 0; k < names.size(); ++k) out[names[k].first] = values[k];
+    for (std::size_t k = 0; k < names.size(); ++k) out[names[k].name] = values[k];
     return out;
 }
 

@@ -111,6 +111,13 @@ std::vector<double> mech_params(const Reader& r, const json& obj, const std::str
     }
 }
 
+// Parameters below the least value the mechanism's description allows.
+void check_bounds(const Reader& r, const MechInfo& info, const std::vector<double>& params, const std::string& path) {
+    for (std::size_t k = 0; k < params.size(); ++k)
+        if (params[k] < info.params[k].min)
+            r.fail(Reader::join(path, "params." + std::string(info.params[k].name)), "must be >= " + Reader::fmt(info.params[k].min));
+}
+
 Location location(const Reader& r, const json& j, const std::string& path, const Morphology& m) {
     if (j.is_string()) {
         if (j.get<std::string>() != "soma") r.fail(path, "unknown location '" + j.get<std::string>() + "' (\"soma\" or {\"branch\": b, \"x\": x})");
@@ -241,6 +248,7 @@ CellDesc cell(const Reader& r, const json& j, const std::string& path, std::uint
             if (!info) r.fail(Reader::join(ip, "mechanism"), "unknown mechanism '" + p.mechanism + "'");
             if (info->kind != MechKind::density) r.fail(Reader::join(ip, "mechanism"), p.mechanism + " is a point mechanism: use \"place\"");
             p.params = mech_params(r, a[i], ip, p.mechanism);
+            check_bounds(r, *info, p.params, ip);
             c.paints.push_back(std::move(p));
         }
     }
@@ -257,7 +265,7 @@ CellDesc cell(const Reader& r, const json& j, const std::string& path, std::uint
             if (!info) r.fail(Reader::join(ip, "mechanism"), "unknown mechanism '" + p.mechanism + "'");
             if (info->kind == MechKind::density) r.fail(Reader::join(ip, "mechanism"), p.mechanism + " is a density mechanism: use \"paint\"");
             p.params = mech_params(r, a[i], ip, p.mechanism);
-            if (p.mechanism == "iclamp" && p.params[1] < 0) r.fail(Reader::join(ip, "params.dur"), "must be >= 0");
+            check_bounds(r, *info, p.params, ip);
             (info->kind == MechKind::synapse ? c.synapses : c.stimuli).push_back(std::move(p));
         }
     }

@@ -1,22 +1,28 @@
 #pragma once
-// The mechanisms a model file may name, their kind and their parameters with defaults
-// (NEURON's names and units, DESIGN §5).
+// The mechanisms a model file may name, by name: their kind and their parameters with
+// defaults (NEURON's names and units, DESIGN §5), generated from all_mechanisms.
 #include <map>
 #include <string>
 #include <vector>
 
+#include "mechanisms/mechanism.hpp"
+
 namespace arbolito {
 
-enum class MechKind { density, synapse, stimulus };
-
 struct MechInfo {
+    std::string name;
     MechKind kind;
-    std::vector<std::pair<std::string, double>> params;  // name, default; fixed order
+    int index;                     // position in all_mechanisms
+    std::vector<Quantity> params;  // fixed order
+    std::vector<Quantity> states, derived;
 };
 
 // Null when the name is unknown.
 const MechInfo* find_mechanism(const std::string& name);
-std::vector<std::string> mechanism_names();
+std::vector<std::string> mechanism_names();  // sorted
+// Every mechanism in list order: all_mechanisms' index i is element i.
+const std::vector<MechInfo>& mechanism_infos();
+const char* to_string(MechKind k);
 
 // Defaults overlaid with the given values, in the catalogue's parameter order.
 // Throws std::invalid_argument naming an unknown parameter.

@@ -3,33 +3,53 @@
 // tau2; an event of weight w adds w·factor to A and B so that the peak of g is w.
 #include <cmath>
 
-#include "core/hd.hpp"
+#include "mechanisms/expsyn.hpp"
+#include "mechanisms/mechanism.hpp"
 
-namespace arbolito::exp2syn {
+namespace arbolito {
 
-struct Params { double tau1 = 0.5, tau2 = 2.0, e = 0.0; };
+struct exp2syn : MechanismDefaults {
+    static constexpr const char* name = "exp2syn";
+    static constexpr MechKind kind = MechKind::synapse;
+    static constexpr std::array params{Quantity{"tau1", "ms", 0.5}, Quantity{"tau2", "ms", 2.0}, Quantity{"e", "mV", 0.0}};
+    enum Param { tau1, tau2, e };
+    static constexpr std::array states{Quantity{"A", "uS"}, Quantity{"B", "uS"}};
+    enum State { a, b };
+    static constexpr std::array derived{Quantity{"tau1_effective", "ms"}, Quantity{"factor", "1"}};
+    enum Derived { tau1_effective, peak_factor };
 
-// NEURON's guard: tau1 kept away from tau2 (and from 0) so that the peak is finite.
-ARB_HD double effective_tau1(double tau1, double tau2) {
-    return tau1 / tau2 > 0.9999 ? 0.9999 * tau2 : (tau1 / tau2 < 1e-9 ? tau2 * 1e-9 : tau1);
-}
+    // NEURON's guard: tau1 kept away from tau2 (and from 0) so that the peak is finite.
+    ARB_HD static double effective_tau1(double tau1, double tau2) {
+        return tau1 / tau2 > 0.9999 ? 0.9999 * tau2 : (tau1 / tau2 < 1e-9 ? tau2 * 1e-9 : tau1);
+    }
 
-// NEURON's peak normalisation.
-ARB_HD double factor(double tau1, double tau2) {
-    tau1 = effective_tau1(tau1, tau2);
-    const double tp = (tau1 * tau2) / (tau2 - tau1) * std::log(tau2 / tau1);
-    return 1.0 / (-std::exp(-tp / tau1) + std::exp(-tp / tau2));
-}
+    // NEURON's peak normalisation.
+    ARB_HD static double factor(double tau1, double tau2) {
+        tau1 = effective_tau1(tau1, tau2);
+        const double tp = (tau1 * tau2) / (tau2 - tau1) * std::log(tau2 / tau1);
+        return 1.0 / (-std::exp(-tp / tau1) + std::exp(-tp / tau2));
+    }
 
-// An event of weight w (µS); f = factor(tau1, tau2).
-ARB_HD void on_event(double w, double f, double& a, double& b) {
-    a += w * f;
-    b += w * f;
-}
+    static void derive(const double* p, double* c) {
+        c[tau1_effective] = effective_tau1(p[tau1], p[tau2]);
+        c[peak_factor] = factor(p[tau1], p[tau2]);
+    }
 
-ARB_HD void current(double v, double a, double b, const Params& p, double& i, double& g) {
-    g = b - a;
-    i = g * (v - p.e);
-}
+    ARB_HD static void on_event(double w, const double*, double* s, const double* c) {
+        s[a] += w * c[peak_factor];
+        s[b] += w * c[peak_factor];
+    }
 
-}  // namespace arbolito::exp2syn
+    ARB_HD static void current(double v, double /*t_mid*/, const Globals&, const double* p, const double* s,
+                               const double* /*c*/, double& i, double& g) {
+        g = s[b] - s[a];
+        i = g * (v - p[e]);
+    }
+
+    ARB_HD static void advance(double, double dt, const Globals&, const double* p, double* s, const double* c) {
+        s[a] = expsyn::decay(s[a], dt, c[tau1_effective]);
+        s[b] = expsyn::decay(s[b], dt, p[tau2]);
+    }
+};
+
+}  // namespace arbolito

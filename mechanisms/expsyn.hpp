@@ -3,19 +3,32 @@
 // which decays exactly with time constant tau.
 #include <cmath>
 
-#include "core/hd.hpp"
+#include "mechanisms/mechanism.hpp"
 
-namespace arbolito::expsyn {
+namespace arbolito {
 
-struct Params { double tau = 2.0, e = 0.0; };
+struct expsyn : MechanismDefaults {
+    static constexpr const char* name = "expsyn";
+    static constexpr MechKind kind = MechKind::synapse;
+    static constexpr std::array params{Quantity{"tau", "ms", 2.0}, Quantity{"e", "mV", 0.0}};
+    enum Param { tau, e };
+    static constexpr std::array states{Quantity{"g", "uS"}};
+    enum State { g };
 
-ARB_HD void on_event(double w, double& g) { g += w; }
+    // Exact exponential decay over dt (shared with exp2syn).
+    ARB_HD static double decay(double x, double dt, double tau) { return x * std::exp(-dt / tau); }
 
-ARB_HD void current(double v, double g, const Params& p, double& i, double& gout) {
-    i = g * (v - p.e);  // nA
-    gout = g;           // µS
-}
+    ARB_HD static void on_event(double w, const double*, double* s, const double*) { s[g] += w; }
 
-ARB_HD double decay(double g, double dt, double tau) { return g * std::exp(-dt / tau); }
+    ARB_HD static void current(double v, double /*t_mid*/, const Globals&, const double* p, const double* s,
+                               const double* /*c*/, double& i, double& gout) {
+        i = s[g] * (v - p[e]);  // nA
+        gout = s[g];            // µS
+    }
 
-}  // namespace arbolito::expsyn
+    ARB_HD static void advance(double, double dt, const Globals&, const double* p, double* s, const double*) {
+        s[g] = decay(s[g], dt, p[tau]);
+    }
+};
+
+}  // namespace arbolito

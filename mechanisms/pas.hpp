@@ -1,14 +1,20 @@
 #pragma once
 // Passive leak, as NEURON's pas.
-#include "core/hd.hpp"
+#include "mechanisms/mechanism.hpp"
 
-namespace arbolito::pas {
+namespace arbolito {
 
-struct Params { double g = 0.001, e = -70.0; };
+struct pas : MechanismDefaults {
+    static constexpr const char* name = "pas";
+    static constexpr MechKind kind = MechKind::density;
+    static constexpr std::array params{Quantity{"g", "S/cm2", 0.001}, Quantity{"e", "mV", -70.0}};
+    enum Param { g, e };
 
-ARB_HD void current(double v, const Params& p, double& i, double& g) {
-    i = p.g * (v - p.e);
-    g = p.g;
-}
+    ARB_HD static void current(double v, double /*t_mid*/, const Globals&, const double* p, const double* /*s*/,
+                               const double* /*c*/, double& i, double& gout) {
+        i = p[g] * (v - p[e]);
+        gout = p[g];
+    }
+};
 
-}  // namespace arbolito::pas
+}  // namespace arbolito

@@ -3,23 +3,14 @@
 #include <algorithm>
 
 #include "mechanisms/assemble.hpp"
-#include "mechanisms/exp2syn.hpp"
-#include "mechanisms/expsyn.hpp"
-#include "mechanisms/hh.hpp"
-#include "mechanisms/iclamp.hpp"
-#include "mechanisms/pas.hpp"
+#include "mechanisms/instance.hpp"
 #include "mechanisms/threshold.hpp"
 #include "solvers/hines.hpp"
 
 namespace arbolito {
 
-namespace {
-hh::Params hh_params(const MechInstances& m, int i) {
-    return {m.params[0][i], m.params[1][i], m.params[2][i], m.params[3][i], m.params[4][i], m.params[5][i]};
-}
-}  // namespace
-
-CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(data)), s_(s), q10_(hh::q10(s.celsius)) {
+CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s)
+    : f_(std::move(data)), s_(s), globals_(all_mechanisms::globals(s.celsius)) {
     const int n = f_.n_cv();
     for (int c = 0; c < f_.n_cells(); ++c) cell_begin_.push_back(f_.layout.index[c][0]);
     cell_begin_.push_back(n);
@@ -27,15 +18,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(d
     d_.assign(n, 0.0);
     rhs_.assign(n, 0.0);
     u_ = axial_u(f_);
-    InitialStates init = initial_states(f_, q10_);
-    m_ = std::move(init.hh_m);
-    h_ = std::move(init.hh_h);
-    n_ = std::move(init.hh_n);
-    factor_ = std::move(init.exp2syn_factor);
-    tau1_ = std::move(init.exp2syn_tau1);
-    g_syn_.assign(f_.expsyn.size(), 0.0);
-    a_.assign(f_.exp2syn.size(), 0.0);
-    b_.assign(f_.exp2syn.size(), 0.0);
+    mech_ = initial_states(f_, globals_);
     det_v_.resize(f_.detector_cv.size());
 
     // About 4096 CVs a chunk: ~150 bytes of state per CV keeps a chunk within L2.
@@ -51,11 +34,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(d
         while (c < f_.n_cells() && (c == k.cell_begin || cell_begin_[c + 1] - k.cv_begin <= chunk_cvs)) ++c;
         k.cell_end = c;
         k.cv_end = cell_begin_[c];
-        range(f_.hh, k.cv_begin, k.cv_end, k.hh);
-        range(f_.pas, k.cv_begin, k.cv_end, k.pas);
-        range(f_.expsyn, k.cv_begin, k.cv_end, k.expsyn);
-        range(f_.exp2syn, k.cv_begin, k.cv_end, k.exp2syn);
-        range(f_.iclamp, k.cv_begin, k.cv_end, k.iclamp);
+        for (int x = 0; x < n_mechanisms; ++x) range(f_.mechs[x], k.cv_begin, k.cv_end, k.instances[x]);
         chunks_.push_back(k);
     }
     auto chunk_of_cv = [&](int cv) {
@@ -63,13 +42,30 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s) : f_(std::move(d
                                                  [](int x, const Chunk& k) { return x < k.cv_begin; }) -
                                 chunks_.begin()) - 1;
     };
-    for (std::size_t t = 0; t < f_.target_kind.size(); ++t) {
-        const int k = f_.target_instance[t];
-        target_chunk_.push_back(chunk_of_cv(f_.target_kind[t] == TargetKind::expsyn ? f_.expsyn.cv[k] : f_.exp2syn.cv[k]));
-    }
+    for (std::size_t t = 0; t < f_.target_mech.size(); ++t)
+        target_chunk_.push_back(chunk_of_cv(f_.mechs[f_.target_mech[t]].cv[f_.target_instance[t]]));
     chunk_probes_.resize(chunks_.size());
     for (std::size_t p = 0; p < f_.probe_cv.size(); ++p) chunk_probes_[chunk_of_cv(f_.probe_cv[p])].push_back(static_cast<int>(p));
     chunk_events_.resize(chunks_.size());
+}
+
+MechColumns CpuCellGroup::columns(int x) {
+    const MechInstances& mi = f_.mechs[x];
+    return {mi.size(), mi.cv.data(), mi.weight.data(), mi.params.data(), mech_[x].states.data(), mech_[x].derived.data()};
+}
+
+void CpuCellGroup::deliver(const StepEvent& e) {
+    const int x = f_.target_mech[e.target], k = f_.target_instance[e.target];
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        if constexpr (M::kind == MechKind::synapse) {
+            if (x != mech_index<M>) return;
+            const MechColumns m = columns(x);
+            Instance<M> in(m, k);
+            M::on_event(e.weight, in.p.v, in.s.v, in.c.v);
+            in.store_states(m, k);
+        }
+    });
 }
 
 std::vector<double> CpuCellGroup::voltages() const { return natural_order(f_, v_.data()); }
@@ -101,14 +97,7 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
         Stopwatch wc;  // one clock read per phase boundary
         for (long n = step_begin; n < step_end; ++n) {
             const double t = n * s_.dt;
-            for (; next < ev.size() && events[ev[next]].step == n; ++next) {
-                const StepEvent& e = events[ev[next]];
-                const int i = f_.target_instance[e.target];
-                if (f_.target_kind[e.target] == TargetKind::expsyn)
-                    expsyn::on_event(e.weight, g_syn_[i]);
-                else
-                    exp2syn::on_event(e.weight, factor_[i], a_[i], b_[i]);
-            }
+            for (; next < ev.size() && events[ev[next]].step == n; ++next) deliver(events[ev[next]]);
             times_.events += wc.lap();
             step_chunk(k, t, wc);
             detect_chunk(k, t, spikes);
@@ -142,31 +131,26 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     for (int i = ck.cv_begin; i < ck.cv_end; ++i) assemble_base(f_.cap[i], f_.g_sum[i], dt, v_[i], d_[i], rhs_[i]);
     times_.assemble += w.lap();
 
-    double i_m, g_m;
-    for (int k = ck.hh[0]; k < ck.hh[1]; ++k) {
-        const int cv = f_.hh.cv[k];
-        hh::current(v_[cv], m_[k], h_[k], n_[k], hh_params(f_.hh, k), i_m, g_m);
-        add_current(f_.hh.weight[k] * i_m, f_.hh.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
-    }
-    for (int k = ck.pas[0]; k < ck.pas[1]; ++k) {
-        const int cv = f_.pas.cv[k];
-        pas::current(v_[cv], {f_.pas.params[0][k], f_.pas.params[1][k]}, i_m, g_m);
-        add_current(f_.pas.weight[k] * i_m, f_.pas.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
-    }
-    for (int k = ck.expsyn[0]; k < ck.expsyn[1]; ++k) {
-        const int cv = f_.expsyn.cv[k];
-        expsyn::current(v_[cv], g_syn_[k], {f_.expsyn.params[0][k], f_.expsyn.params[1][k]}, i_m, g_m);
-        add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
-    }
-    for (int k = ck.exp2syn[0]; k < ck.exp2syn[1]; ++k) {
-        const int cv = f_.exp2syn.cv[k];
-        exp2syn::current(v_[cv], a_[k], b_[k], {tau1_[k], f_.exp2syn.params[1][k], f_.exp2syn.params[2][k]}, i_m, g_m);
-        add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
-    }
-    for (int k = ck.iclamp[0]; k < ck.iclamp[1]; ++k) {
-        const double amp = iclamp::current(t + 0.5 * dt, {f_.iclamp.params[0][k], f_.iclamp.params[1][k], f_.iclamp.params[2][k]});
-        add_injected(amp, rhs_[f_.iclamp.cv[k]]);
-    }
+    // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
+    const double t_mid = t + 0.5 * dt;
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        const MechColumns m = columns(x);
+        const auto& gl = std::get<x>(globals_);
+        for (int k = ck.instances[x][0]; k < ck.instances[x][1]; ++k) {
+            const int cv = m.cv[k];
+            const Instance<M> in(m, k);
+            double i_m, g_m;
+            M::current(v_[cv], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+            if constexpr (M::kind == MechKind::density)
+                add_current(m.weight[k] * i_m, m.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
+            else if constexpr (M::kind == MechKind::synapse)
+                add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
+            else
+                add_injected(i_m, rhs_[cv]);
+        }
+    });
     times_.currents += w.lap();
 
     for (int c = ck.cell_begin; c < ck.cell_end; c += 4) {
@@ -185,12 +169,18 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
         for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v_[f_.detector_cv[k]];
     std::copy(rhs_.begin() + ck.cv_begin, rhs_.begin() + ck.cv_end, v_.begin() + ck.cv_begin);
 
-    for (int k = ck.hh[0]; k < ck.hh[1]; ++k) hh::advance(v_[f_.hh.cv[k]], dt, q10_, m_[k], h_[k], n_[k]);
-    for (int k = ck.expsyn[0]; k < ck.expsyn[1]; ++k) g_syn_[k] = expsyn::decay(g_syn_[k], dt, f_.expsyn.params[0][k]);
-    for (int k = ck.exp2syn[0]; k < ck.exp2syn[1]; ++k) {
-        a_[k] = expsyn::decay(a_[k], dt, tau1_[k]);
-        b_[k] = expsyn::decay(b_[k], dt, f_.exp2syn.params[1][k]);
-    }
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        if constexpr (n_states<M> > 0) {
+            const MechColumns m = columns(x);
+            for (int k = ck.instances[x][0]; k < ck.instances[x][1]; ++k) {
+                Instance<M> in(m, k);
+                M::advance(v_[m.cv[k]], dt, std::get<x>(globals_), in.p.v, in.s.v, in.c.v);
+                in.store_states(m, k);
+            }
+        }
+    });
     times_.states += w.lap();
 }
 

@@ -3,6 +3,7 @@
 // solver (solver `cpu`; `omp` runs several such groups on OpenMP threads).
 #include "engine/cell_group.hpp"
 #include "engine/timings.hpp"
+#include "mechanisms/instance.hpp"
 
 namespace arbolito {
 
@@ -20,6 +21,8 @@ private:
     // One step of a chunk; adds each phase's time to times_, taking laps of w.
     void step_chunk(int chunk, double t, Stopwatch& w);
     void detect_chunk(int chunk, double t, std::vector<Spike>& spikes) const;
+    void deliver(const StepEvent& e);
+    MechColumns columns(int mechanism);  // f_'s instances and mech_'s states
 
     // Cells are stepped in chunks of about cache size, and each chunk through the whole
     // epoch before the next starts: within an epoch no cell depends on another (events
@@ -29,7 +32,7 @@ private:
     // every mechanism.
     struct Chunk {
         int cell_begin, cell_end, cv_begin, cv_end;
-        int hh[2], pas[2], expsyn[2], exp2syn[2], iclamp[2];
+        int instances[n_mechanisms][2];  // [first, end) of each mechanism's instances
     };
     std::vector<Chunk> chunks_;
     std::vector<int> target_chunk_;              // chunk of each synapse target
@@ -38,13 +41,11 @@ private:
 
     FvmData f_;
     StepSettings s_;
-    double q10_;
+    all_mechanisms::Globals globals_;
     std::vector<int> cell_begin_;  // CV range of each cell (contiguous layout)
     std::vector<double> v_, d_, u_, rhs_;
-    std::vector<double> m_, h_, n_;       // hh gates
-    std::vector<double> g_syn_;           // expsyn conductance
-    std::vector<double> a_, b_, tau1_, factor_;  // exp2syn states, effective tau1, peak factor
-    std::vector<double> det_v_;           // detector voltage at the start of the step
+    MechStates mech_;              // every mechanism's states and constants
+    std::vector<double> det_v_;    // detector voltage at the start of the step
     PhaseTimes times_;
 };
 

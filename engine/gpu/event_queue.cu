@@ -6,8 +6,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
-#include "mechanisms/exp2syn.hpp"
-#include "mechanisms/expsyn.hpp"
+#include "mechanisms/all.hpp"
 
 namespace arbolito::gpu {
 
@@ -19,6 +18,26 @@ int bits_for(std::uint64_t n) {  // bits to count 0 .. n-1
     return b;
 }
 
+// Applies the run of events [i, ...) on one target (key k) if it leads to synapse M.
+template <class M>
+__device__ __forceinline__ void apply_run(int x, const MechColumns& m, int inst, std::size_t i, std::size_t end,
+                                          const std::uint64_t* __restrict__ key, std::uint64_t k,
+                                          const double* __restrict__ weight) {
+    if constexpr (M::kind == MechKind::synapse) {
+        if (x != mech_index<M>) return;
+        Instance<M> in(m, inst);
+        for (std::size_t j = i; j < end && key[j] == k; ++j) M::on_event(weight[j], in.p.v, in.s.v, in.c.v);
+        in.store_states(m, inst);
+    }
+}
+
+template <class... Ms>
+__device__ __forceinline__ void apply_run_any(mech_list<Ms...>, int x, const EventTargets& t, int inst, std::size_t i,
+                                              std::size_t end, const std::uint64_t* __restrict__ key, std::uint64_t k,
+                                              const double* __restrict__ weight) {
+    (apply_run<Ms>(x, t.columns[mech_index<Ms>], inst, i, end, key, k, weight), ...);
+}
+
 // One thread per event of the step; the first event of each target applies the target's
 // whole run, in order.
 __global__ void deliver_kernel(std::size_t begin, std::size_t end, const std::uint64_t* __restrict__ key,
@@ -28,24 +47,12 @@ __global__ void deliver_kernel(std::size_t begin, std::size_t end, const std::ui
     const std::uint64_t k = key[i];
     if (i > begin && key[i - 1] == k) return;
     const auto target = static_cast<std::uint32_t>(k & target_mask);
-    const int inst = t.instance[target];
-    if (t.kind[target] == 0) {  // TargetKind::expsyn
-        double g = t.expsyn_g[inst];
-        for (std::size_t j = i; j < end && key[j] == k; ++j) expsyn::on_event(weight[j], g);
-        t.expsyn_g[inst] = g;
-    } else {
-        double a = t.exp2syn_a[inst], b = t.exp2syn_b[inst];
-        const double f = t.exp2syn_factor[inst];
-        for (std::size_t j = i; j < end && key[j] == k; ++j) exp2syn::on_event(weight[j], f, a, b);
-        t.exp2syn_a[inst] = a;
-        t.exp2syn_b[inst] = b;
-    }
+    apply_run_any(all_mechanisms{}, t.mech[target], t, t.instance[target], i, end, key, k, weight);
 }
 
 }  // namespace
 
 void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream) {
-    static_assert(static_cast<int>(TargetKind::expsyn) == 0, "deliver_kernel tests kind == 0");
     step_begin_ = step_begin;
     const long n_steps = step_end - step_begin;
     offset_.assign(n_steps + 1, 0);

@@ -9,17 +9,15 @@
 
 #include "engine/cell_group.hpp"
 #include "core/gpu/memory.hpp"
+#include "mechanisms/instance.hpp"
 
 namespace arbolito::gpu {
 
 // Where the synapse targets of the group lead (device pointers).
 struct EventTargets {
-    const std::uint8_t* kind = nullptr;  // TargetKind
+    const std::uint8_t* mech = nullptr;  // all_mechanisms index of each target's mechanism
     const int* instance = nullptr;
-    double* expsyn_g = nullptr;
-    double* exp2syn_a = nullptr;
-    double* exp2syn_b = nullptr;
-    const double* exp2syn_factor = nullptr;
+    MechColumns columns[n_mechanisms];   // the mechanisms' instances (synapses: states read and written)
 };
 
 class EventQueue {

@@ -3,6 +3,7 @@
 #include "engine/gpu/gpu_cell_group.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -13,6 +14,7 @@
 #include "engine/gpu/phase_timer.hpp"
 #include "core/gpu/memory.hpp"
 #include "engine/gpu/step_kernels.cuh"
+#include "mechanisms/catalogue.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu_cell_layout.hpp"
 
@@ -74,23 +76,19 @@ int solve_threads(int requested, int n_slots) {
     return n_slots < 128 * 2 * device_shape().sms ? 32 : 128;
 }
 
-// One mechanism's instances on the device; parameters by parameter, then instance. The
-// weights (area scaling) only for density mechanisms: a point mechanism's are all 1 and
-// its kernel does not read them.
+// One mechanism's instances on the device: parameters, states and constants by column,
+// then instance. The weights (area scaling) only for density mechanisms: a point
+// mechanism's are all 1 and its kernel does not read them.
 struct DeviceMech {
     int n = 0;
     DeviceArray<int> cv;
-    DeviceArray<double> weight, p;
+    DeviceArray<double> weight, p, s, c;
 
-    DeviceMech(const MechInstances& mi, bool density)
-        : n(mi.size()), cv(mi.cv), weight(density ? DeviceArray<double>(mi.weight) : DeviceArray<double>()) {
-        std::vector<double> flat;
-        for (const auto& param : mi.params) flat.insert(flat.end(), param.begin(), param.end());
-        p = DeviceArray<double>(flat);
-    }
-    MechView view() const { return {n, cv.data(), weight.data(), p.data()}; }
-    // Parameter j of every instance.
-    const double* param(int j) const { return p.data() + static_cast<std::size_t>(j) * n; }
+    DeviceMech() = default;
+    DeviceMech(const MechInstances& mi, const MechState& st, bool density)
+        : n(mi.size()), cv(mi.cv), weight(density ? DeviceArray<double>(mi.weight) : DeviceArray<double>()),
+          p(mi.params), s(st.states), c(st.derived) {}
+    MechColumns columns() { return {n, cv.data(), weight.data(), p.data(), s.data(), c.data()}; }
 };
 
 class GpuCellGroup final : public CellGroup {
@@ -114,7 +112,7 @@ private:
     FvmData f_;
     StepSettings s_;
     GpuGroupOptions opt_;
-    double q10_;
+    all_mechanisms::Globals globals_;
     cudaStream_t stream_ = nullptr;
     GpuCellPlan plan_;
 
@@ -122,9 +120,8 @@ private:
     DeviceArray<double> va_, vb_, d_, u_, cap_, g_sum_;
     double* v_ = nullptr;    // V^n during the step, V^{n+1} after it
     double* rhs_ = nullptr;  // after the swap: V^n, which the detectors compare with
-    DeviceMech hh_, pas_, expsyn_, exp2syn_, iclamp_;
-    DeviceArray<double> hh_m_, hh_h_, hh_n_, syn_g_, syn_a_, syn_b_, syn_tau1_, syn_factor_;
-    DeviceArray<std::uint8_t> target_kind_;
+    std::array<DeviceMech, n_mechanisms> mechs_;  // by all_mechanisms index
+    DeviceArray<std::uint8_t> target_mech_;
     DeviceArray<int> target_instance_;
     DeviceArray<int> det_cv_, probe_cv_;
     DeviceArray<double> det_threshold_;
@@ -145,11 +142,9 @@ private:
 };
 
 GpuCellGroup::GpuCellGroup(FvmData data, const CellSlots& slots, const StepSettings& s, const GpuGroupOptions& o)
-    : f_(std::move(data)), s_(s), opt_(o), q10_(hh::q10(s.celsius)),
+    : f_(std::move(data)), s_(s), opt_(o), globals_(all_mechanisms::globals(s.celsius)),
       plan_(make_gpu_cell_plan(f_.layout, slots, cell_kernel(o.solve_kernel))),
-      hh_(f_.hh, true), pas_(f_.pas, true), expsyn_(f_.expsyn, false), exp2syn_(f_.exp2syn, false),
-      iclamp_(f_.iclamp, false),
-      events_(static_cast<std::uint32_t>(f_.target_kind.size())), timer_(o.phase_times) {
+      events_(static_cast<std::uint32_t>(f_.target_mech.size())), timer_(o.phase_times) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     plan_.threads = solve_threads(o.solve_threads, plan_.n_slots);
     const int n = f_.n_cv();
@@ -167,22 +162,15 @@ GpuCellGroup::GpuCellGroup(FvmData data, const CellSlots& slots, const StepSetti
     rhs_ = vb_.data();
 
     // Mechanism states start as on the CPU (same functions, on the host).
-    const InitialStates init = initial_states(f_, q10_);
-    hh_m_ = DeviceArray<double>(init.hh_m);
-    hh_h_ = DeviceArray<double>(init.hh_h);
-    hh_n_ = DeviceArray<double>(init.hh_n);
-    syn_g_ = DeviceArray<double>(std::vector<double>(f_.expsyn.size(), 0.0));
-    syn_a_ = DeviceArray<double>(std::vector<double>(f_.exp2syn.size(), 0.0));
-    syn_b_ = DeviceArray<double>(std::vector<double>(f_.exp2syn.size(), 0.0));
-    syn_tau1_ = DeviceArray<double>(init.exp2syn_tau1);
-    syn_factor_ = DeviceArray<double>(init.exp2syn_factor);
+    const MechStates init = initial_states(f_, globals_);
+    for (int x = 0; x < n_mechanisms; ++x)
+        mechs_[x] = DeviceMech(f_.mechs[x], init[x], mechanism_infos()[x].kind == MechKind::density);
 
-    std::vector<std::uint8_t> kind;
-    for (TargetKind t : f_.target_kind) kind.push_back(static_cast<std::uint8_t>(t));
-    target_kind_ = DeviceArray<std::uint8_t>(kind);
+    target_mech_ = DeviceArray<std::uint8_t>(f_.target_mech);
     target_instance_ = DeviceArray<int>(f_.target_instance);
-    targets_ = {target_kind_.data(), target_instance_.data(), syn_g_.data(), syn_a_.data(), syn_b_.data(),
-                syn_factor_.data()};
+    targets_.mech = target_mech_.data();
+    targets_.instance = target_instance_.data();
+    for (int x = 0; x < n_mechanisms; ++x) targets_.columns[x] = mechs_[x].columns();
 
     det_cv_ = DeviceArray<int>(f_.detector_cv);
     det_threshold_ = DeviceArray<double>(f_.detector_threshold);
@@ -286,42 +274,22 @@ void GpuCellGroup::step(long n, long& rows) {
     }
     timer_.mark(stream_);
 
-    if (hh_.n) {
-        hh_current_kernel<<<blocks_for(hh_.n), tb, 0, stream_>>>(hh_.view(), hh_m_.data(), hh_h_.data(), hh_n_.data(), v_,
-                                                                 d_.data(), rhs_);
-        CUDA_CHECK_LAUNCH();
-    }
-    if (pas_.n) {
-        pas_current_kernel<<<blocks_for(pas_.n), tb, 0, stream_>>>(pas_.view(), v_, d_.data(), rhs_);
-        CUDA_CHECK_LAUNCH();
-    }
-    if (expsyn_.n) {
-        if (atomic)
-            expsyn_current_kernel<PointSum::atomic><<<blocks_for(expsyn_.n), tb, 0, stream_>>>(expsyn_.view(), syn_g_.data(),
-                                                                                               v_, d_.data(), rhs_);
+    // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
+    const double t_mid = t + 0.5 * dt;
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        const MechColumns m = mechs_[x].columns();
+        if (m.n == 0) return;
+        const auto& gl = std::get<x>(globals_);
+        if constexpr (M::kind == MechKind::density)  // no point sums: one instantiation
+            current_kernel<M, PointSum::segmented><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
+        else if (atomic)
+            current_kernel<M, PointSum::atomic><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
         else
-            expsyn_current_kernel<PointSum::segmented><<<blocks_for(expsyn_.n), tb, 0, stream_>>>(
-                expsyn_.view(), syn_g_.data(), v_, d_.data(), rhs_);
+            current_kernel<M, PointSum::segmented><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
         CUDA_CHECK_LAUNCH();
-    }
-    if (exp2syn_.n) {
-        if (atomic)
-            exp2syn_current_kernel<PointSum::atomic><<<blocks_for(exp2syn_.n), tb, 0, stream_>>>(
-                exp2syn_.view(), syn_a_.data(), syn_b_.data(), syn_tau1_.data(), v_, d_.data(), rhs_);
-        else
-            exp2syn_current_kernel<PointSum::segmented><<<blocks_for(exp2syn_.n), tb, 0, stream_>>>(
-                exp2syn_.view(), syn_a_.data(), syn_b_.data(), syn_tau1_.data(), v_, d_.data(), rhs_);
-        CUDA_CHECK_LAUNCH();
-    }
-    if (iclamp_.n) {
-        const double t_mid = t + 0.5 * dt;
-        if (atomic)
-            iclamp_kernel<PointSum::atomic><<<blocks_for(iclamp_.n), tb, 0, stream_>>>(iclamp_.view(), t_mid, d_.data(), rhs_);
-        else
-            iclamp_kernel<PointSum::segmented><<<blocks_for(iclamp_.n), tb, 0, stream_>>>(iclamp_.view(), t_mid, d_.data(),
-                                                                                         rhs_);
-        CUDA_CHECK_LAUNCH();
-    }
+    });
     timer_.mark(stream_);
 
     gpu_cell_solve(plan_, d_.data(), u_.data(), rhs_, stream_);
@@ -330,20 +298,16 @@ void GpuCellGroup::step(long n, long& rows) {
     // The solution is the new v; the old v stays in the other buffer for the detectors
     // (and is overwritten by the next assembly).
     std::swap(v_, rhs_);
-    if (hh_.n) {
-        hh_advance_kernel<<<blocks_for(hh_.n), tb, 0, stream_>>>(hh_.n, hh_.cv.data(), v_, dt, q10_, hh_m_.data(),
-                                                                 hh_h_.data(), hh_n_.data());
-        CUDA_CHECK_LAUNCH();
-    }
-    if (expsyn_.n) {
-        expsyn_decay_kernel<<<blocks_for(expsyn_.n), tb, 0, stream_>>>(expsyn_.n, expsyn_.param(0), dt, syn_g_.data());
-        CUDA_CHECK_LAUNCH();
-    }
-    if (exp2syn_.n) {
-        exp2syn_decay_kernel<<<blocks_for(exp2syn_.n), tb, 0, stream_>>>(exp2syn_.n, syn_tau1_.data(), exp2syn_.param(1),
-                                                                         dt, syn_a_.data(), syn_b_.data());
-        CUDA_CHECK_LAUNCH();
-    }
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        if constexpr (n_states<M> > 0) {
+            const MechColumns m = mechs_[x].columns();
+            if (m.n == 0) return;
+            advance_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, std::get<x>(globals_), dt, v_);
+            CUDA_CHECK_LAUNCH();
+        }
+    });
     timer_.mark(stream_);
 
     const int n_det = static_cast<int>(f_.detector_cv.size());

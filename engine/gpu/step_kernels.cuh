@@ -1,28 +1,18 @@
 #pragma once
 // The kernels of one time step (DESIGN §4). Each is a thin loop over CVs, instances,
-// detectors or probes that calls the same ARB_HD functions as the CPU backend.
+// detectors or probes that calls the same ARB_HD functions as the CPU backend; the
+// mechanism kernels are templates over the mechanism (mechanisms/all.hpp).
 #include <cstdint>
 
 #include <cuda_runtime.h>
 
 #include "engine/gpu/point_sum.cuh"
+#include "mechanisms/all.hpp"
 #include "mechanisms/assemble.hpp"
-#include "mechanisms/exp2syn.hpp"
-#include "mechanisms/expsyn.hpp"
-#include "mechanisms/hh.hpp"
-#include "mechanisms/iclamp.hpp"
-#include "mechanisms/pas.hpp"
+#include "mechanisms/instance.hpp"
 #include "mechanisms/threshold.hpp"
 
 namespace arbolito::gpu {
-
-// Parameters are stored by parameter, then instance: p[j * n + k].
-struct MechView {
-    int n = 0;
-    const int* cv = nullptr;
-    const double* weight = nullptr;
-    const double* p = nullptr;
-};
 
 __device__ __forceinline__ int thread_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
 
@@ -34,90 +24,45 @@ __global__ void assemble_kernel(int n, const double* __restrict__ cap, const dou
     if (i < n) assemble_base(cap[i], g_sum[i], dt, v[i], d[i], rhs[i]);
 }
 
-// Density mechanisms: at most one instance of a mechanism per CV, so plain adds.
-__global__ void hh_current_kernel(MechView m, const double* __restrict__ st_m, const double* __restrict__ st_h,
-                                  const double* __restrict__ st_n, const double* __restrict__ v, double* __restrict__ d,
-                                  double* __restrict__ rhs) {
+// The currents of mechanism M's instances, one thread each. Density mechanisms have at
+// most one instance per CV: plain adds of the area-scaled current. Point mechanisms may
+// share a CV: their terms are summed by point_add (every lane of the warp must reach it,
+// so no early return); a stimulus adds to the rhs only.
+template <class M, PointSum Mode>
+__global__ void current_kernel(MechColumns m, typename M::Globals gl, double t_mid, const double* __restrict__ v,
+                               double* __restrict__ d, double* __restrict__ rhs) {
     const int k = thread_index();
-    if (k >= m.n) return;
-    const int c = m.cv[k], n = m.n;
-    const hh::Params p{m.p[k], m.p[n + k], m.p[2 * n + k], m.p[3 * n + k], m.p[4 * n + k], m.p[5 * n + k]};
-    double i_m, g_m;
-    hh::current(v[c], st_m[k], st_h[k], st_n[k], p, i_m, g_m);
-    add_current(m.weight[k] * i_m, m.weight[k] * g_m, v[c], d[c], rhs[c]);
-}
-
-__global__ void pas_current_kernel(MechView m, const double* __restrict__ v, double* __restrict__ d,
-                                   double* __restrict__ rhs) {
-    const int k = thread_index();
-    if (k >= m.n) return;
-    const int c = m.cv[k];
-    double i_m, g_m;
-    pas::current(v[c], {m.p[k], m.p[m.n + k]}, i_m, g_m);
-    add_current(m.weight[k] * i_m, m.weight[k] * g_m, v[c], d[c], rhs[c]);
-}
-
-// Point mechanisms: many instances may share a CV (point_add). No early return.
-template <PointSum Mode>
-__global__ void expsyn_current_kernel(MechView m, const double* __restrict__ g, const double* __restrict__ v,
-                                      double* __restrict__ d, double* __restrict__ rhs) {
-    const int k = thread_index();
-    double dd = 0, dr = 0;
-    if (k < m.n) {
+    if constexpr (M::kind == MechKind::density) {
+        if (k >= m.n) return;
         const int c = m.cv[k];
+        const Instance<M> in(m, k);
         double i_m, g_m;
-        expsyn::current(v[c], g[k], {m.p[k], m.p[m.n + k]}, i_m, g_m);
-        current_terms(i_m, g_m, v[c], dd, dr);
+        M::current(v[c], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+        add_current(m.weight[k] * i_m, m.weight[k] * g_m, v[c], d[c], rhs[c]);
+    } else {
+        double dd = 0, dr = 0;
+        if (k < m.n) {
+            const int c = m.cv[k];
+            const Instance<M> in(m, k);
+            double i_m, g_m;
+            M::current(v[c], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+            if constexpr (M::kind == MechKind::synapse)
+                current_terms(i_m, g_m, v[c], dd, dr);
+            else
+                dr = i_m;  // the injected current (add_injected)
+        }
+        point_add<Mode>(k, m.n, m.cv, M::kind == MechKind::synapse ? dd : 0.0, dr, d, rhs);
     }
-    point_add<Mode>(k, m.n, m.cv, dd, dr, d, rhs);
-}
-
-template <PointSum Mode>
-__global__ void exp2syn_current_kernel(MechView m, const double* __restrict__ a, const double* __restrict__ b,
-                                       const double* __restrict__ tau1, const double* __restrict__ v,
-                                       double* __restrict__ d, double* __restrict__ rhs) {
-    const int k = thread_index();
-    double dd = 0, dr = 0;
-    if (k < m.n) {
-        const int c = m.cv[k], n = m.n;
-        double i_m, g_m;
-        exp2syn::current(v[c], a[k], b[k], {tau1[k], m.p[n + k], m.p[2 * n + k]}, i_m, g_m);
-        current_terms(i_m, g_m, v[c], dd, dr);
-    }
-    point_add<Mode>(k, m.n, m.cv, dd, dr, d, rhs);
-}
-
-// Injected current: adds to rhs only (add_injected); summed like the synapses.
-template <PointSum Mode>
-__global__ void iclamp_kernel(MechView m, double t_mid, double* __restrict__ d, double* __restrict__ rhs) {
-    const int k = thread_index();
-    double dr = 0;
-    if (k < m.n) {
-        const int n = m.n;
-        dr = iclamp::current(t_mid, {m.p[k], m.p[n + k], m.p[2 * n + k]});
-    }
-    point_add<Mode>(k, m.n, m.cv, 0.0, dr, d, rhs);
 }
 
 // States after the solve, at V^{n+1}.
-__global__ void hh_advance_kernel(int n, const int* __restrict__ cv, const double* __restrict__ v, double dt, double q10,
-                                  double* __restrict__ st_m, double* __restrict__ st_h, double* __restrict__ st_n) {
+template <class M>
+__global__ void advance_kernel(MechColumns m, typename M::Globals gl, double dt, const double* __restrict__ v) {
     const int k = thread_index();
-    if (k < n) hh::advance(v[cv[k]], dt, q10, st_m[k], st_h[k], st_n[k]);
-}
-
-__global__ void expsyn_decay_kernel(int n, const double* __restrict__ tau, double dt, double* __restrict__ g) {
-    const int k = thread_index();
-    if (k < n) g[k] = expsyn::decay(g[k], dt, tau[k]);
-}
-
-__global__ void exp2syn_decay_kernel(int n, const double* __restrict__ tau1, const double* __restrict__ tau2, double dt,
-                                     double* __restrict__ a, double* __restrict__ b) {
-    const int k = thread_index();
-    if (k < n) {
-        a[k] = expsyn::decay(a[k], dt, tau1[k]);
-        b[k] = expsyn::decay(b[k], dt, tau2[k]);
-    }
+    if (k >= m.n) return;
+    Instance<M> in(m, k);
+    M::advance(v[m.cv[k]], dt, gl, in.p.v, in.s.v, in.c.v);
+    in.store_states(m, k);
 }
 
 struct DeviceSpike {

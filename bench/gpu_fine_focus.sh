@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Focused device call for gpu-fine (issue 11), with the binaries of bench/gpu_pack.sh:
+# the GPU tests (all, or FINE_TESTS=pattern), compute-sanitizer memcheck and racecheck on
+# the gpu-fine tests, fine_bench (Huber's study and DeepDendrite's anchor), optionally
+# whole busyring runs per solver (FINE_BUSYRING="1024 8192"), and Nsight Compute on the
+# fine solve (FINE_NCU=1). One log, $OUT/fine.log, and fine_bench's tables beside it.
+# Environment: FINE_TESTS (gtest filter, default *), FINE_SANITIZE (1), FINE_CELLS
+# (fine_bench --cells), FINE_BENCH_ARGS, FINE_BUSYRING, FINE_TFINAL (200), FINE_SOLVERS
+# ("gpu-fine gpu-cell"), FINE_NCU.
+set -uo pipefail
+D=$PWD/.gpu_deps; P=$D/prebuilt
+export LD_LIBRARY_PATH=$D/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export ARBOLITO_SOURCE_DIR=$PWD
+O=${OUT:-/tmp}; L=$O/fine.log; : > "$L"
+nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader >> "$L"
+cat $P/STAMP >> "$L" 2>/dev/null
+T=$(mktemp -d)
+if [ -n "${FINE_TESTS-*}" ]; then
+  echo "== gpu_tests ${FINE_TESTS:-*}" >> "$L"
+  timeout 300 $P/gpu_tests --gtest_filter="${FINE_TESTS:-*}" 2>&1 | grep -E '^\[  (PASSED|FAILED|SKIPPED) |^\[       OK|FAILED|Failure|error|Expected|Which is|actual' | head -80 >> "$L"
+fi
+if [ "${FINE_SANITIZE:-1}" = 1 ]; then
+  for tool in memcheck racecheck; do
+    echo "== compute-sanitizer $tool GpuFine" >> "$L"
+    timeout 300 compute-sanitizer --tool $tool --leak-check full $P/gpu_tests --gtest_filter='GpuFine.SameBits*:GpuFine.Mutated*' 2>&1 | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|PASSED|FAILED|Error|hazard' | head -20 >> "$L"
+  done
+fi
+if [ -n "${FINE_CELLS:-}" ]; then
+  echo "== fine_bench --cells $FINE_CELLS ${FINE_BENCH_ARGS:-}" >> "$L"
+  timeout 400 $P/fine_bench --cells "$FINE_CELLS" ${FINE_BENCH_ARGS:-} --summary $O/fine_summary.txt --tsv $O/fine_bench.tsv >> "$L" 2>&1
+fi
+br() {  # cells tfinal solver-args...
+  local c=$1 tf=$2; shift 2
+  sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": $c/" examples/busyring.json > $T/m.json
+  echo "== busyring cells=$c tfinal=$tf $*" >> "$L"
+  timeout 300 $P/arbolito run $T/m.json --tfinal $tf --spikes-only --timings json -o $T/o.h5 "$@" 2>>"$L" | tail -1 >> "$L"
+  rm -f $T/o.h5
+}
+for c in ${FINE_BUSYRING:-}; do
+  for s in ${FINE_SOLVERS:-gpu-fine gpu-cell}; do br $c ${FINE_TFINAL:-200} --solver $s; done
+done
+if [ -n "${FINE_NCU:-}" ]; then
+  sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": ${NCU_CELLS:-1024}/" examples/busyring.json > $T/n.json
+  timeout 240 ncu --clock-control none -k regex:fine_solve --launch-skip 20 --launch-count 1 --section SpeedOfLight \
+    --section WarpStateStats --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
+    $P/arbolito run $T/n.json --tfinal 2 --spikes-only --solver gpu-fine ${NCU_ARGS:-} -o $T/n.h5 >> "$L" 2>&1
+fi
+echo "== done" >> "$L"; tail -60 "$L"

@@ -1,0 +1,65 @@
+#pragma once
+// The description format every mechanism follows (docs/mechanisms.md): a struct with its
+// name, kind, parameters, states and per-instance constants, and static ARB_HD functions
+// that act on one instance. The engine loops over mechanism_list (all.hpp) and calls them
+// on both backends, so a mechanism is one header plus one line in that list.
+#include <array>
+#include <cstddef>
+#include <limits>
+
+#include "core/hd.hpp"
+
+namespace arbolito {
+
+enum class MechKind {
+    density,   // painted on regions; current density (mA/cm²) and conductance (S/cm²), scaled by CV area
+    synapse,   // placed; a synapse target: current (nA) and conductance (µS), events through on_event
+    stimulus,  // placed; an injected current (nA, depolarising when > 0), added to the rhs only
+};
+
+// A parameter, state or per-instance constant: name, unit, default (parameters only) and
+// the least value a model file may give (parameters only).
+struct Quantity {
+    const char* name;
+    const char* unit;
+    double default_value = 0.0;
+    double min = -std::numeric_limits<double>::infinity();
+};
+
+// What a mechanism without states, constants or temperature dependence inherits; a
+// mechanism hides what it needs (a static member of the same name).
+struct MechanismDefaults {
+    static constexpr std::array<Quantity, 0> states{};
+    static constexpr std::array<Quantity, 0> derived{};  // per-instance constants from the parameters
+
+    // Constants of a whole cell group (e.g. a temperature factor), computed on the host.
+    struct Globals {};
+    static Globals globals(double /*celsius*/) { return {}; }
+
+    // p: the instance's parameters, s: its states, c: its constants, in the order of the
+    // description's arrays. States start at 0; init may set them at rest at voltage v.
+    static void derive(const double* /*p*/, double* /*c*/) {}
+    template <class G>
+    ARB_HD static void init(double /*v*/, const G&, const double* /*p*/, double* /*s*/) {}
+    // States after the solve, at the new voltage v.
+    template <class G>
+    ARB_HD static void advance(double /*v*/, double /*dt*/, const G&, const double* /*p*/, double* /*s*/,
+                               const double* /*c*/) {}
+    // An event of weight w (µS) on a synapse.
+    ARB_HD static void on_event(double /*w*/, const double* /*p*/, double* /*s*/, const double* /*c*/) {}
+};
+
+template <class M> constexpr int n_params = static_cast<int>(std::tuple_size<decltype(M::params)>::value);
+template <class M> constexpr int n_states = static_cast<int>(std::tuple_size<decltype(M::states)>::value);
+template <class M> constexpr int n_derived = static_cast<int>(std::tuple_size<decltype(M::derived)>::value);
+
+// One instance's values on the stack (at least one slot: C++ has no empty arrays).
+template <int N>
+struct Values {
+    double v[N > 0 ? N : 1];
+    ARB_HD double* data() { return v; }
+    ARB_HD const double* data() const { return v; }
+    ARB_HD double& operator[](int i) { return v[i]; }
+};
+
+}  // namespace arbolito

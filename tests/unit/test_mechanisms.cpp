@@ -1,0 +1,135 @@
+// The mechanism descriptions (mechanisms/all.hpp) against NEURON's published defaults
+// and units, and the catalogue generated from them against the descriptions.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mechanisms/all.hpp"
+#include "mechanisms/catalogue.hpp"
+
+using namespace arbolito;
+
+namespace {
+
+struct Expected {
+    MechKind kind;
+    std::vector<std::tuple<std::string, std::string, double>> params;  // name, unit, default
+    std::vector<std::pair<std::string, std::string>> states;          // name, unit
+};
+
+// NEURON's hh.mod, pas, ExpSyn, Exp2Syn and IClamp.
+const std::map<std::string, Expected>& published() {
+    static const std::map<std::string, Expected> m = {
+        {"hh",
+         {MechKind::density,
+          {{"gnabar", "S/cm2", 0.12},
+           {"gkbar", "S/cm2", 0.036},
+           {"gl", "S/cm2", 0.0003},
+           {"ena", "mV", 50.0},
+           {"ek", "mV", -77.0},
+           {"el", "mV", -54.3}},
+          {{"m", "1"}, {"h", "1"}, {"n", "1"}}}},
+        {"pas", {MechKind::density, {{"g", "S/cm2", 0.001}, {"e", "mV", -70.0}}, {}}},
+        {"expsyn", {MechKind::synapse, {{"tau", "ms", 2.0}, {"e", "mV", 0.0}}, {{"g", "uS"}}}},
+        {"exp2syn",
+         {MechKind::synapse, {{"tau1", "ms", 0.5}, {"tau2", "ms", 2.0}, {"e", "mV", 0.0}}, {{"A", "uS"}, {"B", "uS"}}}},
+        {"iclamp", {MechKind::stimulus, {{"delay", "ms", 0.0}, {"dur", "ms", 0.0}, {"amp", "nA", 0.0}}, {}}},
+    };
+    return m;
+}
+
+template <class M>
+void check_description() {
+    SCOPED_TRACE(M::name);
+    const auto it = published().find(M::name);
+    ASSERT_NE(it, published().end()) << "a new mechanism: add its published values to this test";
+    const Expected& e = it->second;
+    EXPECT_EQ(M::kind, e.kind);
+    ASSERT_EQ(n_params<M>, static_cast<int>(e.params.size()));
+    for (int j = 0; j < n_params<M>; ++j) {
+        EXPECT_EQ(M::params[j].name, std::get<0>(e.params[j]));
+        EXPECT_EQ(M::params[j].unit, std::get<1>(e.params[j]));
+        EXPECT_EQ(M::params[j].default_value, std::get<2>(e.params[j])) << M::params[j].name;
+        EXPECT_GE(M::params[j].default_value, M::params[j].min) << "a default a model file could not give";
+    }
+    ASSERT_EQ(n_states<M>, static_cast<int>(e.states.size()));
+    for (int j = 0; j < n_states<M>; ++j) {
+        EXPECT_EQ(M::states[j].name, e.states[j].first);
+        EXPECT_EQ(M::states[j].unit, e.states[j].second);
+    }
+    for (int j = 0; j < n_derived<M>; ++j) EXPECT_STRNE(M::derived[j].unit, "") << M::derived[j].name;
+}
+
+TEST(Mechanisms, DefaultsAndUnitsArePublishedValues) {
+    int n = 0;
+    all_mechanisms::for_each([&](auto tag) {
+        check_description<typename decltype(tag)::type>();
+        ++n;
+    });
+    EXPECT_EQ(n, static_cast<int>(published().size()));
+}
+
+TEST(Mechanisms, CatalogueIsTheDescriptions) {
+    ASSERT_EQ(static_cast<int>(mechanism_infos().size()), n_mechanisms);
+    all_mechanisms::for_each([](auto tag) {
+        using M = typename decltype(tag)::type;
+        SCOPED_TRACE(M::name);
+        const MechInfo* info = find_mechanism(M::name);
+        ASSERT_NE(info, nullptr);
+        EXPECT_EQ(info, &mechanism_infos()[mech_index<M>]);
+        EXPECT_EQ(info->index, mech_index<M>);
+        EXPECT_EQ(info->kind, M::kind);
+        ASSERT_EQ(info->params.size(), M::params.size());
+        std::vector<double> defaults;
+        for (std::size_t j = 0; j < M::params.size(); ++j) {
+            EXPECT_STREQ(info->params[j].name, M::params[j].name);
+            EXPECT_STREQ(info->params[j].unit, M::params[j].unit);
+            defaults.push_back(M::params[j].default_value);
+        }
+        EXPECT_EQ(info->states.size(), M::states.size());
+        EXPECT_EQ(info->derived.size(), M::derived.size());
+        EXPECT_EQ(resolve_params(M::name, {}), defaults);
+    });
+    EXPECT_EQ(find_mechanism("nax"), nullptr);
+    const std::vector<std::string> names = mechanism_names();
+    EXPECT_EQ(static_cast<int>(names.size()), n_mechanisms);
+    EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+}
+
+TEST(Mechanisms, ResolveParamsOverlaysAndRejectsUnknownNames) {
+    EXPECT_EQ(resolve_params("pas", {{"e", -65.0}}), (std::vector<double>{0.001, -65.0}));
+    EXPECT_THROW(resolve_params("pas", {{"gbar", 1.0}}), std::invalid_argument);
+    EXPECT_THROW(resolve_params("nax", {}), std::invalid_argument);
+}
+
+// The list's order is the order in which currents are added on both backends: reordering
+// it changes results in the last bits.
+TEST(Mechanisms, ListOrderIsTheAdditionOrder) {
+    EXPECT_EQ(mech_index<hh>, 0);
+    EXPECT_EQ(mech_index<pas>, 1);
+    EXPECT_EQ(mech_index<expsyn>, 2);
+    EXPECT_EQ(mech_index<exp2syn>, 3);
+    EXPECT_EQ(mech_index<iclamp>, 4);
+}
+
+// Per-instance constants: exp2syn's effective rise time and peak factor.
+TEST(Mechanisms, Exp2synConstantsAreNeuronsGuardAndPeak) {
+    double c[2];
+    const double p[] = {0.5, 2.0, 0.0};
+    exp2syn::derive(p, c);
+    EXPECT_EQ(c[exp2syn::tau1_effective], 0.5);
+    // The peak of B - A after an event of weight 1 is 1.
+    const double tp = (0.5 * 2.0) / (2.0 - 0.5) * std::log(2.0 / 0.5);
+    EXPECT_NEAR(c[exp2syn::peak_factor] * (std::exp(-tp / 2.0) - std::exp(-tp / 0.5)), 1.0, 1e-14);
+    const double equal[] = {2.0, 2.0, 0.0};
+    exp2syn::derive(equal, c);
+    EXPECT_EQ(c[exp2syn::tau1_effective], 0.9999 * 2.0);
+}
+
+}  // namespace

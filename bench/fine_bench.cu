@@ -43,7 +43,7 @@ struct Options {
     double budget_s = 400;
 };
 
-// Busyring cells (Arbor's busyring geometry, nseg 1 per segment as its benchmark) with
+// Busyring cells (Arbor's busyring geometry, discretised as the busyring network is: every_segment) with
 // branch probabilities {1, 0.5} ("high", the benchmark's) or {1, 0.25} ("low").
 std::vector<std::vector<int>> busyring_batch(const std::string& set, int n) {
     BusyringParams p;
@@ -51,7 +51,7 @@ std::vector<std::vector<int>> busyring_batch(const std::string& set, int n) {
     std::vector<std::vector<int>> cells(n);
 #pragma omp parallel for schedule(dynamic, 16)
     for (int c = 0; c < n; ++c)
-        cells[c] = discretize(busyring_cell(c, p), {CvPolicy::nseg, 1, 0}, std::vector<double>(1000, 100.0)).parent;
+        cells[c] = discretize(busyring_cell(c, p), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent;
     return cells;
 }
 

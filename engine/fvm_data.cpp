@@ -91,7 +91,9 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
             f.v_init[L] = desc.v_init;
             if (cvs.parent[i] >= 0) {
                 const int P = idx[cvs.parent[i]];
-                f.g_parent[L] = cvs.g_axial[i];
+                // The conductance goes to the edge's child end in the layout: the CV
+                // itself, or its natural parent where the solver re-rooted the cell.
+                f.g_parent[f.layout.parent[L] == P ? L : P] = cvs.g_axial[i];
                 f.g_sum[L] += cvs.g_axial[i];
                 f.g_sum[P] += cvs.g_axial[i];
             }

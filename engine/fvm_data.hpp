@@ -29,7 +29,7 @@ struct FvmData {
 
     // Per CV, layout numbering (padding: cap 0, g 0, v 0).
     std::vector<double> cap;       // nF
-    std::vector<double> g_parent;  // µS to parent
+    std::vector<double> g_parent;  // µS to the layout parent (Layout::parent)
     std::vector<double> g_sum;     // Σ of axial conductances to all neighbours, µS
     std::vector<double> v_init;    // mV
 

@@ -6,7 +6,8 @@
 // solver walks the numbering (its schedule: which thread takes which CVs, in what order)
 // lives with that solver, in its own struct beside the Layout, and its layout function
 // returns both: gpu_cell_layout a GpuCellNumbering {layout, CellSlots},
-// branch_level_layout a BranchNumbering {layout, BranchSlots}. A new solver adds its
+// branch_level_layout a BranchNumbering {layout, BranchSlots}, fine_layout a
+// FineNumbering {layout, FineSchedule}. A new solver adds its
 // schedule the same way; the CPU group and FvmData never see one.
 #include <string>
 #include <vector>
@@ -15,7 +16,10 @@ namespace arbolito {
 
 struct Layout {
     int n_cv = 0;                             // including padding
-    std::vector<int> parent;                  // in layout numbering; -1 for roots
+    // In layout numbering, -1 for roots. A CV's parent is its tree neighbour towards the
+    // root of the numbering: the natural parent, or (where a solver re-roots a cell,
+    // gpu-fine) a natural child. Each edge's axial conductance belongs to its child end.
+    std::vector<int> parent;
     std::vector<std::vector<int>> index;      // [cell][natural CV] -> layout index
     // Layout indices of the padding CVs, ascending: rows a solver adds to even out its
     // threads' work, no cell's CV. Each is a valid row of the tree (d = 1, u = 0, rhs = 0

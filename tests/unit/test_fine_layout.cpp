@@ -144,7 +144,7 @@ TEST(FineLayout, RealAndBusyringCells) {
     std::mt19937 gen(5);
     std::vector<std::vector<int>> cells;
     for (std::uint64_t gid = 0; gid < 12; ++gid)
-        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::nseg, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent);
     // Every morphology in tests/data that the reader accepts (a few are there to be refused).
     int real = 0;
     for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir())) {

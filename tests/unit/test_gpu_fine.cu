@@ -98,7 +98,7 @@ TEST(GpuFine, RealMorphologiesAndBusyring) {
     std::mt19937 gen(11);
     std::vector<std::vector<int>> cells;
     for (std::uint64_t gid = 0; gid < 64; ++gid)
-        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::nseg, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent);
     int real = 0;
     for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir())) {
         if (e.path().extension() != ".swc") continue;
@@ -120,7 +120,7 @@ TEST(GpuFine, SameBitsEveryRun) {
     std::mt19937 gen(1);
     std::vector<std::vector<int>> cells;
     for (std::uint64_t gid = 0; gid < 256; ++gid)
-        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::nseg, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent);
     cells.push_back(trees::star(1001));
     const FineNumbering f = fine_layout(cells, FineOptions{});
     const test_systems::LayoutSystems sys = test_systems::fine_random_systems(cells, f.layout, gen);

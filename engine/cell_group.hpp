@@ -2,8 +2,6 @@
 // A set of cells integrated together by one backend and one solver. The simulation
 // hands it the events of an epoch and collects its spikes and samples once per epoch.
 #include <cstdint>
-#include <memory>
-#include <string>
 #include <vector>
 
 #include "engine/fvm_data.hpp"
@@ -67,17 +65,5 @@ struct InitialStates {
 InitialStates initial_states(const FvmData& f, double q10);
 // Per-CV values (layout numbering) in the cells' natural order, cell after cell.
 std::vector<double> natural_order(const FvmData& f, const double* per_cv);
-
-// The solvers a run may choose (DESIGN §7); the name implies the backend.
-std::vector<std::string> solver_names();
-bool solver_is_gpu(const std::string& solver);
-
-// Builds the group for cells [gid_begin, gid_end) with the named solver (and GPU layout
-// option, e.g. "interleaved"). GPU solvers run on the node's GPU local_rank mod their
-// number (local_rank: this MPI rank among those on its node). Throws
-// std::invalid_argument on an unknown solver.
-std::unique_ptr<CellGroup> make_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
-                                           const std::string& solver, const std::string& layout,
-                                           const StepSettings& s, int local_rank = 0);
 
 }  // namespace arbolito

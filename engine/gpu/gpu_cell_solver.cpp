@@ -14,12 +14,15 @@ namespace arbolito {
 
 namespace {
 
-std::vector<std::string> kernel_names() {
-    std::vector<std::string> out = {"auto"};
+// The solve kernels by name; a CPU-only build lists them by form (the names live in CUDA code).
+SolverOption kernel_option() {
+    SolverOption o{"kernel", {}, "auto or a solve kernel of the CUDA build", "auto",
+                   "solve kernel; auto: rowparent8, or pipelined2 for cells over 65,535 CVs", {}};
 #ifdef ARBOLITO_HAVE_CUDA
-    for (gpu::CellKernel k : gpu::all_cell_kernels) out.push_back(gpu::to_string(k));
+    o.values = {"auto"};
+    for (gpu::CellKernel k : gpu::all_cell_kernels) o.values.push_back(gpu::to_string(k));
 #endif
-    return out;
+    return o;
 }
 
 std::string whole_number_at_least_1(const std::string& v) {
@@ -55,8 +58,7 @@ SolverInfo gpu_cell_solver() {
         {"layout", {"flat", "interleaved", "block-interleaved"}, "", "block-interleaved",
          "CV numbering: cells one after another, interleaved across all cells, or interleaved within blocks", {}},
         {"block", {}, "N >= 1", "32", "slots (cells) per block of layout=block-interleaved", whole_number_at_least_1},
-        {"kernel", kernel_names(), "", "auto",
-         "solve kernel; auto: rowparent8, or pipelined2 for cells over 65,535 CVs", {}},
+        kernel_option(),
         {"sum", {"segmented", "atomic"}, "", "segmented",
          "point currents on one CV: warp-segmented reduction, or one atomicAdd each", {}},
         {"timing", {"on", "off"}, "", "on", "CUDA events around every phase of every step (--timings)", {}},

@@ -40,7 +40,7 @@ expect_bad() {  # label, text the error must hold, arbolito args...
 expect_bad "--solver warp" "this build has: cpu, omp" run "$ex" --solver warp -o "$tmp/out.h5"
 expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: none)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
 expect_bad "--solver cpu:" "is not KEY=VALUE" run "$ex" --solver cpu: -o "$tmp/out.h5"
-expect_bad "--layout" "gone" run "$ex" --solver gpu-cell --layout interleaved -o "$tmp/out.h5"
+expect_bad "--layout" "gone" run "$ex" --solver cpu --layout interleaved -o "$tmp/out.h5"
 if [[ $cuda == yes ]]; then
   expect_bad "gpu-cell layout=bogus" "layout takes flat|interleaved|block-interleaved" run "$ex" --solver gpu-cell:layout=bogus -o "$tmp/out.h5"
   expect_bad "gpu-cell block=0" "block=0" run "$ex" --solver gpu-cell:block=0 -o "$tmp/out.h5"

@@ -21,28 +21,12 @@ namespace arbolito {
 
 namespace {
 
-struct SolverSpec {
-    std::string name, layout;
-    std::string label() const { return layout.empty() ? name : name + ":" + layout; }
-};
-
 std::vector<SolverSpec> parse_solvers(const std::string& list) {
-    std::vector<SolverSpec> out;
-    std::stringstream ss(list);
-    std::string item;
-    const auto known = solver_names();
-    while (std::getline(ss, item, ',')) {
-        if (item.empty()) continue;
-        SolverSpec s;
-        const auto colon = item.find(':');
-        s.name = item.substr(0, colon);
-        if (colon != std::string::npos) s.layout = item.substr(colon + 1);
-        if (std::find(known.begin(), known.end(), s.name) == known.end())
-            throw InputError("--solvers", "", "unknown solver '" + s.name + "'");
-        out.push_back(s);
+    try {
+        return parse_solver_list(list);
+    } catch (const std::invalid_argument& e) {
+        throw InputError("--solvers", "", e.what());
     }
-    if (out.empty()) throw InputError("--solvers", "", "names no solver");
-    return out;
 }
 
 // Writes the run's SONATA file and keeps what the comparison needs: the first solver's
@@ -103,9 +87,10 @@ void sort_spikes(std::vector<Spike>& s) {
 }  // namespace
 
 int command_compare(const CompareArgs& a) {
+    // Every solver is checked before any runs (and before the output directory exists).
+    const auto specs = parse_solvers(a.solvers);
     Model m = read_model(a.model);
     apply_run_overrides(m, a.dt, a.tfinal, "");
-    const auto specs = parse_solvers(a.solvers);
     const std::filesystem::path dir = a.output.empty() ? m.name + "_compare" : a.output;
     std::filesystem::create_directories(dir);
 
@@ -115,22 +100,21 @@ int command_compare(const CompareArgs& a) {
     for (std::size_t k = 0; k < specs.size(); ++k) {
         const SolverSpec& s = specs[k];
         SimOptions o;
-        o.solver = s.name;
-        o.layout = s.layout;
+        o.solver = s.text();
         o.threads = a.threads;
         o.record_samples = !a.spikes_only;
-        spdlog::info("compare: {} ({} cells)", s.label(), m.cells.size());
+        spdlog::info("compare: {} ({} cells)", s.text(), m.cells.size());
         Simulation sim(m, o);
         const ReportMapping mapping = report_mapping(sim, m.run);
         const bool report = !a.spikes_only && !mapping.element_ids.empty();
-        std::string fname = s.label();
+        std::string fname = s.text();  // gpu-cell:sum=atomic -> gpu-cell_sum=atomic.h5
         std::replace(fname.begin(), fname.end(), ':', '_');
         const std::string path = (dir / (fname + ".h5")).string();
         SonataSink file(path, m.name, report ? &mapping : nullptr, true);
         CompareSink sink(file, k == 0 ? &ref_frames : nullptr, k == 0 ? nullptr : &ref_frames);
         sink.set_width(std::max<long>(1, sim.n_columns()));
         Row row;
-        row.solver = s.label();
+        row.solver = s.text();
         row.r = sim.run(sink);
         file.writer().finish();
         row.file = path;

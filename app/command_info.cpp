@@ -6,6 +6,7 @@
 
 #include "app/commands.hpp"
 #include "engine/fvm_data.hpp"
+#include "engine/solver_spec.hpp"
 #include "io/geometry_dump.hpp"
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
@@ -14,6 +15,10 @@
 namespace arbolito {
 
 int command_info(const InfoArgs& a) {
+    if (a.model.empty()) {
+        std::cout << describe_solvers();
+        return 0;
+    }
     const Model m = read_model(a.model);
     long total_cv = 0;
     std::map<std::string, long> instances;

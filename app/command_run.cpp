@@ -36,7 +36,6 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         m = read_model(a.model);
         apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
         o.solver = a.solver;
-        o.layout = a.layout;
         o.threads = a.threads;
         o.exchange_threads = a.exchange_threads;
         o.pipeline = !a.no_pipeline;

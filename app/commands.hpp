@@ -9,7 +9,7 @@
 namespace arbolito {
 
 struct RunArgs {
-    std::string model, output, solver = "cpu", layout, timings, event_rules;
+    std::string model, output, solver = "cpu", timings, event_rules;  // solver: NAME[:KEY=VALUE]...
     std::optional<double> dt, tfinal;
     int threads = 1;
     int exchange_threads = 0;  // 0: Simulation chooses
@@ -17,11 +17,11 @@ struct RunArgs {
 };
 
 struct InfoArgs {
-    std::string model, geometry;
+    std::string model, geometry;  // no model: the solvers of this build
 };
 
 struct CompareArgs {
-    std::string model, output, solvers;  // solvers: comma-separated name[:layout]
+    std::string model, output, solvers;  // solvers: comma-separated NAME[:KEY=VALUE]...
     std::optional<double> dt, tfinal;
     int threads = 1;
     bool spikes_only = false;

@@ -15,7 +15,40 @@
 
 #include "app/commands.hpp"
 #include "engine/communicator.hpp"
+#include "engine/solver_spec.hpp"
 #include "io/input_error.hpp"
+
+namespace {
+
+// --solver: one spec that this build can run (parse_solver_spec says what is wrong).
+CLI::Validator solver_check() {
+    return CLI::Validator(
+        [](std::string& v) {
+            try {
+                arbolito::parse_solver_spec(v);
+                return std::string();
+            } catch (const std::invalid_argument& e) {
+                return std::string(e.what());
+            }
+        },
+        "SPEC");
+}
+
+// --solvers: every spec of the list, checked before anything runs.
+CLI::Validator solver_list_check() {
+    return CLI::Validator(
+        [](std::string& v) {
+            try {
+                arbolito::parse_solver_list(v);
+                return std::string();
+            } catch (const std::invalid_argument& e) {
+                return std::string(e.what());
+            }
+        },
+        "SPEC,...");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     using namespace arbolito;
@@ -38,8 +71,11 @@ int main(int argc, char** argv) {
     auto* run_cmd = app.add_subcommand("run", "run a model and write voltage traces and spikes (SONATA HDF5)");
     run_cmd->add_option("model", run.model, "model file (JSON)")->required();
     run_cmd->add_option("-o,--output", run.output, "output file (default: <model name>.h5)");
-    run_cmd->add_option("--solver", run.solver, "cpu, omp, gpu-cell, gpu-fine, gpu-branch");
-    run_cmd->add_option("--layout", run.layout, "gpu-cell layout: flat, interleaved, block-interleaved:BS");
+    run_cmd->add_option("--solver", run.solver, "NAME[:KEY=VALUE]...: " + available_solver_names() + " (below)")
+        ->check(solver_check());
+    // The old --layout, hidden: the run says where its options went (below).
+    std::string old_layout;
+    run_cmd->add_option("--layout", old_layout)->group("");
     run_cmd->add_option("--dt", run.dt, "time step, ms (overrides the model)");
     run_cmd->add_option("--tfinal", run.tfinal, "end time, ms (overrides the model)");
     run_cmd->add_option("--threads", run.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
@@ -54,19 +90,26 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--event-rules", run.event_rules, "arbor or neuron (overrides the model)")->check(
         CLI::IsMember({"arbor", "neuron"}));
 
+    run_cmd->footer(describe_solvers());
+
     CompareArgs cmp;
     auto* cmp_cmd = app.add_subcommand("compare", "run a model with several solvers and compare timings, traces and spikes");
     cmp_cmd->add_option("model", cmp.model, "model file (JSON)")->required();
-    cmp_cmd->add_option("--solvers", cmp.solvers, "comma-separated name[:layout], e.g. cpu,omp,gpu-cell:interleaved")->required();
+    cmp_cmd->add_option("--solvers", cmp.solvers,
+                        "comma-separated NAME[:KEY=VALUE]..., e.g. cpu,omp,gpu-cell:layout=interleaved; this build has " +
+                            available_solver_names())
+        ->required()
+        ->check(solver_list_check());
     cmp_cmd->add_option("-o,--output", cmp.output, "output directory (default: <model name>_compare)");
     cmp_cmd->add_option("--threads", cmp.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
     cmp_cmd->add_option("--dt", cmp.dt, "time step, ms (overrides the model)");
     cmp_cmd->add_option("--tfinal", cmp.tfinal, "end time, ms (overrides the model)");
     cmp_cmd->add_flag("--spikes-only", cmp.spikes_only, "record spikes, no voltage traces");
+    cmp_cmd->footer(describe_solvers());
 
     InfoArgs info;
-    auto* info_cmd = app.add_subcommand("info", "describe a model: cells, CVs, mechanisms, memory");
-    info_cmd->add_option("model", info.model, "model file (JSON)")->required();
+    auto* info_cmd = app.add_subcommand("info", "describe a model: cells, CVs, mechanisms, memory (without a model: the solvers of this build)");
+    info_cmd->add_option("model", info.model, "model file (JSON); without one: the solvers of this build");
     info_cmd->add_option("--geometry", info.geometry, "write the discretised model for NEURON (JSON)");
 
     try {
@@ -90,6 +133,9 @@ int main(int argc, char** argv) {
     // rank 0 reports them. Other errors are reported by the rank that met them; the
     // ranks that stopped because of it (PeerFailure) say so only on rank 0.
     try {
+        if (*run_cmd && run_cmd->count("--layout") > 0)
+            throw InputError("--layout", "", "gone: give gpu-cell's options in --solver, e.g. --solver "
+                                             "gpu-cell:layout=block-interleaved:block=32:sum=atomic (docs/solvers.md)");
         if (*run_cmd) return command_run(run, comm);
         if (comm->size() > 1)
             throw std::invalid_argument(std::string(*info_cmd ? "info" : "compare") + " runs on one rank (without mpirun)");

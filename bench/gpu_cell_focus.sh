@@ -7,7 +7,8 @@
 # ("pipelined2 rowparent4 rowparent8"), FOCUS_TFINAL (20 ms), FOCUS_SOLVER (1; empty: no
 # solver benchmark), FOCUS_SIZES (256000), FOCUS_CLASSES (all), FOCUS_THOMAS=1,
 # FOCUS_BIG=1 (32,768 cells for 200 ms, default kernel), FOCUS_NCU=1 (NCU_CELLS 1024,
-# NCU_ARGS extra arbolito arguments, e.g. "--layout block-interleaved:32+pipelined2").
+# NCU_SOLVER the solver spec, default gpu-cell, e.g. "gpu-cell:kernel=pipelined2" (docs/solvers.md);
+# NCU_ARGS extra arbolito arguments).
 # Device call: bash bench/gpu_cell_focus.sh, carrying .gpu_deps.
 set -uo pipefail
 D=$PWD/.gpu_deps; P=$D/prebuilt
@@ -25,7 +26,7 @@ br() {  # cells tfinal solver-args...
 [ -n "${FOCUS_TESTS:-}" ] && { echo "== gpu_tests" >> "$L"; timeout 200 $P/gpu_tests 2>&1 | grep -E '^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|error' >> "$L"; }
 for c in ${FOCUS_CELLS:-1024 8192}; do
   for k in ${FOCUS_KERNELS:-pipelined2 rowparent4 rowparent8}; do
-    br $c ${FOCUS_TFINAL:-20} --solver gpu-cell --layout block-interleaved:32+$k
+    br $c ${FOCUS_TFINAL:-20} --solver gpu-cell:layout=block-interleaved:block=32:kernel=$k
   done
 done
 [ -n "${FOCUS_SOLVER:-1}" ] && { echo "== gpu_solver_bench" >> "$L"; timeout 200 $P/gpu_solver_bench --sizes ${FOCUS_SIZES:-256000} ${FOCUS_CLASSES:+--classes $FOCUS_CLASSES} --no-cpu --reps 10 --budget-s 90 --summary $T/s.txt >> "$L" 2>&1; cat $T/s.txt >> "$L"; }
@@ -35,7 +36,7 @@ if [ -n "${FOCUS_NCU:-}" ]; then  # where the solve waits, per SASS line, inside
   sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": ${NCU_CELLS:-1024}/" examples/busyring.json > $T/n.json
   timeout 240 ncu --clock-control none -k regex:cell_solve --launch-skip 20 --launch-count 1 --section SourceCounters \
     --section WarpStateStats --section LaunchStats --section Occupancy -o $T/rep $P/arbolito run $T/n.json --tfinal 2 --spikes-only \
-    --solver gpu-cell ${NCU_ARGS:-} -o $T/n.h5 >> "$L" 2>&1
+    --solver ${NCU_SOLVER:-gpu-cell} ${NCU_ARGS:-} -o $T/n.h5 >> "$L" 2>&1
   ncu --import $T/rep.ncu-rep --page details >> "$L" 2>&1
   ncu --import $T/rep.ncu-rep --page source --csv --print-source sass 2>&1 | gzip > ${OUT:-/tmp}/ncu_source.csv.gz
   cuobjdump -sass $P/arbolito 2>/dev/null | awk '/Function : .*cell_solve_pipelined/{p=1} /Function :/ && !/cell_solve_pipelined/{p=0} p' | gzip > ${OUT:-/tmp}/sass.txt.gz

@@ -6,7 +6,7 @@
 //
 // (4) the solve's kernel and CUDA block size on the plain busyring.
 //
-// Usage: gpu_step_bench [--cells 1024] [--synapses 1000] [--tfinal 20] [--layout L]
+// Usage: gpu_step_bench [--cells 1024] [--synapses 1000] [--tfinal 20] [--options KEY=VALUE[:KEY=VALUE]...]
 //                       [--solve-cells 1024] [--solve-tfinal 5] [--summary FILE]
 #include <cstdio>
 #include <fstream>
@@ -78,7 +78,7 @@ int main(int argc, char** argv) try {
     std::uint64_t cells = 1024;
     unsigned synapses = 1000;
     double tfinal = 20;
-    std::string layout = default_gpu_layout(), summary;
+    std::string options, summary;  // options: gpu-cell's (docs/solvers.md) for parts (4) and (3)
     std::vector<std::uint64_t> solve_cells = {1024};
     double solve_tfinal = 5;
     for (int i = 1; i < argc; ++i) {
@@ -90,7 +90,7 @@ int main(int argc, char** argv) try {
         if (a == "--cells") cells = std::stoull(next());
         else if (a == "--synapses") synapses = std::stoul(next());
         else if (a == "--tfinal") tfinal = std::stod(next());
-        else if (a == "--layout") layout = next();
+        else if (a == "--options") options = next();
         else if (a == "--summary") summary = next();
         else if (a == "--solve-cells") {
             solve_cells.clear();
@@ -109,10 +109,9 @@ int main(int argc, char** argv) try {
         const Model m = busyring(cells, 1, tfinal, false);
         out << "\nbusyring " << cells << " cells, bytes per real CV and step:\n";
         out << "layout                      real_CVs  layout_CVs  floor_B/CV  kernels_B/CV  floor_ns/CV-step\n";
-        for (const std::string l : {"flat", "interleaved", "block-interleaved:32", "block-interleaved:128"}) {
+        for (const std::string l : {"layout=flat", "layout=interleaved", "block=32", "block=128"}) {
             SimOptions o;
-            o.solver = "gpu-cell";
-            o.layout = l;
+            o.solver = "gpu-cell:" + l;
             Simulation sim(m, o);
             const FvmData& f = sim.group(0).data();
             const long real = f.n_real_cv();
@@ -131,14 +130,13 @@ int main(int argc, char** argv) try {
         out << "cells   kernel+threads          solve_us/step  step_us/step  solve_ns/CV-step\n";
         for (std::uint64_t nc : solve_cells) {
             const Model m = busyring(nc, 1, solve_tfinal, false);
-            std::vector<std::string> variants = {"rowparent8+threads:32", "rowparent8+threads:128",
-                                                 "pipelined2+threads:32", "rowparent4+threads:32",
-                                                 "plain+threads:32", "pipelined4+threads:32"};
+            std::vector<std::string> variants = {"kernel=rowparent8:threads=32", "kernel=rowparent8:threads=128",
+                                                 "kernel=pipelined2:threads=32", "kernel=rowparent4:threads=32",
+                                                 "kernel=plain:threads=32", "kernel=pipelined4:threads=32"};
             if (nc > 2048) variants.resize(3);
             for (const auto& v : variants) {
                 SimOptions o;
-                o.solver = "gpu-cell";
-                o.layout = layout + "+" + v;
+                o.solver = "gpu-cell:" + (options.empty() ? "" : options + ":") + v;
                 Simulation sim(m, o);
                 NullSink sink;
                 const RunReport r = sim.run(sink);
@@ -166,8 +164,7 @@ int main(int argc, char** argv) try {
                 // baseline: the same network with all connections on one instance per cell.
                 const bool base = sum == "baseline";
                 SimOptions o;
-                o.solver = "gpu-cell";
-                o.layout = layout + (base ? "" : "+" + sum);
+                o.solver = "gpu-cell" + (options.empty() ? "" : ":" + options) + (base ? "" : ":sum=" + sum);
                 Simulation sim(base ? plain : m, o);
                 NullSink sink;
                 const RunReport r = sim.run(sink);

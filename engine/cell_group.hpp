@@ -3,8 +3,6 @@
 // hands it the events of an epoch and collects its spikes and samples once per epoch.
 #include <array>
 #include <cstdint>
-#include <memory>
-#include <string>
 #include <vector>
 
 #include "engine/fvm_data.hpp"
@@ -71,17 +69,5 @@ using MechStates = std::array<MechState, n_mechanisms>;
 MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals);
 // Per-CV values (layout numbering) in the cells' natural order, cell after cell.
 std::vector<double> natural_order(const FvmData& f, const double* per_cv);
-
-// The solvers a run may choose (DESIGN §7); the name implies the backend.
-std::vector<std::string> solver_names();
-bool solver_is_gpu(const std::string& solver);
-
-// Builds the group for cells [gid_begin, gid_end) with the named solver (and GPU layout
-// option, e.g. "interleaved"). GPU solvers run on the node's GPU local_rank mod their
-// number (local_rank: this MPI rank among those on its node). Throws
-// std::invalid_argument on an unknown solver.
-std::unique_ptr<CellGroup> make_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
-                                           const std::string& solver, const std::string& layout,
-                                           const StepSettings& s, int local_rank = 0);
 
 }  // namespace arbolito

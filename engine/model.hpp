@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/discretization.hpp"
+#include "engine/event_rules.hpp"
 #include "engine/morphology.hpp"
 
 namespace arbolito {
@@ -71,12 +72,6 @@ struct Generator {
     std::uint32_t synapse = 0;
     double weight = 0;
     std::vector<double> times;  // ms, ascending
-};
-
-// How events and spikes meet the time grid (DESIGN §4).
-enum class EventRules {
-    arbor,   // deliver in the step [t, t+dt) holding the event; interpolate spike times
-    neuron,  // deliver in the step whose start is nearest (time <= t + dt/2); spike at step end
 };
 
 struct RunSettings {

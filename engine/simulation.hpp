@@ -11,45 +11,21 @@
 #include "engine/cell_group.hpp"
 #include "engine/communicator.hpp"
 #include "engine/model.hpp"
+#include "engine/record_exchange.hpp"
+#include "engine/solver_spec.hpp"
 #include "engine/spike.hpp"
 #include "engine/timings.hpp"
 
 namespace arbolito {
 
 struct SimOptions {
-    std::string solver = "cpu";
-    std::string layout;          // gpu-cell layout option
+    std::string solver = "cpu";  // NAME[:KEY=VALUE]... (solver_spec.hpp, docs/solvers.md)
     int threads = 1;             // OpenMP threads (omp solver)
     bool pipeline = true;        // overlap the exchange with the cell update
     bool record_samples = true;  // false: spikes only
     int exchange_threads = 0;    // threads of the spike exchange; 0: chosen from solver and threads
     // The ranks sharing the run (each simulates a contiguous gid block); null: one rank.
     std::shared_ptr<Communicator> comm;
-};
-
-// Receives what the run records, once per epoch, in gid order. With several ranks only
-// rank 0's sink is called: it receives every rank's frames and spikes (the output is one
-// file written by rank 0; docs/mpi.md says why). Calls come from the exchange thread.
-struct RecordSink {
-    virtual ~RecordSink() = default;
-    virtual void frames(const double* rows, std::size_t n_frames) = 0;
-    virtual void spikes(const std::vector<Spike>& s) = 0;
-    virtual void epoch_done(double t) { (void)t; }
-};
-
-// Over all ranks: times are the slowest rank's (max), counts and phases are summed.
-struct RunReport {
-    double setup_s = 0, run_s = 0;
-    double exchange_s = 0;          // time the exchange worked (spike gather, events, output)
-    double exchange_exposed_s = 0;  // time the cell update waited for it
-    double mpi_s = 0;               // time in MPI collectives during the run (part of exchange_s)
-    PhaseTimes phases;              // summed over groups (threads and ranks run them in parallel)
-    long steps = 0;
-    long n_cv = 0;                  // CVs simulated (no padding)
-    int ranks = 1;
-    bool pipelined = true;          // whether the exchange overlapped the cell update
-    std::size_t n_spikes = 0;
-    std::size_t n_events = 0;       // events queued (generators and spikes through connections)
 };
 
 class Simulation {
@@ -68,15 +44,18 @@ public:
     const CellGroup& group(int g) const { return *groups_[g]; }
     long epoch_steps() const { return epoch_steps_; }
     int exchange_threads() const { return exchange_threads_; }
-
-    // The step that delivers an event at time t under the run's rules.
-    static long delivery_step(double t, double dt, EventRules rules);
+    const SolverSpec& solver() const { return solver_; }
 
 private:
     int choose_exchange_threads() const;
+    // This rank's spikes and frames of the epoch, taken from the groups' buffers (which it
+    // empties) into one list and rows of this rank's columns, groups in gid order.
+    void collect(std::vector<std::vector<Spike>>& spikes, std::vector<std::vector<double>>& frames,
+                 std::vector<Spike>& out_spikes, std::vector<double>& out_rows) const;
 
     const Model& model_;
     SimOptions opt_;
+    SolverSpec solver_;
     StepSettings steps_;
     long n_steps_ = 0, epoch_steps_ = 0;
     std::vector<std::unique_ptr<CellGroup>> groups_;

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "engine/decomposition.hpp"
-#include "engine/simulation.hpp"
+#include "engine/event_rules.hpp"
 
 namespace arbolito {
 
@@ -112,7 +112,7 @@ std::size_t SpikeFanout::deliver(const std::vector<Spike>& spikes, double dt, Ev
             for (std::size_t j = part.first[i]; j < part.first[i + 1]; ++j) {
                 const Edge& e = part.edges[j];
                 const double time = s.time + e.delay;
-                q.push(w, e.group, {Simulation::delivery_step(time, dt, rules), time, e.target, e.weight});
+                q.push(w, e.group, {delivery_step(time, dt, rules), time, e.target, e.weight});
             }
             n += part.first[i + 1] - part.first[i];
         }

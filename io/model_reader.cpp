@@ -12,6 +12,7 @@
 
 #include "engine/cell_builders.hpp"
 #include "engine/network_builders.hpp"
+#include "engine/run_settings.hpp"
 #include "io/input_error.hpp"
 #include "io/swc.hpp"
 #include "mechanisms/catalogue.hpp"
@@ -396,10 +397,9 @@ Model parse_model(const std::string& text, const std::string& path) {
     if (j.contains("run")) {
         const json& run = j["run"];
         r.only_keys(run, "run", {"dt", "tfinal", "sample_dt", "celsius", "event_rules"});
-        m.run.dt = r.positive(run, "run", "dt", 0.025);
+        m.run.dt = r.number(run, "run", "dt", 0.025);
         m.run.tfinal = r.number(run, "run", "tfinal", 100.0);
-        if (m.run.tfinal < 0) r.fail("run.tfinal", "must be >= 0, got " + Reader::fmt(m.run.tfinal));
-        m.run.sample_dt = r.positive(run, "run", "sample_dt", std::max(m.run.dt, 0.1));
+        m.run.sample_dt = r.number(run, "run", "sample_dt", std::max(m.run.dt, 0.1));
         m.run.celsius = r.number(run, "run", "celsius", 6.3);
         if (run.contains("event_rules")) {
             const std::string s = r.string(run["event_rules"], "run.event_rules");
@@ -408,9 +408,13 @@ Model parse_model(const std::string& text, const std::string& path) {
             else r.fail("run.event_rules", "unknown rules '" + s + "' (arbor, neuron)");
         }
     }
-    const double ratio = m.run.sample_dt / m.run.dt;
-    if (std::fabs(ratio - std::round(ratio)) > 1e-9 * ratio)
-        r.fail("run.sample_dt", "must be a whole multiple of dt (" + Reader::fmt(m.run.dt) + ")");
+    // The run settings' rules (validate_run_settings) before anything uses them; the
+    // connections' delays once they are read.
+    try {
+        validate_run_settings(m.run, {});
+    } catch (const RunSettingError& e) {
+        r.fail(e.key, e.reason);
+    }
 
     const std::string net_builder = j.contains("network") && j["network"].is_object() && j["network"].contains("builder")
                                         ? r.string(j["network"]["builder"], "network.builder") : "";
@@ -471,11 +475,12 @@ Model parse_model(const std::string& text, const std::string& path) {
             c.synapse = synapse_of(a[i], p, c.target);
             c.weight = r.number(r.require(a[i], p, "weight"), Reader::join(p, "weight"));
             c.delay = r.number(r.require(a[i], p, "delay"), Reader::join(p, "delay"));
-            if (!(c.delay > 0)) r.fail(Reader::join(p, "delay"), "must be > 0, got " + Reader::fmt(c.delay));
-            // The epoch is half the shortest delay and at least one step (DESIGN §6).
-            if (c.delay < m.run.dt)
-                r.fail(Reader::join(p, "delay"), Reader::fmt(c.delay) + " ms is shorter than dt (" + Reader::fmt(m.run.dt) + " ms)");
             m.connections.push_back(c);
+        }
+        try {
+            validate_run_settings(m.run, m.connections);
+        } catch (const RunSettingError& e) {
+            r.fail(e.key, e.reason);
         }
     }
     if (j.contains("generators")) {

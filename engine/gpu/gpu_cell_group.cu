@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/gpu/event_queue.hpp"
+#include "engine/gpu/gpu_solve.hpp"
 #include "engine/gpu/phase_timer.hpp"
 #include "core/gpu/memory.hpp"
 #include "engine/gpu/step_kernels.cuh"
@@ -19,41 +20,6 @@
 #include "solvers/gpu_cell_layout.hpp"
 
 namespace arbolito {
-
-const char* default_gpu_layout() { return "block-interleaved:32"; }
-
-GpuGroupOptions parse_gpu_options(const std::string& option) {
-    GpuGroupOptions o;
-    std::size_t start = 0;
-    bool first = true;
-    while (true) {
-        const std::size_t plus = option.find('+', start);
-        const std::string part = option.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
-        if (first) {
-            o.layout = part.empty() ? default_gpu_layout() : part;
-            gpu_cell_layout({}, o.layout);  // an unknown layout is bad input: say so before any device is probed
-            first = false;
-        } else if (part == "segmented") {
-            o.point_sum = PointSum::segmented;
-        } else if (part == "atomic") {
-            o.point_sum = PointSum::atomic;
-        } else if (part == "untimed") {
-            o.phase_times = false;
-        } else if (gpu::cell_kernel_named(part)) {
-            o.solve_kernel = part;
-        } else if (part == "threads:32" || part == "threads:64" || part == "threads:96" || part == "threads:128") {
-            o.solve_threads = std::stoi(part.substr(8));
-        } else {
-            std::string known = "segmented, atomic, untimed";
-            for (gpu::CellKernel k : gpu::all_cell_kernels) known += std::string(", ") + gpu::to_string(k);
-            throw std::invalid_argument("gpu layout option '" + option + "': unknown modifier '" + part + "' (" + known +
-                                        ", threads:32|64|96|128)");
-        }
-        if (plus == std::string::npos) break;
-        start = plus + 1;
-    }
-    return o;
-}
 
 namespace gpu {
 namespace {
@@ -93,8 +59,7 @@ struct DeviceMech {
 
 class GpuCellGroup final : public CellGroup {
 public:
-    // slots: gpu_cell_layout's, for the numbering in data.layout.
-    GpuCellGroup(FvmData data, const CellSlots& slots, const StepSettings& s, const GpuGroupOptions& o);
+    GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve);
     ~GpuCellGroup() override {
         if (stream_) cudaStreamDestroy(stream_);  // no throw from a destructor
     }
@@ -114,7 +79,7 @@ private:
     GpuGroupOptions opt_;
     all_mechanisms::Globals globals_;
     cudaStream_t stream_ = nullptr;
-    GpuCellPlan plan_;
+    std::unique_ptr<GpuSolve> solve_;  // the solver's, for f_.layout
 
     // Per CV (layout numbering). v and rhs swap roles after every solve.
     DeviceArray<double> va_, vb_, d_, u_, cap_, g_sum_;
@@ -141,12 +106,10 @@ private:
     PhaseTimes times_;
 };
 
-GpuCellGroup::GpuCellGroup(FvmData data, const CellSlots& slots, const StepSettings& s, const GpuGroupOptions& o)
-    : f_(std::move(data)), s_(s), opt_(o), globals_(all_mechanisms::globals(s.celsius)),
-      plan_(make_gpu_cell_plan(f_.layout, slots, cell_kernel(o.solve_kernel))),
+GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve)
+    : f_(std::move(data)), s_(s), opt_(o), globals_(all_mechanisms::globals(s.celsius)), solve_(std::move(solve)),
       events_(static_cast<std::uint32_t>(f_.target_mech.size())), timer_(o.phase_times) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    plan_.threads = solve_threads(o.solve_threads, plan_.n_slots);
     const int n = f_.n_cv();
     // Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and g_sum = 1
     // with cap = 0 and v = 0 makes the shared assembly write exactly that row.
@@ -292,7 +255,7 @@ void GpuCellGroup::step(long n, long& rows) {
     });
     timer_.mark(stream_);
 
-    gpu_cell_solve(plan_, d_.data(), u_.data(), rhs_, stream_);
+    solve_->solve(d_.data(), u_.data(), rhs_, stream_);
     timer_.mark(stream_);
 
     // The solution is the new v; the old v stays in the other buffer for the detectors
@@ -343,20 +306,52 @@ void select_gpu(int local_rank, const std::string& solver) {
     CUDA_CHECK(cudaSetDevice(std::max(0, local_rank) % devices));
 }
 
-std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
-                                               const std::string& solver, const std::string& layout,
-                                               const StepSettings& s, int local_rank) {
-    if (solver != "gpu-cell")
-        throw std::invalid_argument("solver " + solver + " is not built yet; the GPU backend has gpu-cell");
-    const GpuGroupOptions o = parse_gpu_options(layout);
-    select_gpu(local_rank, solver);
-    CellSlots slots;  // the solver's schedule: to the group, beside the numbering in f
-    FvmData f = build_fvm(m, gid_begin, gid_end, [&](const std::vector<std::vector<int>>& np) {
-        GpuCellNumbering g = gpu_cell_layout(np, o.layout);
-        slots = std::move(g.slots);
+namespace {
+
+// gpu-cell's solve: one thread per cell (cuHinesBatch).
+class GpuCellSolve final : public GpuSolve {
+public:
+    GpuCellSolve(const Layout& layout, const CellSlots& slots, const GpuGroupOptions& o)
+        : plan_(gpu::make_gpu_cell_plan(layout, slots, gpu::cell_kernel(o.solve_kernel))) {
+        plan_.threads = gpu::solve_threads(o.solve_threads, plan_.n_slots);
+    }
+    void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
+        gpu::gpu_cell_solve(plan_, d, u, rhs, stream);
+    }
+
+private:
+    gpu::GpuCellPlan plan_;
+};
+
+}  // namespace
+
+GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o) {
+    GpuSolverParts p;
+    // The slots (gpu-cell's schedule) pass from the numbering to the solve beside it.
+    auto slots = std::make_shared<CellSlots>();
+    p.numbering = [slots, layout = o.layout](const std::vector<std::vector<int>>& np) {
+        GpuCellNumbering g = gpu_cell_layout(np, layout);
+        *slots = std::move(g.slots);
         return std::move(g.layout);
-    });
-    return std::make_unique<gpu::GpuCellGroup>(std::move(f), slots, s, o);
+    };
+    p.make_solve = [slots, o](const Layout& l) -> std::unique_ptr<GpuSolve> {
+        return std::make_unique<GpuCellSolve>(l, *slots, o);
+    };
+    return p;
+}
+
+std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
+                                          const std::string& solver, const GpuSolverParts& parts,
+                                          const GpuGroupOptions& o, const StepSettings& s, int local_rank) {
+    select_gpu(local_rank, solver);
+    FvmData f = build_fvm(m, gid_begin, gid_end, parts.numbering);
+    std::unique_ptr<GpuSolve> solve = parts.make_solve(f.layout);
+    return std::make_unique<gpu::GpuCellGroup>(std::move(f), s, o, std::move(solve));
+}
+
+std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
+                                               const GpuGroupOptions& o, const StepSettings& s, int local_rank) {
+    return make_gpu_group(m, gid_begin, gid_end, "gpu-cell", gpu_cell_parts(o), o, s, local_rank);
 }
 
 }  // namespace arbolito

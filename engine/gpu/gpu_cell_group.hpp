@@ -1,11 +1,15 @@
 #pragma once
 // The GPU backend (DESIGN §2, §7): the whole time step on the device. Plain C++ header:
-// cell_group.cpp includes it when the build has CUDA.
+// gpu_cell_solver.cpp includes it in every build; only the CUDA build defines the groups.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/cell_group.hpp"
+#include "engine/solver_registry.hpp"
+#include "solvers/layout.hpp"
 
 namespace arbolito {
 
@@ -23,12 +27,12 @@ struct GpuGroupOptions {
     int solve_threads = 0;          // CUDA block size of the solve; 0: chosen from the cell count
 };
 
-// The layout option of `--layout`: "<layout>[+MODIFIER]..." with modifiers segmented |
-// atomic (point sums), untimed (no per-phase CUDA events), a solve kernel by name
-// (gpu::all_cell_kernels; none: make_gpu_cell_plan's default), threads:N (solve block
-// size: 32, 64, 96 or 128). An empty layout takes the default (default_gpu_layout).
-// Throws std::invalid_argument.
-GpuGroupOptions parse_gpu_options(const std::string& option);
+// gpu-cell's options (docs/solvers.md, engine/gpu/gpu_cell_solver.cpp) as the group takes
+// them: from a spec's options, checked already (parse_solver_spec), or from the KEY=VALUE
+// part of a spec, e.g. "layout=interleaved:sum=atomic" ("": the defaults; throws
+// std::invalid_argument).
+GpuGroupOptions gpu_group_options(const SolverOptions& o);
+GpuGroupOptions parse_gpu_options(const std::string& options);
 const char* default_gpu_layout();
 
 // Makes GPU (local_rank mod the visible devices) current for this process: the node's
@@ -36,11 +40,28 @@ const char* default_gpu_layout();
 // device is usable.
 void select_gpu(int local_rank, const std::string& solver);
 
-// Solver gpu-cell: one thread per cell (cuHinesBatch) in a gpu_cell_layout numbering.
-// Throws std::invalid_argument for a GPU solver not built yet or a bad option, and
-// std::runtime_error where no CUDA device is present.
+// What a GPU solver brings to the GPU cell group: its CV numbering and its solve of every
+// cell's system in that numbering (GpuSolve, engine/gpu/gpu_solve.hpp). The group does the
+// rest of the step. gpu-cell's: gpu_cell_layout and one thread per cell; gpu-fine and
+// gpu-branch bring their own and share the group.
+class GpuSolve;
+// A solver whose schedule lives beside its numbering (CellSlots, FineSchedule) shares it
+// between the two through state both functions capture: numbering runs first, once.
+struct GpuSolverParts {
+    LayoutMaker numbering;  // build_fvm's
+    std::function<std::unique_ptr<GpuSolve>(const Layout& layout)> make_solve;  // called with a device selected
+};
+GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o);
+
+// The GPU cell group for cells [gid_begin, gid_end) with a solver's parts, on GPU
+// local_rank mod the node's GPUs. Throws std::invalid_argument for a bad option and
+// std::runtime_error where no CUDA device is present (naming `solver`).
+std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
+                                          const std::string& solver, const GpuSolverParts& parts,
+                                          const GpuGroupOptions& o, const StepSettings& s, int local_rank = 0);
+
+// Solver gpu-cell's group (tests, benchmarks): make_gpu_group with gpu_cell_parts(o).
 std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
-                                               const std::string& solver, const std::string& layout,
-                                               const StepSettings& s, int local_rank = 0);
+                                               const GpuGroupOptions& o, const StepSettings& s, int local_rank = 0);
 
 }  // namespace arbolito

@@ -26,14 +26,31 @@ done < "$dir/expected.txt"
 if [[ $rc -ne 2 ]] || ! grep -q does_not_exist "$tmp/stderr"; then echo "FAIL missing model: exit $rc"; fail=1; else echo "ok   missing model file"; fi
 "$bin" run "$dir/../../../examples/ball_and_stick.json" --dt -1 -o "$tmp/out.h5" 2>"$tmp/stderr"; rc=$?
 if [[ $rc -ne 2 ]] || ! grep -q -- "--dt" "$tmp/stderr" || compgen -G "$tmp/out.h5*" >/dev/null; then echo "FAIL --dt -1: exit $rc"; fail=1; else echo "ok   --dt -1"; fi
-"$bin" run "$dir/../../../examples/ball_and_stick.json" --solver warp -o "$tmp/out.h5" 2>"$tmp/stderr"; rc=$?
-if [[ $rc -ne 2 ]] || ! grep -q "warp" "$tmp/stderr" || compgen -G "$tmp/out.h5*" >/dev/null; then echo "FAIL --solver warp: exit $rc"; fail=1; else echo "ok   --solver warp"; fi
-# A bad GPU layout is bad input (exit 2) whether or not the build has CUDA or a device:
-# named in the error (or, without the CUDA backend, the backend is).
-for lay in bogus block-interleaved:0 "interleaved+warp"; do
-  "$bin" run "$dir/../../../examples/ball_and_stick.json" --solver gpu-cell --layout "$lay" -o "$tmp/out.h5" 2>"$tmp/stderr"; rc=$?
-  if [[ $rc -ne 2 ]] || ! grep -qF -e "$lay" -e "CUDA backend" "$tmp/stderr" || compgen -G "$tmp/out.h5*" >/dev/null; then
-    echo "FAIL --layout $lay: exit $rc"; cat "$tmp/stderr"; fail=1
-  else echo "ok   --layout $lay"; fi
-done
+# Solver specs (docs/solvers.md): one error line naming the option and what is allowed,
+# exit 2, nothing written. A GPU solver in a CPU-only build says it needs the CUDA build.
+ex="$dir/../../../examples/ball_and_stick.json"
+cuda=$("$bin" info | grep -q "gpu-cell (needs the CUDA build)" && echo no || echo yes)
+expect_bad() {  # label, text the error must hold, arbolito args...
+  local label=$1 text=$2; shift 2
+  "$bin" "$@" >"$tmp/stdout" 2>"$tmp/stderr"; local rc=$?
+  if [[ $rc -ne 2 ]] || ! grep -qF -- "$text" "$tmp/stderr" || compgen -G "$tmp/out*" >/dev/null; then
+    echo "FAIL $label: exit $rc, expected 2 and '$text':"; cat "$tmp/stderr"; fail=1; rm -rf "$tmp"/out*
+  else echo "ok   $label: $(head -1 "$tmp/stderr")"; fi
+}
+expect_bad "--solver warp" "this build has: cpu, omp" run "$ex" --solver warp -o "$tmp/out.h5"
+expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: none)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
+expect_bad "--solver cpu:" "is not KEY=VALUE" run "$ex" --solver cpu: -o "$tmp/out.h5"
+expect_bad "--layout" "gone" run "$ex" --solver cpu --layout interleaved -o "$tmp/out.h5"
+if [[ $cuda == yes ]]; then
+  expect_bad "gpu-cell layout=bogus" "layout takes flat|interleaved|block-interleaved" run "$ex" --solver gpu-cell:layout=bogus -o "$tmp/out.h5"
+  expect_bad "gpu-cell block=0" "block=0" run "$ex" --solver gpu-cell:block=0 -o "$tmp/out.h5"
+  expect_bad "gpu-cell warp=1" "keys: layout, block, kernel, sum, timing, threads" run "$ex" --solver gpu-cell:warp=1 -o "$tmp/out.h5"
+  expect_bad "gpu-cell threads=48" "threads takes auto|32|64|96|128" run "$ex" --solver gpu-cell:threads=48 -o "$tmp/out.h5"
+else
+  expect_bad "gpu-cell without CUDA" "gpu-cell needs the CUDA build" run "$ex" --solver gpu-cell:layout=flat -o "$tmp/out.h5"
+fi
+# compare checks every solver of the list before it runs any (no output directory).
+expect_bad "compare cpu,omp,warp" "unknown solver 'warp'" compare "$ex" --solvers cpu,omp,warp -o "$tmp/out_cmp"
+expect_bad "compare bad gpu-cell" "gpu-cell" compare "$ex" --solvers cpu,omp,gpu-cell:kernel=fast -o "$tmp/out_cmp"
+expect_bad "compare ," "names no solver" compare "$ex" --solvers , -o "$tmp/out_cmp"
 exit $fail

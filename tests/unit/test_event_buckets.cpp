@@ -141,7 +141,7 @@ TEST(SpikeFanout, MoreWritersThanTargets) {
         for (const auto& c : all)
             if (c.source == s.gid && c.detector == s.source && c.target >= lo && c.target < hi) {
                 const double t = s.time + c.delay;
-                ref.pending[c.target - lo].push_back({Simulation::delivery_step(t, dt, EventRules::arbor), t, c.synapse, c.weight});
+                ref.pending[c.target - lo].push_back({delivery_step(t, dt, EventRules::arbor), t, c.synapse, c.weight});
                 ++expected;
             }
     EXPECT_EQ(fan.deliver(spikes, dt, EventRules::arbor, q, team), expected);

@@ -49,10 +49,10 @@ struct Result {
     PhaseTimes phases;
 };
 
-Result run(const Model& m, const std::string& solver, const std::string& layout = "") {
+// options: the solver's KEY=VALUE part, e.g. "layout=flat:sum=atomic".
+Result run(const Model& m, const std::string& solver, const std::string& options = "") {
     SimOptions o;
-    o.solver = solver;
-    o.layout = layout;
+    o.solver = options.empty() ? solver : solver + ":" + options;
     Simulation sim(m, o);
     Result r;
     r.rec.ncol = sim.n_columns();
@@ -192,8 +192,8 @@ Model mixed_model(bool stack_synapses, double tau1_soma = 1.0, double tfinal = 4
     return m;
 }
 
-const std::vector<std::string> all_layouts = {"flat", "interleaved", "block-interleaved:32", "block-interleaved:7",
-                                              "block-interleaved:1"};
+const std::vector<std::string> all_layouts = {"layout=flat", "layout=interleaved", "layout=block-interleaved:block=32",
+                                              "layout=block-interleaved:block=7", "layout=block-interleaved:block=1"};
 
 }  // namespace
 
@@ -202,31 +202,32 @@ TEST(GpuOptions, Parse) {
     EXPECT_EQ(o.layout, default_gpu_layout());
     EXPECT_EQ(o.point_sum, PointSum::segmented);
     EXPECT_TRUE(o.phase_times);
-    o = parse_gpu_options("interleaved+atomic+untimed");
+    EXPECT_EQ(o.solve_threads, 0);
+    o = parse_gpu_options("layout=interleaved:sum=atomic:timing=off");
     EXPECT_EQ(o.layout, "interleaved");
     EXPECT_EQ(o.point_sum, PointSum::atomic);
     EXPECT_FALSE(o.phase_times);
-    o = parse_gpu_options("+atomic");
+    o = parse_gpu_options("sum=atomic");
     EXPECT_EQ(o.layout, default_gpu_layout());
     EXPECT_EQ(o.point_sum, PointSum::atomic);
-    o = parse_gpu_options("block-interleaved:64+plain+threads:64");
+    o = parse_gpu_options("block=64:kernel=plain:threads=64");
     EXPECT_EQ(o.layout, "block-interleaved:64");
     EXPECT_EQ(o.solve_kernel, "plain");
     EXPECT_EQ(o.solve_threads, 64);
-    EXPECT_EQ(parse_gpu_options("flat").solve_kernel, "");  // chosen from the cell count
-    EXPECT_THROW(parse_gpu_options("flat+fast"), std::invalid_argument);
-    EXPECT_THROW(parse_gpu_options("flat+threads:48"), std::invalid_argument);
+    EXPECT_EQ(parse_gpu_options("layout=flat").solve_kernel, "");  // chosen from the cell count
+    EXPECT_THROW(parse_gpu_options("kernel=fast"), std::invalid_argument);
+    EXPECT_THROW(parse_gpu_options("threads=48"), std::invalid_argument);
+    EXPECT_THROW(parse_gpu_options("block=0"), std::invalid_argument);
+    EXPECT_THROW(parse_gpu_options("flat"), std::invalid_argument);
 }
 
 // Both are bad input, said before any device is probed: runs without a GPU too.
 TEST(GpuCellGroup, UnknownSolverAndLayoutRejected) {
     Model m = read_model(source_path("examples/ring.json"));
     SimOptions o;
-    o.solver = "gpu-cell";
-    o.layout = "diagonal";
+    o.solver = "gpu-cell:layout=diagonal";
     EXPECT_THROW(Simulation(m, o), std::invalid_argument);
     o.solver = "gpu-fine";
-    o.layout = "";
     EXPECT_THROW(Simulation(m, o), std::invalid_argument);
 }
 
@@ -236,7 +237,7 @@ TEST(GpuCellGroup, RingMatchesCpu) {
     m.run.tfinal = 60;
     const Result cpu = run(m, "cpu");
     ASSERT_GT(cpu.rec.spikes_seen.size(), 4u);
-    for (const std::string& layout : {"", "flat", "interleaved"}) expect_close(run(m, "gpu-cell", layout), cpu, 1e-9, "ring " + layout);
+    for (const std::string& layout : {"", "layout=flat", "layout=interleaved"}) expect_close(run(m, "gpu-cell", layout), cpu, 1e-9, "ring " + layout);
 }
 
 TEST(GpuCellGroup, RingNeuronRulesMatchCpu) {
@@ -281,7 +282,7 @@ TEST(GpuCellGroup, MixedSizesEveryMechanismMatchesCpu) {
     const Result cpu = run(m, "cpu");
     ASSERT_GT(cpu.rec.spikes_seen.size(), 10u);
     for (const auto& layout : all_layouts)
-        for (const char* sum : {"+segmented", "+atomic"})
+        for (const char* sum : {":sum=segmented", ":sum=atomic"})
             expect_close(run(m, "gpu-cell", layout + sum), cpu, mixed_tol, "mixed sizes " + layout + sum);
 }
 
@@ -303,9 +304,9 @@ TEST(GpuCellGroup, SanitizerSmoke) {
     SKIP_WITHOUT_GPU();
     const Model m = mixed_model(true, 1.0, 6);
     const Result cpu = run(m, "cpu");
-    for (const std::string& opt : {"block-interleaved:32+segmented", "interleaved+atomic+untimed+pipelined2",
-                                   "flat+plain+threads:128", "block-interleaved:7+pipelined4+threads:32",
-                                   "block-interleaved:32+rowparent8"})
+    for (const std::string& opt :
+         {"layout=block-interleaved:block=32:sum=segmented", "layout=interleaved:sum=atomic:timing=off:kernel=pipelined2",
+          "layout=flat:kernel=plain:threads=128", "block=7:kernel=pipelined4:threads=32", "block=32:kernel=rowparent8"})
         expect_close(run(m, "gpu-cell", opt), cpu, mixed_tol, "smoke " + opt);
 }
 
@@ -314,14 +315,14 @@ TEST(GpuCellGroup, SanitizerSmoke) {
 TEST(GpuCellGroup, LayoutLeavesEachCellIdentical) {
     SKIP_WITHOUT_GPU();
     const Model m = mixed_model(false);
-    const Result ref = run(m, "gpu-cell", "flat");
+    const Result ref = run(m, "gpu-cell", "layout=flat");
     ASSERT_GT(ref.rec.spikes_seen.size(), 10u);
     for (const auto& layout : all_layouts) {
         expect_identical(run(m, "gpu-cell", layout), ref, "layout " + layout);
-        expect_identical(run(m, "gpu-cell", layout + "+atomic"), ref, "layout " + layout + "+atomic");
+        expect_identical(run(m, "gpu-cell", layout + ":sum=atomic"), ref, "layout " + layout + ":sum=atomic");
     }
     const Model br = busyring(40, 5, 20);
-    const Result bref = run(br, "gpu-cell", "flat");
+    const Result bref = run(br, "gpu-cell", "layout=flat");
     for (const auto& layout : all_layouts) expect_identical(run(br, "gpu-cell", layout), bref, "busyring layout " + layout);
 }
 
@@ -331,7 +332,7 @@ TEST(GpuCellGroup, PhaseTimes) {
     const Result timed = run(m, "gpu-cell");
     for (const auto& [name, s] : timed.phases.as_map())
         if (name != "events") EXPECT_GT(s, 0.0) << name;
-    const Result untimed = run(m, "gpu-cell", "+untimed");
+    const Result untimed = run(m, "gpu-cell", "timing=off");
     for (const auto& [name, s] : untimed.phases.as_map()) EXPECT_EQ(s, 0.0) << name;
     expect_identical(timed, untimed, "timed vs untimed");
 }

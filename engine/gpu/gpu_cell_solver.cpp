@@ -1,0 +1,78 @@
+// Solver gpu-cell (engine/gpu/gpu_cell_group.cu): its options and its factory. Plain C++,
+// compiled in every build so that a CPU-only build still knows the solver (and says it
+// needs the CUDA build); only the CUDA build has the factory.
+#include <stdexcept>
+
+#include "engine/gpu/gpu_cell_group.hpp"
+#include "engine/solver_registry.hpp"
+#include "engine/solver_spec.hpp"
+#ifdef ARBOLITO_HAVE_CUDA
+#include "solvers/gpu/hines_gpu_cell.hpp"
+#endif
+
+namespace arbolito {
+
+namespace {
+
+// The solve kernels by name; a CPU-only build lists them by form (the names live in CUDA code).
+SolverOption kernel_option() {
+    SolverOption o{"kernel", {}, "auto or a solve kernel of the CUDA build", "auto",
+                   "solve kernel; auto: rowparent8, or pipelined2 for cells over 65,535 CVs", {}};
+#ifdef ARBOLITO_HAVE_CUDA
+    o.values = {"auto"};
+    for (gpu::CellKernel k : gpu::all_cell_kernels) o.values.push_back(gpu::to_string(k));
+#endif
+    return o;
+}
+
+std::string whole_number_at_least_1(const std::string& v) {
+    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
+        return "not a whole number >= 1";
+    return "";
+}
+
+}  // namespace
+
+const char* default_gpu_layout() { return "block-interleaved:32"; }
+
+GpuGroupOptions gpu_group_options(const SolverOptions& o) {
+    GpuGroupOptions g;
+    g.layout = o.at("layout") == "block-interleaved" ? "block-interleaved:" + o.at("block") : o.at("layout");
+    g.point_sum = o.at("sum") == "atomic" ? PointSum::atomic : PointSum::segmented;
+    g.phase_times = o.at("timing") == "on";
+    g.solve_kernel = o.at("kernel") == "auto" ? "" : o.at("kernel");
+    g.solve_threads = o.at("threads") == "auto" ? 0 : std::stoi(o.at("threads"));
+    return g;
+}
+
+GpuGroupOptions parse_gpu_options(const std::string& options) {
+    return gpu_group_options(parse_solver_spec(options.empty() ? "gpu-cell" : "gpu-cell:" + options).options);
+}
+
+SolverInfo gpu_cell_solver() {
+    SolverInfo s;
+    s.name = "gpu-cell";
+    s.needs_cuda = true;
+    s.description = "one CUDA thread per cell (cuHinesBatch), the whole time step on the GPU";
+    s.options = {
+        {"layout", {"flat", "interleaved", "block-interleaved"}, "", "block-interleaved",
+         "CV numbering: cells one after another, interleaved across all cells, or interleaved within blocks", {}},
+        {"block", {}, "N >= 1", "32", "slots (cells) per block of layout=block-interleaved", whole_number_at_least_1},
+        kernel_option(),
+        {"sum", {"segmented", "atomic"}, "", "segmented",
+         "point currents on one CV: warp-segmented reduction, or one atomicAdd each", {}},
+        {"timing", {"on", "off"}, "", "on", "CUDA events around every phase of every step (--timings)", {}},
+        {"threads", {"auto", "32", "64", "96", "128"}, "", "auto", "CUDA block size of the solve; auto: by cell count",
+         {}},
+    };
+#ifdef ARBOLITO_HAVE_CUDA
+    s.make_group = [](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
+                      const StepSettings& st, int local_rank) {
+        const GpuGroupOptions g = gpu_group_options(o);
+        return make_gpu_group(m, gid_begin, gid_end, "gpu-cell", gpu_cell_parts(g), g, st, local_rank);
+    };
+#endif
+    return s;
+}
+
+}  // namespace arbolito

@@ -1,0 +1,83 @@
+#pragma once
+// What a run hands out and how it crosses ranks (docs/mpi.md): once per epoch every
+// rank's spikes go to every rank (in one global order) and every rank's frames to rank 0,
+// whose sink receives them in gid order; at the end the run's report is reduced over ranks.
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <vector>
+
+#include "engine/communicator.hpp"
+#include "engine/spike.hpp"
+#include "engine/timings.hpp"
+
+namespace arbolito {
+
+// Receives what the run records, once per epoch, in gid order. With several ranks only
+// rank 0's sink is called: it receives every rank's frames and spikes (the output is one
+// file written by rank 0; docs/mpi.md says why). Calls come from the exchange thread.
+struct RecordSink {
+    virtual ~RecordSink() = default;
+    virtual void frames(const double* rows, std::size_t n_frames) = 0;
+    virtual void spikes(const std::vector<Spike>& s) = 0;
+    virtual void epoch_done(double t) { (void)t; }
+};
+
+// Over all ranks: times are the slowest rank's (max), counts and phases are summed.
+struct RunReport {
+    double setup_s = 0, run_s = 0;
+    double exchange_s = 0;          // time the exchange worked (spike gather, events, output)
+    double exchange_exposed_s = 0;  // time the cell update waited for it
+    double mpi_s = 0;               // time in MPI collectives during the run (part of exchange_s)
+    PhaseTimes phases;              // summed over groups (threads and ranks run them in parallel)
+    long steps = 0;
+    long n_cv = 0;                  // CVs simulated (no padding)
+    int ranks = 1;
+    bool pipelined = true;          // whether the exchange overlapped the cell update
+    std::size_t n_spikes = 0;
+    std::size_t n_events = 0;       // events queued (generators and spikes through connections)
+};
+
+// One rank's side of the per-epoch exchange of spikes and frames.
+class RecordExchange {
+public:
+    // `sink`: called on rank 0 only. n_columns: this rank's recorded columns.
+    RecordExchange(Communicator& comm, RecordSink& sink, long n_columns) : comm_(comm), sink_(sink), ncol_(n_columns) {}
+
+    // Collective. Announces `ok` and the sizes of this rank's spikes and frame rows (rows
+    // of n_columns); returns false, having done nothing else, when some rank announced a
+    // failure. Else gathers every rank's spikes on every rank, sorted globally (spikes()),
+    // and on rank 0 hands the frames in gid order, the spikes and `t` (the time the record
+    // reaches) to the sink. A sink failure is kept (sink_error) for the next exchange to
+    // announce.
+    bool exchange(bool ok, const std::vector<Spike>& spikes, const std::vector<double>& rows, double t);
+    const std::vector<Spike>& spikes() const { return global_; }
+    std::exception_ptr sink_error() const { return sink_error_; }
+
+private:
+    void to_sink(const std::vector<double>& gathered, double t);
+
+    Communicator& comm_;
+    RecordSink& sink_;
+    long ncol_;
+    std::vector<Spike> global_;
+    std::vector<double> rows_;  // rank 0: every rank's frames in gid order
+    std::exception_ptr sink_error_;
+
+    // What every rank announces at the start of an exchange (one MPI_Allgather), so that
+    // the variable-sized gathers that follow know their counts and a failure anywhere
+    // stops every rank at the same exchange.
+    struct Header {
+        std::int64_t ok;         // 0: this rank has failed
+        std::int64_t n_spikes;   // spikes it hands over
+        std::int64_t n_values;   // frame values it hands over (frames · columns)
+        std::int64_t n_columns;  // its recorded columns
+    };
+    std::vector<Header> head_;
+};
+
+// Collective: the slowest rank's times, the sums of phases and counts (spikes are global
+// already). Nothing to do on one rank.
+void reduce_over_ranks(RunReport& r, Communicator& comm);
+
+}  // namespace arbolito

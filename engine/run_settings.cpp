@@ -1,0 +1,33 @@
+#include "engine/run_settings.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace arbolito {
+
+namespace {
+
+std::string fmt(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+}  // namespace
+
+void validate_run_settings(const RunSettings& r, const std::vector<Connection>& connections) {
+    if (!(r.dt > 0)) throw RunSettingError("run.dt", "must be > 0, got " + fmt(r.dt));
+    if (!(r.tfinal >= 0)) throw RunSettingError("run.tfinal", "must be >= 0, got " + fmt(r.tfinal));
+    if (!(r.sample_dt > 0)) throw RunSettingError("run.sample_dt", "must be > 0, got " + fmt(r.sample_dt));
+    const double ratio = r.sample_dt / r.dt;
+    if (std::fabs(ratio - std::round(ratio)) > 1e-9 * ratio)
+        throw RunSettingError("run.sample_dt", "must be a whole multiple of dt (" + fmt(r.dt) + ")");
+    for (std::size_t i = 0; i < connections.size(); ++i) {
+        const double d = connections[i].delay;
+        const std::string key = "connections[" + std::to_string(i) + "].delay";
+        if (!(d > 0)) throw RunSettingError(key, "must be > 0, got " + fmt(d));
+        if (d < r.dt) throw RunSettingError(key, fmt(d) + " ms is shorter than dt (" + fmt(r.dt) + " ms)");
+    }
+}
+
+}  // namespace arbolito

@@ -1,0 +1,24 @@
+#pragma once
+// The rules a run's settings obey, in one place for the model reader and the command
+// line's overrides: dt > 0, tfinal >= 0, sample_dt > 0 and a whole multiple of dt, every
+// connection delay > 0 and at least dt (the epoch is half the shortest delay and at least
+// one step, DESIGN §6).
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/model.hpp"
+
+namespace arbolito {
+
+struct RunSettingError : std::invalid_argument {
+    RunSettingError(std::string key, std::string reason)
+        : std::invalid_argument(key + ": " + reason), key(std::move(key)), reason(std::move(reason)) {}
+    std::string key;     // as in a model file: run.dt, run.tfinal, run.sample_dt, connections[i].delay
+    std::string reason;
+};
+
+// Throws RunSettingError for the first rule broken.
+void validate_run_settings(const RunSettings& r, const std::vector<Connection>& connections);
+
+}  // namespace arbolito

@@ -1,0 +1,36 @@
+#include "engine/solver_registry.hpp"
+
+namespace arbolito {
+
+// Each solver's entry, defined in its own file (engine/cpu/cpu_solvers.cpp,
+// engine/gpu/gpu_cell_solver.cpp). A list, not static self-registration: a static library
+// drops object files nothing refers to, and their registrars with them.
+SolverInfo cpu_solver();
+SolverInfo omp_solver();
+SolverInfo gpu_cell_solver();
+
+const std::vector<SolverInfo>& all_solvers() {
+    static const std::vector<SolverInfo> list = {cpu_solver(), omp_solver(), gpu_cell_solver()};
+    return list;
+}
+
+std::vector<const SolverInfo*> available_solvers() {
+    std::vector<const SolverInfo*> out;
+    for (const SolverInfo& s : all_solvers())
+        if (s.make_group) out.push_back(&s);
+    return out;
+}
+
+std::string available_solver_names() {
+    std::string out;
+    for (const SolverInfo* s : available_solvers()) out += (out.empty() ? "" : ", ") + s->name;
+    return out;
+}
+
+const SolverInfo* find_solver(const std::string& name) {
+    for (const SolverInfo& s : all_solvers())
+        if (s.name == name) return &s;
+    return nullptr;
+}
+
+}  // namespace arbolito

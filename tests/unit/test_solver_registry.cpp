@@ -1,0 +1,123 @@
+// The solver registry and the spec grammar (engine/solver_registry.hpp, solver_spec.hpp):
+// what this build has, and one clear error for each kind of bad spec.
+#include <stdexcept>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "engine/run_settings.hpp"
+#include "engine/solver_spec.hpp"
+
+using namespace arbolito;
+
+namespace {
+
+// The message of the invalid_argument that parsing `spec` throws ("" if none).
+std::string error_of(const std::string& spec) {
+    try {
+        parse_solver_spec(spec);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST(SolverRegistry, ContentsPerBuild) {
+    ASSERT_NE(find_solver("cpu"), nullptr);
+    ASSERT_NE(find_solver("omp"), nullptr);
+    ASSERT_NE(find_solver("gpu-cell"), nullptr);
+    EXPECT_EQ(find_solver("gpu-fine"), nullptr);  // not built yet: not offered
+    EXPECT_FALSE(find_solver("cpu")->needs_cuda);
+    EXPECT_FALSE(find_solver("omp")->needs_cuda);
+    EXPECT_TRUE(find_solver("gpu-cell")->needs_cuda);
+    EXPECT_EQ(find_solver("omp")->groups_per_thread, 4);
+    EXPECT_EQ(find_solver("cpu")->groups_per_thread, 0);
+#ifdef ARBOLITO_HAVE_CUDA
+    EXPECT_EQ(available_solver_names(), "cpu, omp, gpu-cell");
+    EXPECT_TRUE(find_solver("gpu-cell")->make_group);
+#else
+    EXPECT_EQ(available_solver_names(), "cpu, omp");
+    EXPECT_FALSE(find_solver("gpu-cell")->make_group);
+#endif
+    for (const SolverInfo& s : all_solvers()) {
+        EXPECT_FALSE(s.description.empty()) << s.name;
+        if (!s.needs_cuda) EXPECT_TRUE(s.make_group) << s.name;  // only GPU solvers may be missing
+    }
+    EXPECT_TRUE(has(describe_solvers(), "gpu-cell"));
+    EXPECT_TRUE(has(describe_solvers(), "sum=segmented|atomic (default segmented)"));
+}
+
+TEST(SolverSpec, DefaultsAndGivenKeys) {
+    const SolverSpec cpu = parse_solver_spec("cpu");
+    EXPECT_EQ(cpu.solver->name, "cpu");
+    EXPECT_TRUE(cpu.options.empty());
+    EXPECT_EQ(cpu.text(), "cpu");
+#ifdef ARBOLITO_HAVE_CUDA
+    const SolverSpec g = parse_solver_spec("gpu-cell:sum=atomic:layout=flat");
+    EXPECT_EQ(g.options.at("sum"), "atomic");
+    EXPECT_EQ(g.options.at("layout"), "flat");
+    EXPECT_EQ(g.options.at("block"), "32");  // default
+    EXPECT_EQ(g.options.at("kernel"), "auto");
+    EXPECT_EQ(g.text(), "gpu-cell:sum=atomic:layout=flat");
+#endif
+}
+
+TEST(SolverSpec, BadSpecsSayWhatIsAllowed) {
+    EXPECT_TRUE(has(error_of("warp"), "unknown solver 'warp' (this build has: cpu, omp"));
+    EXPECT_TRUE(has(error_of(""), "unknown solver ''"));
+    EXPECT_TRUE(has(error_of("omp:threads=4"), "unknown option 'threads' (keys: none)"));
+    EXPECT_TRUE(has(error_of("cpu:"), "is not KEY=VALUE"));
+    EXPECT_TRUE(has(error_of("cpu:=1"), "is not KEY=VALUE"));
+#ifdef ARBOLITO_HAVE_CUDA
+    EXPECT_TRUE(has(error_of("gpu-cell:sum=fast"), "sum=fast: unknown value (sum takes segmented|atomic)"));
+    EXPECT_TRUE(has(error_of("gpu-cell:block=0"), "block=0: not a whole number >= 1 (block takes N >= 1)"));
+    EXPECT_TRUE(has(error_of("gpu-cell:block=x"), "not a whole number"));
+    EXPECT_TRUE(has(error_of("gpu-cell:kernel=fast"), "rowparent8"));
+    EXPECT_TRUE(has(error_of("gpu-cell:warp=1"), "keys: layout, block, kernel, sum, timing, threads"));
+    EXPECT_TRUE(has(error_of("gpu-cell:sum=atomic:sum=segmented"), "given twice"));
+    EXPECT_TRUE(has(error_of("gpu-cell:layout=block-interleaved:32"), "is not KEY=VALUE"));  // the old grammar
+#else
+    EXPECT_TRUE(has(error_of("gpu-cell"), "gpu-cell needs the CUDA build"));
+    EXPECT_TRUE(has(error_of("gpu-cell:sum=atomic"), "gpu-cell needs the CUDA build"));
+#endif
+}
+
+TEST(SolverSpec, ListCheckedWhole) {
+    EXPECT_EQ(parse_solver_list("cpu,omp").size(), 2u);
+    EXPECT_EQ(parse_solver_list("cpu,,omp,").size(), 2u);
+    EXPECT_THROW(parse_solver_list("cpu,omp,warp"), std::invalid_argument);
+    EXPECT_THROW(parse_solver_list(","), std::invalid_argument);
+#ifndef ARBOLITO_HAVE_CUDA
+    EXPECT_THROW(parse_solver_list("cpu,omp,gpu-cell"), std::invalid_argument);
+#endif
+}
+
+TEST(RunSettings, OneSetOfRules) {
+    RunSettings r;
+    std::vector<Connection> c(2);
+    c[0].delay = 1, c[1].delay = 0.5;
+    EXPECT_NO_THROW(validate_run_settings(r, c));
+    auto key_of = [&](const RunSettings& x, const std::vector<Connection>& cs) -> std::string {
+        try {
+            validate_run_settings(x, cs);
+        } catch (const RunSettingError& e) {
+            return e.key + ": " + e.reason;
+        }
+        return "";
+    };
+    RunSettings bad = r;
+    bad.dt = 0;
+    EXPECT_EQ(key_of(bad, c), "run.dt: must be > 0, got 0");
+    bad = r, bad.tfinal = -1;
+    EXPECT_EQ(key_of(bad, c), "run.tfinal: must be >= 0, got -1");
+    bad = r, bad.sample_dt = 0.03;
+    EXPECT_EQ(key_of(bad, c), "run.sample_dt: must be a whole multiple of dt (0.025)");
+    bad = r, bad.dt = 0.6, bad.sample_dt = 1.2;
+    EXPECT_EQ(key_of(bad, c), "connections[1].delay: 0.5 ms is shorter than dt (0.6 ms)");
+    c[0].delay = -2;
+    EXPECT_EQ(key_of(r, c), "connections[0].delay: must be > 0, got -2");
+}

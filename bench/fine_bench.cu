@@ -172,8 +172,9 @@ int main(int argc, char** argv) try {
                 sched = std::move(f.schedule);
                 fplan = gpu::make_gpu_fine_plan(sched);
             } else {
-                l = gpu_cell_layout(cells, "block-interleaved:32");
-                cplan = gpu::make_gpu_cell_plan(l);
+                GpuCellNumbering g = gpu_cell_layout(cells, "block-interleaved:32");
+                l = std::move(g.layout);
+                cplan = gpu::make_gpu_cell_plan(l, g.slots);
             }
             Buffers b(l, 1234);
             const double ms = time_median_ms(

@@ -227,7 +227,9 @@ TEST(GpuCellGroup, UnknownSolverAndLayoutRejected) {
     SimOptions o;
     o.solver = "gpu-cell:layout=diagonal";
     EXPECT_THROW(Simulation(m, o), std::invalid_argument);
-    o.solver = "gpu-fine";
+    o.solver = "gpu-fine:sort=sideways";
+    EXPECT_THROW(Simulation(m, o), std::invalid_argument);
+    o.solver = "gpu-twig";
     EXPECT_THROW(Simulation(m, o), std::invalid_argument);
 }
 
@@ -257,7 +259,7 @@ TEST(GpuCellGroup, BusyringMatchesCpu) {
     const Model m = busyring(64, 20, 30);
     const Result cpu = run(m, "cpu");
     ASSERT_GT(cpu.rec.spikes_seen.size(), 32u);
-    for (const std::string& layout : {"block-interleaved:32", "interleaved", "flat+atomic"})
+    for (const std::string& layout : {"layout=block-interleaved:block=32", "layout=interleaved", "layout=flat:sum=atomic"})
         expect_close(run(m, "gpu-cell", layout), cpu, 1e-9, "busyring 64 " + layout);
 }
 
@@ -266,7 +268,7 @@ TEST(GpuCellGroup, ManySynapsesOnOneCv) {
     Model m = busyring(16, 300, 25);
     split_synapses(m, 300);
     const Result cpu = run(m, "cpu");
-    for (const std::string& layout : {"block-interleaved:32+segmented", "block-interleaved:32+atomic", "flat+segmented"})
+    for (const std::string& layout : {"block=32:sum=segmented", "block=32:sum=atomic", "layout=flat:sum=segmented"})
         expect_close(run(m, "gpu-cell", layout), cpu, 1e-9, "busyring 16 x 300 synapses " + layout);
 }
 
@@ -335,4 +337,46 @@ TEST(GpuCellGroup, PhaseTimes) {
     const Result untimed = run(m, "gpu-cell", "timing=off");
     for (const auto& [name, s] : untimed.phases.as_map()) EXPECT_EQ(s, 0.0) << name;
     expect_identical(timed, untimed, "timed vs untimed");
+}
+
+// gpu-fine: the same group with fine_layout's numbering and the block-level solve.
+const std::vector<std::string> fine_variants = {"",
+                                                "sort=off",
+                                                "reroot=off",
+                                                "split=on",
+                                                "memory=device",
+                                                "block=1:sum=atomic",
+                                                "sort=off:reroot=off:split=on:block=100000"};
+
+TEST(GpuFineGroup, RingAndBusyringMatchCpu) {
+    SKIP_WITHOUT_GPU();
+    Model ring = read_model(source_path("examples/ring.json"));
+    ring.run.tfinal = 60;
+    const Result ring_cpu = run(ring, "cpu");
+    const Model br = busyring(64, 20, 30);
+    const Result br_cpu = run(br, "cpu");
+    ASSERT_GT(br_cpu.rec.spikes_seen.size(), 32u);
+    for (const auto& v : fine_variants) {
+        expect_close(run(ring, "gpu-fine", v), ring_cpu, 1e-9, "ring gpu-fine " + v);
+        expect_close(run(br, "gpu-fine", v), br_cpu, 1e-9, "busyring 64 gpu-fine " + v);
+    }
+}
+
+// Every mechanism, cells of every size (the largest beyond a block's shared memory with
+// block=100000 and memory=shared, so small and large blocks mix).
+TEST(GpuFineGroup, MixedSizesEveryMechanismMatchesCpu) {
+    SKIP_WITHOUT_GPU();
+    const Model m = mixed_model(true);
+    const Result cpu = run(m, "cpu");
+    ASSERT_GT(cpu.rec.spikes_seen.size(), 10u);
+    for (const auto& v : fine_variants) expect_close(run(m, "gpu-fine", v), cpu, mixed_tol, "mixed sizes gpu-fine " + v);
+}
+
+// No atomics in the solve: 20 runs, the same bits (the segmented point sums are
+// deterministic too).
+TEST(GpuFineGroup, SameBitsEveryRun) {
+    SKIP_WITHOUT_GPU();
+    const Model m = busyring(64, 20, 20);
+    const Result first = run(m, "gpu-fine");
+    for (int k = 1; k < 20; ++k) expect_identical(run(m, "gpu-fine"), first, "run " + std::to_string(k));
 }

@@ -1,0 +1,93 @@
+// Solver gpu-fine (Huber's fine-grained tree solver; DESIGN §7): the GPU cell group with
+// fine_layout's numbering (cells packed into CUDA blocks, branches by level) and the
+// block-level solve of solvers/gpu/hines_gpu_fine. Plain C++, compiled in every build so
+// that a CPU-only build still knows the solver; only the CUDA build has the factory.
+#include <memory>
+#include <string>
+
+#include "engine/gpu/gpu_cell_group.hpp"
+#include "engine/solver_registry.hpp"
+#include "solvers/fine_layout.hpp"
+#ifdef ARBOLITO_HAVE_CUDA
+#include "engine/gpu/gpu_solve.hpp"
+#include "solvers/gpu/hines_gpu_fine.hpp"
+#endif
+
+namespace arbolito {
+
+namespace {
+
+std::string cvs_per_block(const std::string& v) {
+    if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
+        return "not a whole number >= 1";
+    return "";
+}
+
+FineOptions fine_options(const SolverOptions& o) {
+    FineOptions f;
+    f.sort = o.at("sort") == "on";
+    f.reroot = o.at("reroot") == "on";
+    f.split = o.at("split") == "on";
+    f.block_cvs = std::stoi(o.at("block"));
+    if (o.at("memory") == "device") f.shared_bytes = 0;
+    return f;
+}
+
+#ifdef ARBOLITO_HAVE_CUDA
+class GpuFineSolve final : public GpuSolve {
+public:
+    explicit GpuFineSolve(const FineSchedule& s) : plan_(gpu::make_gpu_fine_plan(s)) {}
+    void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
+        gpu::gpu_fine_solve(plan_, d, u, rhs, stream);
+    }
+
+private:
+    gpu::GpuFinePlan plan_;
+};
+
+GpuSolverParts gpu_fine_parts(const FineOptions& fo) {
+    GpuSolverParts p;
+    auto schedule = std::make_shared<FineSchedule>();  // from the numbering to the solve
+    p.numbering = [schedule, fo](const std::vector<std::vector<int>>& np) {
+        FineNumbering f = fine_layout(np, fo);
+        *schedule = std::move(f.schedule);
+        return std::move(f.layout);
+    };
+    p.make_solve = [schedule](const Layout&) -> std::unique_ptr<GpuSolve> {
+        return std::make_unique<GpuFineSolve>(*schedule);
+    };
+    return p;
+}
+#endif
+
+}  // namespace
+
+SolverInfo gpu_fine_solver() {
+    SolverInfo s;
+    s.name = "gpu-fine";
+    s.needs_cuda = true;
+    s.description = "cells packed into CUDA blocks, one thread per branch of a level (Huber), the whole step on the GPU";
+    s.options = {
+        {"sort", {"on", "off"}, "", "on", "each level's branches longest first (off: padded to the longest)", {}},
+        {"reroot", {"on", "off"}, "", "on", "each cell re-rooted where its branch tree is shallowest", {}},
+        {"split", {"on", "off"}, "", "off", "branches over twice their level's median length cut in two", {}},
+        {"block", {}, "N >= 1", "2048", "CVs per CUDA block to aim at (a cell is never split)", cvs_per_block},
+        {"memory", {"shared", "device"}, "", "shared",
+         "solve a block in shared memory where its d, u, rhs fit 96 KiB, or always in device memory", {}},
+        {"sum", {"segmented", "atomic"}, "", "segmented",
+         "point currents on one CV: warp-segmented reduction, or one atomicAdd each", {}},
+        {"timing", {"on", "off"}, "", "on", "CUDA events around every phase of every step (--timings)", {}},
+    };
+#ifdef ARBOLITO_HAVE_CUDA
+    s.make_group = [](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
+                      const StepSettings& st, int local_rank) {
+        GpuGroupOptions g;
+        g.point_sum = o.at("sum") == "atomic" ? PointSum::atomic : PointSum::segmented;
+        g.phase_times = o.at("timing") == "on";
+        return make_gpu_group(m, gid_begin, gid_end, "gpu-fine", gpu_fine_parts(fine_options(o)), g, st, local_rank);
+    };
+#endif
+    return s;
+}
+
+}  // namespace arbolito

@@ -6,7 +6,8 @@
 # fine solve (FINE_NCU=1). One log, $OUT/fine.log, and fine_bench's tables beside it.
 # Environment: FINE_TESTS (gtest filter, default *), FINE_SANITIZE (1), FINE_CELLS
 # (fine_bench --cells), FINE_BENCH_ARGS, FINE_BUSYRING, FINE_TFINAL (200), FINE_SOLVERS
-# ("gpu-fine gpu-cell"), FINE_NCU.
+# ("gpu-fine gpu-cell"), FINE_OMP=1 (omp on every core, 1,024 cells, 50 ms), FINE_ARBOR
+# ("1024 8192": Arbor's GPU busyring from .arbor-gpu, ../shared/peers), FINE_NCU.
 set -uo pipefail
 D=$PWD/.gpu_deps; P=$D/prebuilt
 export LD_LIBRARY_PATH=$D/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -39,6 +40,13 @@ br() {  # cells tfinal solver-args...
 for c in ${FINE_BUSYRING:-}; do
   for s in ${FINE_SOLVERS:-gpu-fine gpu-cell}; do br $c ${FINE_TFINAL:-200} --solver $s; done
 done
+[ -n "${FINE_OMP:-}" ] && br 1024 50 --solver omp --threads $(nproc)
+if [ -n "${FINE_ARBOR:-}" ] && [ -d .arbor-gpu ]; then  # Arbor 0.12's own busyring, same call (../shared/peers)
+  echo "== arbor busyring $FINE_ARBOR" >> "$L"
+  OUT=$T/arbor timeout 400 bash .arbor-gpu/run.sh $FINE_ARBOR > $T/arbor.log 2>&1
+  grep -iE "cells|model-init|model-run|spikes|cell-count|^ *[0-9]+ +[0-9.]+" $T/arbor.log | tail -40 >> "$L"
+  cp $T/arbor.log "$O/arbor.log" 2>/dev/null
+fi
 if [ -n "${FINE_NCU:-}" ]; then
   sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": ${NCU_CELLS:-1024}/" examples/busyring.json > $T/n.json
   timeout 240 ncu --clock-control none -k regex:fine_solve --launch-skip 20 --launch-count 1 --section SpeedOfLight \

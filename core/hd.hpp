@@ -6,3 +6,11 @@
 #else
 #define ARB_HD inline
 #endif
+
+// A loop the GPU compiler should unroll completely (so that small arrays indexed by its
+// counter live in registers); the host compiler decides for itself.
+#ifdef __CUDACC__
+#define ARB_UNROLL _Pragma("unroll")
+#else
+#define ARB_UNROLL
+#endif

@@ -244,9 +244,11 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             s.levels.push_back(lev);
         }
         blk.n_cv = base;
+        blk.pos0 = n_levels > 0 ? s.levels[blk.level0].pos0 : static_cast<int>(s.pos_base.size());
+        blk.n_pos = static_cast<int>(s.pos_base.size()) - blk.pos0;
         blk.n_branches = static_cast<int>(last_cv.size());
         blk.threads = std::min(o.max_threads, std::max(32, (widest + 31) / 32 * 32));
-        blk.in_shared = 24L * blk.n_cv + 16L * blk.n_branches <= o.shared_bytes ? 1 : 0;
+        blk.in_shared = 24L * blk.n_cv + 16L * blk.n_branches + 4L * blk.n_pos <= o.shared_bytes ? 1 : 0;
 
         // Children of each block-local branch, in block-local order (a fixed order).
         std::vector<std::vector<int>> children(blk.n_branches);

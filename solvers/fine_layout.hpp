@@ -38,6 +38,8 @@ struct FineSchedule {
         int n_levels;
         int branch0;     // its branches: branch arrays [branch0 .. branch0 + n_branches - 1]
         int n_branches;
+        int pos0;        // its levels' position offsets: pos_base[pos0 .. pos0 + n_pos - 1]
+        int n_pos;
         int threads;     // CUDA block size (a multiple of 32)
         int in_shared;   // 1: d, u, rhs staged in shared memory; 0: solved in device memory
     };
@@ -59,9 +61,11 @@ struct FineSchedule {
     int max_shared_bytes = 0;        // the largest dynamic shared memory a block needs
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
-    // Shared memory of a block: in shared mode d, u, rhs per CV and the folds (two
-    // doubles per branch); in device-memory mode none (folds in device memory too).
-    static int shared_bytes(const Block& b) { return b.in_shared ? 24 * b.n_cv + 16 * b.n_branches : 0; }
+    // Shared memory of a block: its position offsets, and in shared mode d, u, rhs per CV
+    // and the folds (two doubles per branch; in device-memory mode they stay there too).
+    static int shared_bytes(const Block& b) {
+        return (b.in_shared ? 24 * b.n_cv + 16 * b.n_branches : 0) + 8 * ((b.n_pos + 1) / 2);
+    }
 };
 
 struct FineNumbering {

@@ -1,51 +1,81 @@
 #pragma once
 // The per-branch steps of the fine-grained solve (fine_layout.hpp): one thread per branch
 // on the GPU, one call per branch on the host. All indices are block-local: D, U, R point
-// at the block's first CV (in shared memory or device memory), FD, FR at its folds.
+// at the block's first CV (in shared memory or device memory), FD, FR at its folds, pos
+// at the level's position offsets.
 //
 // The backward step leaves, per row, f = u / d' in D and g = rhs' / d' in R (d', rhs':
 // after elimination), so that the forward step is one multiply-add per row; the fold of
 // the branch's first CV into its parent CV (what the parent's d and rhs lose) goes to the
 // branch's own slot in FD, FR, and the parent's thread subtracts its children's folds in
 // a fixed order: no atomics, the same sums every run.
+//
+// Rows go in chunks of `ahead`: a chunk's indices and values are all loaded before its
+// arithmetic starts, so a thread waits one load latency per chunk, not one per row (the
+// loads do not depend on the elimination: only this thread writes its branch's rows).
 #include "core/hd.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 
 namespace arbolito::fine_sweeps {
 
-// Branch b (slot k of a level whose positions start at pos[0..]) of length len >= 1.
+constexpr int ahead = 8;
+
+// Branch b (slot k of a level) of length len >= 1.
 ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
                      double* D, const double* U, double* R, double* FD, double* FR) {
-    int x = base + pos[len - 1] + k;
-    double dx = D[x], rx = R[x];
+    int i = len - 1;  // the chunk's first row (the most distal left)
+    double dx = D[base + pos[i] + k], rx = R[base + pos[i] + k];
     for (int j = child_begin[b]; j < child_begin[b + 1]; ++j) {
         dx -= FD[child[j]];
         rx -= FR[child[j]];
     }
-    for (int i = len - 1;; --i) {
-        const double ux = U[x], inv = gpu::reciprocal(dx);
-        const double f = ux * inv;
-        D[x] = f;
-        R[x] = rx * inv;
-        if (i == 0) {  // a root's u is 0: its fold is 0 and nobody reads it
-            FD[b] = f * ux;
-            FR[b] = f * rx;
-            return;
+    for (;;) {
+        // Rows i, i-1, ..., i-ahead+1 (those >= 0), and the parent row of each.
+        int x[ahead + 1];
+        double u[ahead], dp[ahead], rp[ahead];
+        ARB_UNROLL
+        for (int j = 0; j <= ahead; ++j) x[j] = i - j >= 0 ? base + pos[i - j] + k : 0;
+        ARB_UNROLL
+        for (int j = 0; j < ahead; ++j) {
+            u[j] = i - j >= 0 ? U[x[j]] : 0.0;
+            dp[j] = i - j - 1 >= 0 ? D[x[j + 1]] : 0.0;
+            rp[j] = i - j - 1 >= 0 ? R[x[j + 1]] : 0.0;
         }
-        const int p = base + pos[i - 1] + k;
-        dx = D[p] - f * ux;
-        rx = R[p] - f * rx;
-        x = p;
+        ARB_UNROLL
+        for (int j = 0; j < ahead; ++j) {
+            const double inv = gpu::reciprocal(dx), f = u[j] * inv;
+            D[x[j]] = f;
+            R[x[j]] = rx * inv;
+            if (i - j == 0) {  // a root's u is 0: its fold is 0 and nobody reads it
+                FD[b] = f * u[j];
+                FR[b] = f * rx;
+                return;
+            }
+            dx = dp[j] - f * u[j];
+            rx = rp[j] - f * rx;
+        }
+        i -= ahead;
     }
 }
 
 // x along the branch from position 0 (its parent CV's x final: an earlier level).
 ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
     double xp = parent_cv >= 0 ? R[parent_cv] : 0.0;
-    for (int i = 0; i < len; ++i) {
-        const int x = base + pos[i] + k;
-        xp = R[x] - D[x] * xp;
-        R[x] = xp;
+    for (int i = 0; i < len; i += ahead) {
+        int x[ahead];
+        double f[ahead], g[ahead];
+        ARB_UNROLL
+        for (int j = 0; j < ahead; ++j) {
+            x[j] = i + j < len ? base + pos[i + j] + k : 0;
+            f[j] = i + j < len ? D[x[j]] : 0.0;
+            g[j] = i + j < len ? R[x[j]] : 0.0;
+        }
+        ARB_UNROLL
+        for (int j = 0; j < ahead; ++j) {
+            if (i + j >= len) return;
+            xp = g[j] - f[j] * xp;
+            R[x[j]] = xp;
+        }
     }
 }
 

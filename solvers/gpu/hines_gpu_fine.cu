@@ -15,7 +15,7 @@ using Level = FineSchedule::Level;
 // The level loop of one block over D, U, R (shared or device memory) and the folds FD, FR.
 // Every thread reaches every barrier: the loops over a level's branches have no early exit.
 __device__ __forceinline__ void solve_levels(const Block& B, const Level* __restrict__ levels,
-                                             const int* __restrict__ pos_base, const int* __restrict__ length,
+                                             const int* pos_base, const int* __restrict__ length,
                                              const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
                                              const int* __restrict__ child, double* D, const double* U, double* R,
                                              double* FD, double* FR) {
@@ -46,6 +46,10 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
     extern __shared__ double sm[];
     const Block B = blocks[blockIdx.x];
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv;
+    // The position offsets after the doubles, shifted so that pos_base's indices apply.
+    int* spos = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * n + 2 * B.n_branches : 0));
+    for (int i = t; i < B.n_pos; i += nt) spos[i] = pos_base[B.pos0 + i];
+    const int* pos = spos - B.pos0;
     if (B.in_shared) {
         double* D = sm;
         double* U = sm + n;
@@ -56,11 +60,12 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
             R[i] = rhs[B.first_cv + i];
         }
         __syncthreads();
-        solve_levels(B, levels, pos_base, length, parent_cv, child_begin, child, D, U, R, sm + 3 * n,
+        solve_levels(B, levels, pos, length, parent_cv, child_begin, child, D, U, R, sm + 3 * n,
                      sm + 3 * n + B.n_branches);
         for (int i = t; i < n; i += nt) rhs[B.first_cv + i] = R[i];
     } else {
-        solve_levels(B, levels, pos_base, length, parent_cv, child_begin, child, d + B.first_cv, u + B.first_cv,
+        __syncthreads();
+        solve_levels(B, levels, pos, length, parent_cv, child_begin, child, d + B.first_cv, u + B.first_cv,
                      rhs + B.first_cv, fold_d + B.branch0, fold_r + B.branch0);
     }
 }

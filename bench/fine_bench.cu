@@ -89,11 +89,12 @@ struct Variant {
     std::string name;
     bool fine;
     FineOptions o;
+    int ahead = 8;
 };
 
 std::vector<Variant> variants() {
     std::vector<Variant> v{{"gpu-cell", false, {}}};
-    FineOptions all;  // the defaults: sort and re-root on, shared memory
+    FineOptions all;  // the defaults: sort and re-root on, shared memory, 8 rows ahead
     v.push_back({"fine", true, all});
     FineOptions x = all;
     x.sort = false;
@@ -102,10 +103,13 @@ std::vector<Variant> variants() {
     v.push_back({"fine-noreroot", true, x});
     x = all, x.split = true;
     v.push_back({"fine+split", true, x});
+    v.push_back({"fine-a4", true, all, 4});
     x = all, x.shared_bytes = 0;
-    v.push_back({"fine-noshared", true, x});
-    x = all, x.block_cvs = 8192;
-    v.push_back({"fine-blk8k", true, x});
+    v.push_back({"fine-dev", true, x});
+    v.push_back({"fine-dev-a4", true, x, 4});
+    x.block_cvs = 8192;
+    v.push_back({"fine-dev-8k", true, x});
+    v.push_back({"fine-dev-8k-a4", true, x, 4});
     return v;
 }
 
@@ -170,7 +174,7 @@ int main(int argc, char** argv) try {
                 FineNumbering f = fine_layout(cells, v.o);
                 l = std::move(f.layout);
                 sched = std::move(f.schedule);
-                fplan = gpu::make_gpu_fine_plan(sched);
+                fplan = gpu::make_gpu_fine_plan(sched, v.ahead);
             } else {
                 GpuCellNumbering g = gpu_cell_layout(cells, "block-interleaved:32");
                 l = std::move(g.layout);

@@ -248,7 +248,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         blk.n_pos = static_cast<int>(s.pos_base.size()) - blk.pos0;
         blk.n_branches = static_cast<int>(last_cv.size());
         blk.threads = std::min(o.max_threads, std::max(32, (widest + 31) / 32 * 32));
-        blk.in_shared = 24L * blk.n_cv + 16L * blk.n_branches + 4L * blk.n_pos <= o.shared_bytes ? 1 : 0;
+        blk.in_shared = 0;  // decided below, once the children are counted
 
         // Children of each block-local branch, in block-local order (a fixed order).
         std::vector<std::vector<int>> children(blk.n_branches);
@@ -261,6 +261,8 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             s.child.insert(s.child.end(), ch.begin(), ch.end());
             s.child_begin.push_back(static_cast<int>(s.child.size()));
         }
+        blk.n_child = s.child_begin.back() - s.child_begin[blk.branch0];
+        blk.in_shared = 24L * blk.n_cv + 16L * blk.n_branches + 4L * FineSchedule::schedule_ints(blk) <= o.shared_bytes;
         s.max_shared_bytes = std::max(s.max_shared_bytes, FineSchedule::shared_bytes(blk));
         s.blocks.push_back(blk);
         next_cv += blk.n_cv;
@@ -344,13 +346,13 @@ void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double
         for (int L = blk.n_levels - 1; L >= 0; --L) {
             const auto& lev = s.levels[blk.level0 + L];
             for (int k = 0; k < lev.n; ++k)
-                fine_sweeps::backward(lev.branch0 + k, k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k], cb,
+                fine_sweeps::backward<8>(lev.branch0 + k, k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k], cb,
                                       s.child.data(), D, U, R, fd.data(), fr.data());
         }
         for (int L = 0; L < blk.n_levels; ++L) {
             const auto& lev = s.levels[blk.level0 + L];
             for (int k = 0; k < lev.n; ++k)
-                fine_sweeps::forward(k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k],
+                fine_sweeps::forward<8>(k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k],
                                      s.parent_cv[blk.branch0 + lev.branch0 + k], D, R);
         }
     }

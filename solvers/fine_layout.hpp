@@ -38,12 +38,13 @@ struct FineSchedule {
         int n_levels;
         int branch0;     // its branches: branch arrays [branch0 .. branch0 + n_branches - 1]
         int n_branches;
+        int n_child;     // entries of child[] its branches use
         int pos0;        // its levels' position offsets: pos_base[pos0 .. pos0 + n_pos - 1]
         int n_pos;
         int threads;     // CUDA block size (a multiple of 32)
         int in_shared;   // 1: d, u, rhs staged in shared memory; 0: solved in device memory
     };
-    struct Level {
+    struct Level {  // five ints: the kernel copies a block's levels to shared memory as such
         int base;     // block-local index of the level's first CV
         int pos0;     // pos_base[pos0 + i]: offset of position i within the level
         int branch0;  // block-local index of the level's first branch (slot 0)
@@ -61,10 +62,14 @@ struct FineSchedule {
     int max_shared_bytes = 0;        // the largest dynamic shared memory a block needs
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
-    // Shared memory of a block: its position offsets, and in shared mode d, u, rhs per CV
-    // and the folds (two doubles per branch; in device-memory mode they stay there too).
+    // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
+    // parent CV and children), and in shared mode d, u, rhs per CV and the folds (two
+    // doubles per branch; in device-memory mode they stay there).
+    static int schedule_ints(const Block& b) {
+        return b.n_pos + 5 * b.n_levels + 3 * b.n_branches + 1 + b.n_child;
+    }
     static int shared_bytes(const Block& b) {
-        return (b.in_shared ? 24 * b.n_cv + 16 * b.n_branches : 0) + 8 * ((b.n_pos + 1) / 2);
+        return (b.in_shared ? 24 * b.n_cv + 16 * b.n_branches : 0) + 8 * ((schedule_ints(b) + 1) / 2);
     }
 };
 

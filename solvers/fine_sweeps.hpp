@@ -10,17 +10,17 @@
 // branch's own slot in FD, FR, and the parent's thread subtracts its children's folds in
 // a fixed order: no atomics, the same sums every run.
 //
-// Rows go in chunks of `ahead`: a chunk's indices and values are all loaded before its
+// Rows go in chunks of Ahead: a chunk's indices and values are all loaded before its
 // arithmetic starts, so a thread waits one load latency per chunk, not one per row (the
 // loads do not depend on the elimination: only this thread writes its branch's rows).
+// More rows ahead hide more latency but take more registers (fewer blocks per SM).
 #include "core/hd.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 
 namespace arbolito::fine_sweeps {
 
-constexpr int ahead = 8;
-
 // Branch b (slot k of a level) of length len >= 1.
+template <int Ahead>
 ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
                      double* D, const double* U, double* R, double* FD, double* FR) {
     int i = len - 1;  // the chunk's first row (the most distal left)
@@ -30,19 +30,19 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
         rx -= FR[child[j]];
     }
     for (;;) {
-        // Rows i, i-1, ..., i-ahead+1 (those >= 0), and the parent row of each.
-        int x[ahead + 1];
-        double u[ahead], dp[ahead], rp[ahead];
+        // Rows i, i-1, ..., i-Ahead+1 (those >= 0), and the parent row of each.
+        int x[Ahead + 1];
+        double u[Ahead], dp[Ahead], rp[Ahead];
         ARB_UNROLL
-        for (int j = 0; j <= ahead; ++j) x[j] = i - j >= 0 ? base + pos[i - j] + k : 0;
+        for (int j = 0; j <= Ahead; ++j) x[j] = i - j >= 0 ? base + pos[i - j] + k : 0;
         ARB_UNROLL
-        for (int j = 0; j < ahead; ++j) {
+        for (int j = 0; j < Ahead; ++j) {
             u[j] = i - j >= 0 ? U[x[j]] : 0.0;
             dp[j] = i - j - 1 >= 0 ? D[x[j + 1]] : 0.0;
             rp[j] = i - j - 1 >= 0 ? R[x[j + 1]] : 0.0;
         }
         ARB_UNROLL
-        for (int j = 0; j < ahead; ++j) {
+        for (int j = 0; j < Ahead; ++j) {
             const double inv = gpu::reciprocal(dx), f = u[j] * inv;
             D[x[j]] = f;
             R[x[j]] = rx * inv;
@@ -54,24 +54,25 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
             dx = dp[j] - f * u[j];
             rx = rp[j] - f * rx;
         }
-        i -= ahead;
+        i -= Ahead;
     }
 }
 
 // x along the branch from position 0 (its parent CV's x final: an earlier level).
+template <int Ahead>
 ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
     double xp = parent_cv >= 0 ? R[parent_cv] : 0.0;
-    for (int i = 0; i < len; i += ahead) {
-        int x[ahead];
-        double f[ahead], g[ahead];
+    for (int i = 0; i < len; i += Ahead) {
+        int x[Ahead];
+        double f[Ahead], g[Ahead];
         ARB_UNROLL
-        for (int j = 0; j < ahead; ++j) {
+        for (int j = 0; j < Ahead; ++j) {
             x[j] = i + j < len ? base + pos[i + j] + k : 0;
             f[j] = i + j < len ? D[x[j]] : 0.0;
             g[j] = i + j < len ? R[x[j]] : 0.0;
         }
         ARB_UNROLL
-        for (int j = 0; j < ahead; ++j) {
+        for (int j = 0; j < Ahead; ++j) {
             if (i + j >= len) return;
             xp = g[j] - f[j] * xp;
             R[x[j]] = xp;

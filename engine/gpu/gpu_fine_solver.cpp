@@ -36,7 +36,7 @@ FineOptions fine_options(const SolverOptions& o) {
 #ifdef ARBOLITO_HAVE_CUDA
 class GpuFineSolve final : public GpuSolve {
 public:
-    explicit GpuFineSolve(const FineSchedule& s) : plan_(gpu::make_gpu_fine_plan(s)) {}
+    GpuFineSolve(const FineSchedule& s, int ahead) : plan_(gpu::make_gpu_fine_plan(s, ahead)) {}
     void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
         gpu::gpu_fine_solve(plan_, d, u, rhs, stream);
     }
@@ -45,7 +45,7 @@ private:
     gpu::GpuFinePlan plan_;
 };
 
-GpuSolverParts gpu_fine_parts(const FineOptions& fo) {
+GpuSolverParts gpu_fine_parts(const FineOptions& fo, int ahead) {
     GpuSolverParts p;
     auto schedule = std::make_shared<FineSchedule>();  // from the numbering to the solve
     p.numbering = [schedule, fo](const std::vector<std::vector<int>>& np) {
@@ -53,8 +53,8 @@ GpuSolverParts gpu_fine_parts(const FineOptions& fo) {
         *schedule = std::move(f.schedule);
         return std::move(f.layout);
     };
-    p.make_solve = [schedule](const Layout&) -> std::unique_ptr<GpuSolve> {
-        return std::make_unique<GpuFineSolve>(*schedule);
+    p.make_solve = [schedule, ahead](const Layout&) -> std::unique_ptr<GpuSolve> {
+        return std::make_unique<GpuFineSolve>(*schedule, ahead);
     };
     return p;
 }
@@ -74,6 +74,8 @@ SolverInfo gpu_fine_solver() {
         {"block", {}, "N >= 1", "2048", "CVs per CUDA block to aim at (a cell is never split)", cvs_per_block},
         {"memory", {"shared", "device"}, "", "shared",
          "solve a block in shared memory where its d, u, rhs fit 96 KiB, or always in device memory", {}},
+        {"ahead", {"4", "8"}, "", "8", "rows each thread loads before their arithmetic (more: fewer waits, more registers)",
+         {}},
         {"sum", {"segmented", "atomic"}, "", "segmented",
          "point currents on one CV: warp-segmented reduction, or one atomicAdd each", {}},
         {"timing", {"on", "off"}, "", "on", "CUDA events around every phase of every step (--timings)", {}},
@@ -84,7 +86,7 @@ SolverInfo gpu_fine_solver() {
         GpuGroupOptions g;
         g.point_sum = o.at("sum") == "atomic" ? PointSum::atomic : PointSum::segmented;
         g.phase_times = o.at("timing") == "on";
-        return make_gpu_group(m, gid_begin, gid_end, "gpu-fine", gpu_fine_parts(fine_options(o)), g, st, local_rank);
+        return make_gpu_group(m, gid_begin, gid_end, "gpu-fine", gpu_fine_parts(fine_options(o), std::stoi(o.at("ahead"))), g, st, local_rank);
     };
 #endif
     return s;

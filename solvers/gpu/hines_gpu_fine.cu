@@ -12,32 +12,32 @@ namespace {
 using Block = FineSchedule::Block;
 using Level = FineSchedule::Level;
 
-// The level loop of one block over D, U, R (shared or device memory) and the folds FD, FR.
+// The level loop of one block over D, U, R (shared or device memory) and the folds FD, FR,
+// with the block's schedule in shared memory (lev, pos, len, pcv, cb, ch: block-local).
 // Every thread reaches every barrier: the loops over a level's branches have no early exit.
-__device__ __forceinline__ void solve_levels(const Block& B, const Level* __restrict__ levels,
-                                             const int* pos_base, const int* __restrict__ length,
-                                             const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
-                                             const int* __restrict__ child, double* D, const double* U, double* R,
-                                             double* FD, double* FR) {
+template <int Ahead>
+__device__ __forceinline__ void solve_levels(int n_levels, const Level* lev, const int* pos, const int* len,
+                                             const int* pcv, const int* cb, const int* ch, double* D, const double* U,
+                                             double* R, double* FD, double* FR) {
     const int t = threadIdx.x, nt = blockDim.x;
-    const int* len = length + B.branch0;
-    const int* cb = child_begin + B.branch0;
-    for (int L = B.n_levels - 1; L >= 0; --L) {
-        const Level lev = levels[B.level0 + L];
-        for (int k = t; k < lev.n; k += nt)
-            fine_sweeps::backward(lev.branch0 + k, k, lev.base, pos_base + lev.pos0, len[lev.branch0 + k], cb, child, D,
-                                  U, R, FD, FR);
+    for (int L = n_levels - 1; L >= 0; --L) {
+        const Level l = lev[L];
+        for (int k = t; k < l.n; k += nt)
+            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, pos + l.pos0, len[l.branch0 + k], cb, ch, D, U, R, FD, FR);
         __syncthreads();
     }
-    for (int L = 0; L < B.n_levels; ++L) {
-        const Level lev = levels[B.level0 + L];
-        for (int k = t; k < lev.n; k += nt)
-            fine_sweeps::forward(k, lev.base, pos_base + lev.pos0, len[lev.branch0 + k],
-                                 parent_cv[B.branch0 + lev.branch0 + k], D, R);
+    for (int L = 0; L < n_levels; ++L) {
+        const Level l = lev[L];
+        for (int k = t; k < l.n; k += nt)
+            fine_sweeps::forward<Ahead>(k, l.base, pos + l.pos0, len[l.branch0 + k], pcv[l.branch0 + k], D, R);
         __syncthreads();
     }
 }
 
+// Shared memory of a block: in shared mode D, U, R and the folds (doubles), then the
+// block's schedule (ints), so that the level loop's bookkeeping costs no device-memory
+// latency (a chain of dependent loads per level otherwise).
+template <int Ahead>
 __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level* __restrict__ levels,
                                   const int* __restrict__ pos_base, const int* __restrict__ length,
                                   const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
@@ -45,11 +45,21 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
                                   double* __restrict__ rhs, double* __restrict__ fold_d, double* __restrict__ fold_r) {
     extern __shared__ double sm[];
     const Block B = blocks[blockIdx.x];
-    const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv;
-    // The position offsets after the doubles, shifted so that pos_base's indices apply.
-    int* spos = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * n + 2 * B.n_branches : 0));
+    const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, nb = B.n_branches;
+    int* si = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * n + 2 * nb : 0));
+    int* spos = si;
+    Level* slev = reinterpret_cast<Level*>(spos + B.n_pos);
+    int* slen = reinterpret_cast<int*>(slev + B.n_levels);
+    int* spcv = slen + nb;
+    int* scb = spcv + nb;
+    int* sch = scb + nb + 1;
+    const int c0 = child_begin[B.branch0];
     for (int i = t; i < B.n_pos; i += nt) spos[i] = pos_base[B.pos0 + i];
-    const int* pos = spos - B.pos0;
+    for (int i = t; i < B.n_levels; i += nt) slev[i] = levels[B.level0 + i];
+    for (int i = t; i < nb; i += nt) slen[i] = length[B.branch0 + i], spcv[i] = parent_cv[B.branch0 + i];
+    for (int i = t; i <= nb; i += nt) scb[i] = child_begin[B.branch0 + i] - c0;
+    for (int i = t; i < B.n_child; i += nt) sch[i] = child[c0 + i];
+    const int* pos = spos - B.pos0;  // indexed as pos_base
     if (B.in_shared) {
         double* D = sm;
         double* U = sm + n;
@@ -60,19 +70,18 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
             R[i] = rhs[B.first_cv + i];
         }
         __syncthreads();
-        solve_levels(B, levels, pos, length, parent_cv, child_begin, child, D, U, R, sm + 3 * n,
-                     sm + 3 * n + B.n_branches);
+        solve_levels<Ahead>(B.n_levels, slev, pos, slen, spcv, scb, sch, D, U, R, sm + 3 * n, sm + 3 * n + nb);
         for (int i = t; i < n; i += nt) rhs[B.first_cv + i] = R[i];
     } else {
         __syncthreads();
-        solve_levels(B, levels, pos, length, parent_cv, child_begin, child, d + B.first_cv, u + B.first_cv,
-                     rhs + B.first_cv, fold_d + B.branch0, fold_r + B.branch0);
+        solve_levels<Ahead>(B.n_levels, slev, pos, slen, spcv, scb, sch, d + B.first_cv, u + B.first_cv, rhs + B.first_cv,
+                     fold_d + B.branch0, fold_r + B.branch0);
     }
 }
 
 }  // namespace
 
-GpuFinePlan make_gpu_fine_plan(const FineSchedule& s) {
+GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     check_fine_schedule(s);
     GpuFinePlan p;
     p.n_blocks = s.n_blocks();
@@ -85,8 +94,10 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s) {
         throw std::invalid_argument("gpu-fine: a block needs " + std::to_string(p.shared_bytes) +
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
                                     " (lower the shared-memory budget)");
-    CUDA_CHECK(cudaFuncSetAttribute(fine_solve_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    std::max(p.shared_bytes, 1)));
+    if (ahead != 4 && ahead != 8) throw std::invalid_argument("gpu-fine: rows ahead must be 4 or 8");
+    p.ahead = ahead;
+    for (auto* k : {fine_solve_kernel<4>, fine_solve_kernel<8>})
+        CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, std::max(p.shared_bytes, 1)));
     p.blocks = DeviceArray<Block>(s.blocks);
     p.levels = DeviceArray<Level>(s.levels);
     p.pos_base = DeviceArray<int>(s.pos_base);
@@ -101,7 +112,8 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s) {
 
 void gpu_fine_solve(const GpuFinePlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
     if (p.n_blocks == 0) return;
-    fine_solve_kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
+    auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : fine_solve_kernel<8>;
+    kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
         p.blocks.data(), p.levels.data(), p.pos_base.data(), p.length.data(), p.parent_cv.data(), p.child_begin.data(),
         p.child.data(), d, u, rhs, p.fold_d.data(), p.fold_r.data());
     CUDA_CHECK_LAUNCH();

@@ -17,6 +17,7 @@ struct GpuFinePlan {
     int n_blocks = 0;
     int threads = 32;       // CUDA block size: the widest block's
     int shared_bytes = 0;   // dynamic shared memory per block: the largest block's need
+    int ahead = 8;          // rows loaded before their arithmetic (fine_sweeps.hpp): 4 or 8
     DeviceArray<FineSchedule::Block> blocks;
     DeviceArray<FineSchedule::Level> levels;
     DeviceArray<int> pos_base, length, parent_cv, child_begin, child;
@@ -24,8 +25,9 @@ struct GpuFinePlan {
 };
 
 // Checks the schedule (check_fine_schedule) and the device's shared memory per block.
-// Throws std::invalid_argument where a block needs more than the device has.
-GpuFinePlan make_gpu_fine_plan(const FineSchedule& s);
+// Throws std::invalid_argument where a block needs more than the device has. ahead: rows
+// loaded before their arithmetic, 4 (72 registers a thread) or 8 (119).
+GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead = 8);
 
 // Solves every cell's system in place on `stream`: on return rhs holds the solution of
 // the real CVs; d is overwritten; u is read only. Padding rows are not touched.

@@ -94,8 +94,9 @@ struct Variant {
 
 std::vector<Variant> variants() {
     std::vector<Variant> v{{"gpu-cell", false, {}}};
-    FineOptions all;  // the defaults: sort and re-root on, shared memory, 8 rows ahead
+    FineOptions all;  // the defaults: sort and re-root on, blocks of 8192 CVs in device memory
     v.push_back({"fine", true, all});
+    v.push_back({"fine-a4", true, all, 4});
     FineOptions x = all;
     x.sort = false;
     v.push_back({"fine-nosort", true, x});
@@ -103,13 +104,10 @@ std::vector<Variant> variants() {
     v.push_back({"fine-noreroot", true, x});
     x = all, x.split = true;
     v.push_back({"fine+split", true, x});
-    v.push_back({"fine-a4", true, all, 4});
-    x = all, x.shared_bytes = 0;
-    v.push_back({"fine-dev", true, x});
-    v.push_back({"fine-dev-a4", true, x, 4});
-    x.block_cvs = 8192;
-    v.push_back({"fine-dev-8k", true, x});
-    v.push_back({"fine-dev-8k-a4", true, x, 4});
+    x = all, x.block_cvs = 2048;
+    v.push_back({"fine-blk2k", true, x});
+    x.shared_bytes = 96 * 1024;
+    v.push_back({"fine-blk2k-shm", true, x});
     return v;
 }
 

@@ -25,9 +25,13 @@ struct FineOptions {
     bool sort = true;     // each level's branches by length, longest first (no padding, less divergence)
     bool reroot = true;   // each cell re-rooted at the CV that minimises the depth of its branch tree
     bool split = false;   // branches longer than twice their level's median cut in two (balances levels)
-    int block_cvs = 2048; // CVs per block to aim at (cells are never split between blocks)
+    // CVs per block to aim at (cells are never split between blocks). Measured on an H100
+    // (fine_bench, bench/RESULTS.md): blocks of several cells in device memory beat one
+    // cell per block in shared memory (more threads per block; the block's few loads per
+    // row are L1 hits after the first).
+    int block_cvs = 8192;
     int max_threads = 256;  // threads per block at most; wider levels loop
-    int shared_bytes = 96 * 1024;  // a block whose d, u, rhs fit this is solved in shared memory
+    int shared_bytes = 0;   // a block whose d, u, rhs fit this is solved in shared memory
 };
 
 struct FineSchedule {

@@ -29,7 +29,7 @@ FineOptions fine_options(const SolverOptions& o) {
     f.reroot = o.at("reroot") == "on";
     f.split = o.at("split") == "on";
     f.block_cvs = std::stoi(o.at("block"));
-    if (o.at("memory") == "device") f.shared_bytes = 0;
+    f.shared_bytes = o.at("memory") == "shared" ? 96 * 1024 : 0;
     return f;
 }
 
@@ -71,9 +71,9 @@ SolverInfo gpu_fine_solver() {
         {"sort", {"on", "off"}, "", "on", "each level's branches longest first (off: padded to the longest)", {}},
         {"reroot", {"on", "off"}, "", "on", "each cell re-rooted where its branch tree is shallowest", {}},
         {"split", {"on", "off"}, "", "off", "branches over twice their level's median length cut in two", {}},
-        {"block", {}, "N >= 1", "2048", "CVs per CUDA block to aim at (a cell is never split)", cvs_per_block},
-        {"memory", {"shared", "device"}, "", "shared",
-         "solve a block in shared memory where its d, u, rhs fit 96 KiB, or always in device memory", {}},
+        {"block", {}, "N >= 1", "8192", "CVs per CUDA block to aim at (a cell is never split)", cvs_per_block},
+        {"memory", {"device", "shared"}, "", "device",
+         "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB", {}},
         {"ahead", {"4", "8"}, "", "8", "rows each thread loads before their arithmetic (more: fewer waits, more registers)",
          {}},
         {"sum", {"segmented", "atomic"}, "", "segmented",

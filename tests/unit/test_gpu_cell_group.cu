@@ -344,7 +344,7 @@ const std::vector<std::string> fine_variants = {"",
                                                 "sort=off",
                                                 "reroot=off",
                                                 "split=on",
-                                                "memory=device",
+                                                "memory=shared:block=2048",
                                                 "block=1:sum=atomic",
                                                 "sort=off:reroot=off:split=on:block=100000"};
 

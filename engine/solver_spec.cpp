@@ -95,4 +95,10 @@ std::string describe_solvers() {
     return out;
 }
 
+std::string check_whole_number(const std::string& v) {
+    if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
+        return "not a whole number >= 1";
+    return "";
+}
+
 }  // namespace arbolito

@@ -30,4 +30,7 @@ std::vector<SolverSpec> parse_solver_list(const std::string& list);
 // The grammar and every solver's keys, for help texts and `arbolito info`.
 std::string describe_solvers();
 
+// A SolverOption check for a whole number >= 1: "" if good, else why not.
+std::string check_whole_number(const std::string& value);
+
 }  // namespace arbolito

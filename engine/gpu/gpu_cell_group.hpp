@@ -32,6 +32,10 @@ struct GpuGroupOptions {
 // part of a spec, e.g. "layout=interleaved:sum=atomic" ("": the defaults; throws
 // std::invalid_argument).
 GpuGroupOptions gpu_group_options(const SolverOptions& o);
+// The keys every GPU solver shares (the group's, not the solve's): sum and timing; and
+// their values applied to a solver's GpuGroupOptions.
+std::vector<SolverOption> gpu_step_keys();
+void apply_gpu_step_keys(const SolverOptions& o, GpuGroupOptions& g);
 GpuGroupOptions parse_gpu_options(const std::string& options);
 const char* default_gpu_layout();
 

@@ -2,6 +2,8 @@
 // compiled in every build so that a CPU-only build still knows the solver (and says it
 // needs the CUDA build); only the CUDA build has the factory.
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "engine/gpu/gpu_cell_group.hpp"
 #include "engine/solver_registry.hpp"
@@ -25,12 +27,6 @@ SolverOption kernel_option() {
     return o;
 }
 
-std::string whole_number_at_least_1(const std::string& v) {
-    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
-        return "not a whole number >= 1";
-    return "";
-}
-
 }  // namespace
 
 const char* default_gpu_layout() { return "block-interleaved:32"; }
@@ -38,8 +34,7 @@ const char* default_gpu_layout() { return "block-interleaved:32"; }
 GpuGroupOptions gpu_group_options(const SolverOptions& o) {
     GpuGroupOptions g;
     g.layout = o.at("layout") == "block-interleaved" ? "block-interleaved:" + o.at("block") : o.at("layout");
-    g.point_sum = o.at("sum") == "atomic" ? PointSum::atomic : PointSum::segmented;
-    g.phase_times = o.at("timing") == "on";
+    apply_gpu_step_keys(o, g);
     g.solve_kernel = o.at("kernel") == "auto" ? "" : o.at("kernel");
     g.solve_threads = o.at("threads") == "auto" ? 0 : std::stoi(o.at("threads"));
     return g;
@@ -47,6 +42,17 @@ GpuGroupOptions gpu_group_options(const SolverOptions& o) {
 
 GpuGroupOptions parse_gpu_options(const std::string& options) {
     return gpu_group_options(parse_solver_spec(options.empty() ? "gpu-cell" : "gpu-cell:" + options).options);
+}
+
+std::vector<SolverOption> gpu_step_keys() {
+    return {{"sum", {"segmented", "atomic"}, "", "segmented",
+             "point currents on one CV: warp-segmented reduction, or one atomicAdd each", {}},
+            {"timing", {"on", "off"}, "", "on", "CUDA events around every phase of every step (--timings)", {}}};
+}
+
+void apply_gpu_step_keys(const SolverOptions& o, GpuGroupOptions& g) {
+    g.point_sum = o.at("sum") == "atomic" ? PointSum::atomic : PointSum::segmented;
+    g.phase_times = o.at("timing") == "on";
 }
 
 SolverInfo gpu_cell_solver() {
@@ -57,14 +63,13 @@ SolverInfo gpu_cell_solver() {
     s.options = {
         {"layout", {"flat", "interleaved", "block-interleaved"}, "", "block-interleaved",
          "CV numbering: cells one after another, interleaved across all cells, or interleaved within blocks", {}},
-        {"block", {}, "N >= 1", "32", "slots (cells) per block of layout=block-interleaved", whole_number_at_least_1},
+        {"block", {}, "N >= 1", "32", "slots (cells) per block of layout=block-interleaved", check_whole_number},
         kernel_option(),
-        {"sum", {"segmented", "atomic"}, "", "segmented",
-         "point currents on one CV: warp-segmented reduction, or one atomicAdd each", {}},
-        {"timing", {"on", "off"}, "", "on", "CUDA events around every phase of every step (--timings)", {}},
         {"threads", {"auto", "32", "64", "96", "128"}, "", "auto", "CUDA block size of the solve; auto: by cell count",
          {}},
     };
+    const std::vector<SolverOption> step = gpu_step_keys();  // after kernel, as they always were
+    s.options.insert(s.options.begin() + 3, step.begin(), step.end());
 #ifdef ARBOLITO_HAVE_CUDA
     s.make_group = [](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
                       const StepSettings& st, int local_rank) {

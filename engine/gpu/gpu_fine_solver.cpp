@@ -4,9 +4,11 @@
 // that a CPU-only build still knows the solver; only the CUDA build has the factory.
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "engine/gpu/gpu_cell_group.hpp"
 #include "engine/solver_registry.hpp"
+#include "engine/solver_spec.hpp"
 #include "solvers/fine_layout.hpp"
 #ifdef ARBOLITO_HAVE_CUDA
 #include "engine/gpu/gpu_solve.hpp"
@@ -16,12 +18,6 @@
 namespace arbolito {
 
 namespace {
-
-std::string cvs_per_block(const std::string& v) {
-    if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
-        return "not a whole number >= 1";
-    return "";
-}
 
 FineOptions fine_options(const SolverOptions& o) {
     FineOptions f;
@@ -71,21 +67,18 @@ SolverInfo gpu_fine_solver() {
         {"sort", {"on", "off"}, "", "on", "each level's branches longest first (off: padded to the longest)", {}},
         {"reroot", {"on", "off"}, "", "on", "each cell re-rooted where its branch tree is shallowest", {}},
         {"split", {"on", "off"}, "", "off", "branches over twice their level's median length cut in two", {}},
-        {"block", {}, "N >= 1", "8192", "CVs per CUDA block to aim at (a cell is never split)", cvs_per_block},
+        {"block", {}, "N >= 1", "8192", "CVs per CUDA block to aim at (a cell is never split)", check_whole_number},
         {"memory", {"device", "shared"}, "", "device",
          "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB", {}},
         {"ahead", {"4", "8"}, "", "8", "rows each thread loads before their arithmetic (more: fewer waits, more registers)",
          {}},
-        {"sum", {"segmented", "atomic"}, "", "segmented",
-         "point currents on one CV: warp-segmented reduction, or one atomicAdd each", {}},
-        {"timing", {"on", "off"}, "", "on", "CUDA events around every phase of every step (--timings)", {}},
     };
+    for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA
     s.make_group = [](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
                       const StepSettings& st, int local_rank) {
         GpuGroupOptions g;
-        g.point_sum = o.at("sum") == "atomic" ? PointSum::atomic : PointSum::segmented;
-        g.phase_times = o.at("timing") == "on";
+        apply_gpu_step_keys(o, g);
         return make_gpu_group(m, gid_begin, gid_end, "gpu-fine", gpu_fine_parts(fine_options(o), std::stoi(o.at("ahead"))), g, st, local_rank);
     };
 #endif

@@ -109,6 +109,27 @@ inline Tree variant(const Tree& base, int target, std::mt19937& gen) {
     return p;
 }
 
+// An unbranched cable of n CVs.
+inline Tree chain(int n) {
+    Tree p(n);
+    for (int i = 0; i < n; ++i) p[i] = i - 1;
+    return p;
+}
+
+// A comb: a spine of `teeth` CVs, each with a side branch of 2 CVs: `teeth` levels deep.
+inline Tree comb(int teeth) {
+    Tree p{-1};
+    int spine = 0;
+    for (int t = 0; t < teeth; ++t) {
+        const int side = static_cast<int>(p.size());
+        p.push_back(spine);
+        p.push_back(side);
+        p.push_back(spine);
+        spine = static_cast<int>(p.size()) - 1;
+    }
+    return p;
+}
+
 inline bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
 // tests/data/morphologies of the checkout: $ARBOLITO_SOURCE_DIR if set (binaries built

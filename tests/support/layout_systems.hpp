@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "solvers/hines.hpp"
@@ -34,9 +35,16 @@ inline LayoutSystems random_systems(const std::vector<std::vector<int>>& cells, 
             cd[i] += gi;
             cd[p[i]] += gi;
         }
+        // Each edge's u goes to its child end in the layout: the CV, or its natural
+        // parent where the layout re-rooted the cell (gpu-fine).
         for (int i = 0; i < n; ++i) {
             const int x = l.index[k][i];
-            s.d[x] = cd[i], s.u[x] = cu[i], s.rhs[x] = cr[i];
+            s.d[x] = cd[i], s.rhs[x] = cr[i];
+            if (i == 0) continue;
+            const int px = l.index[k][p[i]];
+            if (l.parent[x] == px) s.u[x] = cu[i];
+            else if (l.parent[px] == x) s.u[px] = cu[i];
+            else throw std::logic_error("random_systems: a tree edge the layout does not keep");
         }
         hines_solve(0, n, p.data(), cd.data(), cu.data(), cr.data());
         s.ref[k] = cr;

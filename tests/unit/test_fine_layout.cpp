@@ -17,7 +17,7 @@
 #include "solvers/fine_layout.hpp"
 #include "solvers/hines.hpp"
 #include "tests/support/cell_trees.hpp"
-#include "tests/support/fine_systems.hpp"
+#include "tests/support/layout_systems.hpp"
 
 using namespace arbolito;
 
@@ -77,31 +77,13 @@ void check_numbering(const std::vector<std::vector<int>>& np, const FineNumberin
 double solve_both(const std::vector<std::vector<int>>& np, const FineOptions& o, std::mt19937& gen) {
     const FineNumbering f = fine_layout(np, o);
     check_numbering(np, f);
-    test_systems::LayoutSystems sys = test_systems::fine_random_systems(np, f.layout, gen);
+    test_systems::LayoutSystems sys = test_systems::random_systems(np, f.layout, gen);
     fine_layout_solve(f.schedule, sys.d.data(), sys.u.data(), sys.rhs.data());
     for (int x : f.layout.padding) EXPECT_EQ(sys.rhs[x], 0.0) << "padding row " << x;
     return test_systems::worst_relative_error(f.layout, sys.rhs, sys.ref);
 }
 
-std::vector<int> chain(int n) {
-    std::vector<int> p(n);
-    for (int i = 0; i < n; ++i) p[i] = i - 1;
-    return p;
-}
 
-// A comb: a spine of `teeth` CVs, each with a side branch of 2 CVs: `teeth` levels deep.
-std::vector<int> comb(int teeth) {
-    std::vector<int> p{-1};
-    int spine = 0;
-    for (int t = 0; t < teeth; ++t) {
-        const int side = static_cast<int>(p.size());
-        p.push_back(spine);
-        p.push_back(side);
-        p.push_back(spine);
-        spine = static_cast<int>(p.size()) - 1;
-    }
-    return p;
-}
 
 }  // namespace
 
@@ -115,7 +97,7 @@ TEST(FineLayout, RandomTreesEveryPassCombination) {
         cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 500)(gen),
                                               std::uniform_int_distribution<int>(1, 30)(gen), gen));
     cells.push_back({-1});
-    cells.push_back(chain(300));
+    cells.push_back(trees::chain(300));
     cells.push_back(trees::star(40));
     for (const FineOptions& o : every_pass_combination(700)) EXPECT_LT(solve_both(cells, o, gen), 1e-12) << describe(o);
 }
@@ -124,10 +106,10 @@ TEST(FineLayout, AwkwardShapes) {
     std::mt19937 gen(77);
     const std::vector<std::vector<std::vector<int>>> shapes = {
         {{-1}},                      // one CV
-        {chain(2000)},               // an unbranched cable
+        {trees::chain(2000)},               // an unbranched cable
         {trees::star(1001)},         // a star of 1,000 children: wider than any block
-        {comb(130)},                 // deeper than 100 levels
-        {{-1}, {-1, 0}, chain(5)},   // tiny cells sharing a block
+        {trees::comb(130)},                 // deeper than 100 levels
+        {{-1}, {-1, 0}, trees::chain(5)},   // tiny cells sharing a block
     };
     for (const auto& cells : shapes)
         for (FineOptions o : every_pass_combination()) {
@@ -136,7 +118,7 @@ TEST(FineLayout, AwkwardShapes) {
         }
     FineOptions keep;
     keep.reroot = false;
-    const FineNumbering deep = fine_layout({comb(130)}, keep);
+    const FineNumbering deep = fine_layout({trees::comb(130)}, keep);
     EXPECT_GT(deep.schedule.blocks[0].n_levels, 100);
 }
 
@@ -178,8 +160,8 @@ TEST(FineLayout, RerootNeverDeepens) {
     // spine's middle, half as many.
     FineOptions a, b;
     a.reroot = false;
-    const int natural = fine_layout({comb(40)}, a).schedule.blocks[0].n_levels;
-    const int rerooted = fine_layout({comb(40)}, b).schedule.blocks[0].n_levels;
+    const int natural = fine_layout({trees::comb(40)}, a).schedule.blocks[0].n_levels;
+    const int rerooted = fine_layout({trees::comb(40)}, b).schedule.blocks[0].n_levels;
     EXPECT_GE(natural, 40);
     EXPECT_LE(rerooted, natural / 2 + 2);
 }
@@ -197,13 +179,13 @@ TEST(FineLayout, MutatedScheduleFails) {
     // Run level 1 after level 2 in the backward pass: swap their records.
     std::swap(s.levels[s.blocks[0].level0 + 1], s.levels[s.blocks[0].level0 + 2]);
     EXPECT_THROW(check_fine_schedule(s), std::logic_error);
-    test_systems::LayoutSystems sys = test_systems::fine_random_systems(cells, f.layout, gen);
+    test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
     fine_layout_solve(s, sys.d.data(), sys.u.data(), sys.rhs.data());
     EXPECT_GT(test_systems::worst_relative_error(f.layout, sys.rhs, sys.ref), 1e-6);
 }
 
 TEST(FineLayout, PackingAndBadInput) {
-    std::vector<std::vector<int>> cells(10, chain(100));
+    std::vector<std::vector<int>> cells(10, trees::chain(100));
     FineOptions o;
     o.block_cvs = 250;
     const FineNumbering f = fine_layout(cells, o);

@@ -17,7 +17,7 @@
 #include "solvers/fine_layout.hpp"
 #include "solvers/gpu/hines_gpu_fine.hpp"
 #include "tests/support/cell_trees.hpp"
-#include "tests/support/fine_systems.hpp"
+#include "tests/support/layout_systems.hpp"
 #include "tests/support/gpu_skip.hpp"
 
 using namespace arbolito;
@@ -39,23 +39,15 @@ std::vector<double> gpu_solve(const FineNumbering& f, const test_systems::Layout
     return x;
 }
 
-std::vector<int> chain(int n) {
-    std::vector<int> p(n);
-    for (int i = 0; i < n; ++i) p[i] = i - 1;
-    return p;
-}
 
-std::vector<int> comb(int teeth) {
-    std::vector<int> p{-1};
-    int spine = 0;
-    for (int t = 0; t < teeth; ++t) {
-        const int side = static_cast<int>(p.size());
-        p.push_back(spine);
-        p.push_back(side);
-        p.push_back(spine);
-        spine = static_cast<int>(p.size()) - 1;
-    }
-    return p;
+
+// Busyring cells as the busyring network discretises them.
+std::vector<std::vector<int>> busyring_trees(int n) {
+    std::vector<std::vector<int>> cells;
+    for (int gid = 0; gid < n; ++gid)
+        cells.push_back(
+            discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+    return cells;
 }
 
 // Every pass combination, with blocks in device memory and (where they fit 96 KiB) in
@@ -69,7 +61,7 @@ double worst_over_passes(const std::vector<std::vector<int>>& cells, int block_c
         o.shared_bytes = m & 8 ? 96 * 1024 : 0;
         o.block_cvs = block_cvs, o.max_threads = max_threads;
         const FineNumbering f = fine_layout(cells, o);
-        const test_systems::LayoutSystems sys = test_systems::fine_random_systems(cells, f.layout, gen);
+        const test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
         for (int ahead : {4, 8}) {
             const double e = test_systems::worst_relative_error(f.layout, gpu_solve(f, sys, ahead), sys.ref);
             EXPECT_LT(e, 1e-12) << "passes " << m << ", rows ahead " << ahead;
@@ -91,16 +83,14 @@ TEST(GpuFine, RandomTreesAndShapes) {
                                               std::uniform_int_distribution<int>(1, 40)(gen), gen));
     worst_over_passes(cells, 2048, 256, gen);
     for (const auto& shape : std::vector<std::vector<std::vector<int>>>{
-             {{-1}}, {chain(3000)}, {trees::star(1001)}, {comb(130)}, {{-1}, {-1, 0}, chain(7), trees::star(40)}})
+             {{-1}}, {trees::chain(3000)}, {trees::star(1001)}, {trees::comb(130)}, {{-1}, {-1, 0}, trees::chain(7), trees::star(40)}})
         for (int threads : {32, 256}) worst_over_passes(shape, 2048, threads, gen);
 }
 
 TEST(GpuFine, RealMorphologiesAndBusyring) {
     SKIP_WITHOUT_GPU();
     std::mt19937 gen(11);
-    std::vector<std::vector<int>> cells;
-    for (std::uint64_t gid = 0; gid < 64; ++gid)
-        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+    std::vector<std::vector<int>> cells = busyring_trees(64);
     int real = 0;
     for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir())) {
         if (e.path().extension() != ".swc") continue;
@@ -120,12 +110,10 @@ TEST(GpuFine, RealMorphologiesAndBusyring) {
 TEST(GpuFine, SameBitsEveryRun) {
     SKIP_WITHOUT_GPU();
     std::mt19937 gen(1);
-    std::vector<std::vector<int>> cells;
-    for (std::uint64_t gid = 0; gid < 256; ++gid)
-        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+    std::vector<std::vector<int>> cells = busyring_trees(256);
     cells.push_back(trees::star(1001));
     const FineNumbering f = fine_layout(cells, FineOptions{});
-    const test_systems::LayoutSystems sys = test_systems::fine_random_systems(cells, f.layout, gen);
+    const test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
     const std::vector<double> first = gpu_solve(f, sys);
     for (int run = 1; run < 20; ++run)
         ASSERT_EQ(0, std::memcmp(first.data(), gpu_solve(f, sys).data(), first.size() * sizeof(double))) << "run " << run;

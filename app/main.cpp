@@ -20,32 +20,20 @@
 
 namespace {
 
-// --solver: one spec that this build can run (parse_solver_spec says what is wrong).
-CLI::Validator solver_check() {
+// A CLI check that runs `parse` (parse_solver_spec or parse_solver_list) and reports what
+// it throws, so that a bad spec is refused before anything runs.
+template <class Parse>
+CLI::Validator spec_check(Parse parse, const std::string& description) {
     return CLI::Validator(
-        [](std::string& v) {
+        [parse](std::string& v) {
             try {
-                arbolito::parse_solver_spec(v);
+                parse(v);
                 return std::string();
             } catch (const std::invalid_argument& e) {
                 return std::string(e.what());
             }
         },
-        "SPEC");
-}
-
-// --solvers: every spec of the list, checked before anything runs.
-CLI::Validator solver_list_check() {
-    return CLI::Validator(
-        [](std::string& v) {
-            try {
-                arbolito::parse_solver_list(v);
-                return std::string();
-            } catch (const std::invalid_argument& e) {
-                return std::string(e.what());
-            }
-        },
-        "SPEC,...");
+        description);
 }
 
 }  // namespace
@@ -72,7 +60,7 @@ int main(int argc, char** argv) {
     run_cmd->add_option("model", run.model, "model file (JSON)")->required();
     run_cmd->add_option("-o,--output", run.output, "output file (default: <model name>.h5)");
     run_cmd->add_option("--solver", run.solver, "NAME[:KEY=VALUE]...: " + available_solver_names() + " (below)")
-        ->check(solver_check());
+        ->check(spec_check(parse_solver_spec, "SPEC"));
     // The old --layout, hidden: the run says where its options went (below).
     std::string old_layout;
     run_cmd->add_option("--layout", old_layout)->group("");
@@ -99,7 +87,7 @@ int main(int argc, char** argv) {
                         "comma-separated NAME[:KEY=VALUE]..., e.g. cpu,omp,gpu-cell:layout=interleaved; this build has " +
                             available_solver_names())
         ->required()
-        ->check(solver_list_check());
+        ->check(spec_check(parse_solver_list, "SPEC,..."));
     cmp_cmd->add_option("-o,--output", cmp.output, "output directory (default: <model name>_compare)");
     cmp_cmd->add_option("--threads", cmp.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
     cmp_cmd->add_option("--dt", cmp.dt, "time step, ms (overrides the model)");

@@ -21,7 +21,6 @@
 
 #include "bench/gpu_bench_util.hpp"
 #include "engine/cell_builders.hpp"
-#include "engine/discretization.hpp"
 #include "solvers/fine_layout.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu/hines_gpu_fine.hpp"
@@ -43,16 +42,12 @@ struct Options {
     double budget_s = 400;
 };
 
-// Busyring cells (Arbor's busyring geometry, discretised as the busyring network is: every_segment) with
-// branch probabilities {1, 0.5} ("high", the benchmark's) or {1, 0.25} ("low").
+// Busyring cells, discretised as the busyring network does, with branch probabilities
+// {1, 0.5} ("high", the benchmark's) or {1, 0.25} ("low").
 std::vector<std::vector<int>> busyring_batch(const std::string& set, int n) {
     BusyringParams p;
     if (set == "low") p.branch_probs = {1.0, 0.25};
-    std::vector<std::vector<int>> cells(n);
-#pragma omp parallel for schedule(dynamic, 16)
-    for (int c = 0; c < n; ++c)
-        cells[c] = discretize(busyring_cell(c, p), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent;
-    return cells;
+    return trees::busyring(n, p);
 }
 
 __global__ void set_rows(const int* idx, int n, double d, double u, double r, double* D, double* U, double* R) {
@@ -133,21 +128,16 @@ double check(const FineSchedule* s, const Layout& l, Buffers& b) {
 
 int main(int argc, char** argv) try {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--cells") o.cells = split_ints(next());
-        else if (a == "--sets") o.sets = split_list(next());
-        else if (a == "--reps") o.reps = std::stoi(next());
-        else if (a == "--anchor-cells") o.anchor_cells = std::stoi(next());
-        else if (a == "--no-anchor") o.anchor = false;
-        else if (a == "--tsv") o.tsv = next();
-        else if (a == "--summary") o.summary = next();
-        else if (a == "--budget-s") o.budget_s = std::stod(next());
-        else throw std::invalid_argument("unknown argument " + a);
+    for (Args a(argc, argv); a.next();) {
+        if (a.is("--cells")) o.cells = split_ints(a.value());
+        else if (a.is("--sets")) o.sets = split_list(a.value());
+        else if (a.is("--reps")) o.reps = std::stoi(a.value());
+        else if (a.is("--anchor-cells")) o.anchor_cells = std::stoi(a.value());
+        else if (a.is("--no-anchor")) o.anchor = false;
+        else if (a.is("--tsv")) o.tsv = a.value();
+        else if (a.is("--summary")) o.summary = a.value();
+        else if (a.is("--budget-s")) o.budget_s = std::stod(a.value());
+        else a.unknown();
     }
     if (!have_gpu()) {
         std::printf("fine_bench: no CUDA device, nothing measured\n");

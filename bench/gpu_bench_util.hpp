@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,26 @@ inline std::vector<int> split_ints(const std::string& s) {
     for (const auto& t : split_list(s)) out.push_back(std::stoi(t));
     return out;
 }
+
+// The benchmarks' command lines: `for (Args a(argc, argv); a.next();) { if (a.is("--x"))
+// x = a.value(); ... else a.unknown(); }`.
+class Args {
+public:
+    Args(int argc, char** argv) : argc_(argc), argv_(argv) {}
+    bool next() { return ++i_ < argc_ && (flag_ = argv_[i_], true); }
+    bool is(const char* name) const { return flag_ == name; }
+    // The value after the current flag.
+    std::string value() {
+        if (i_ + 1 >= argc_) throw std::invalid_argument(flag_ + " needs a value");
+        return argv_[++i_];
+    }
+    [[noreturn]] void unknown() const { throw std::invalid_argument("unknown argument " + flag_); }
+
+private:
+    int argc_, i_ = 0;
+    char** argv_;
+    std::string flag_;
+};
 
 // False, having said so, where no CUDA device is usable: a benchmark then measures nothing.
 inline bool have_gpu() {

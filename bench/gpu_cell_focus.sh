@@ -16,13 +16,7 @@ export LD_LIBRARY_PATH=$D/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 L=${OUT:-/tmp}/focus.log; : > "$L"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader >> "$L"
 T=$(mktemp -d)
-br() {  # cells tfinal solver-args...
-  local c=$1 tf=$2; shift 2
-  sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": $c/" examples/busyring.json > $T/m.json
-  echo "== busyring cells=$c tfinal=$tf $*" >> "$L"
-  timeout 300 $P/arbolito run $T/m.json --tfinal $tf --spikes-only --timings json -o $T/o.h5 "$@" 2>>"$L" | tail -1 >> "$L"
-  rm -f $T/o.h5
-}
+source bench/busyring_run.sh  # br CELLS TFINAL ARGS...
 [ -n "${FOCUS_TESTS:-}" ] && { echo "== gpu_tests" >> "$L"; timeout 200 $P/gpu_tests 2>&1 | grep -E '^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|error' >> "$L"; }
 for c in ${FOCUS_CELLS:-1024 8192}; do
   for k in ${FOCUS_KERNELS:-pipelined2 rowparent4 rowparent8}; do

@@ -30,13 +30,7 @@ if [ -n "${FINE_CELLS:-}" ]; then
   echo "== fine_bench --cells $FINE_CELLS ${FINE_BENCH_ARGS:-}" >> "$L"
   timeout 400 $P/fine_bench --cells "$FINE_CELLS" ${FINE_BENCH_ARGS:-} --summary $O/fine_summary.txt --tsv $O/fine_bench.tsv >> "$L" 2>&1
 fi
-br() {  # cells tfinal solver-args...
-  local c=$1 tf=$2; shift 2
-  sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": $c/" examples/busyring.json > $T/m.json
-  echo "== busyring cells=$c tfinal=$tf $*" >> "$L"
-  timeout 300 $P/arbolito run $T/m.json --tfinal $tf --spikes-only --timings json -o $T/o.h5 "$@" 2>>"$L" | tail -1 >> "$L"
-  rm -f $T/o.h5
-}
+source bench/busyring_run.sh  # br CELLS TFINAL ARGS...
 for c in ${FINE_BUSYRING:-}; do
   for s in ${FINE_SOLVERS:-gpu-fine gpu-cell}; do br $c ${FINE_TFINAL:-200} --solver $s; done
 done

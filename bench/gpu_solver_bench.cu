@@ -216,21 +216,16 @@ int main(int argc, char** argv) try {
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--sizes") o.sizes = split_ints(next());
-        else if (a == "--reps") o.reps = std::stoi(next());
-        else if (a == "--no-cpu") o.cpu = false;
-        else if (a == "--resident") o.resident = true;
-        else if (a == "--classes") o.classes = split_list(next());
-        else if (a == "--tsv") o.tsv = next();
-        else if (a == "--summary") o.summary = next();
-        else if (a == "--budget-s") o.budget_s = std::stod(next());
-        else throw std::invalid_argument("unknown argument " + a);
+    for (Args a(argc, argv); a.next();) {
+        if (a.is("--sizes")) o.sizes = split_ints(a.value());
+        else if (a.is("--reps")) o.reps = std::stoi(a.value());
+        else if (a.is("--no-cpu")) o.cpu = false;
+        else if (a.is("--resident")) o.resident = true;
+        else if (a.is("--classes")) o.classes = split_list(a.value());
+        else if (a.is("--tsv")) o.tsv = a.value();
+        else if (a.is("--summary")) o.summary = a.value();
+        else if (a.is("--budget-s")) o.budget_s = std::stod(a.value());
+        else a.unknown();
     }
     if (!have_gpu()) return 0;
     const Device dev;

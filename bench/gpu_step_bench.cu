@@ -81,22 +81,17 @@ int main(int argc, char** argv) try {
     std::string options, summary;  // options: gpu-cell's (docs/solvers.md) for parts (4) and (3)
     std::vector<std::uint64_t> solve_cells = {1024};
     double solve_tfinal = 5;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--cells") cells = std::stoull(next());
-        else if (a == "--synapses") synapses = std::stoul(next());
-        else if (a == "--tfinal") tfinal = std::stod(next());
-        else if (a == "--options") options = next();
-        else if (a == "--summary") summary = next();
-        else if (a == "--solve-cells") {
+    for (bench::Args a(argc, argv); a.next();) {
+        if (a.is("--cells")) cells = std::stoull(a.value());
+        else if (a.is("--synapses")) synapses = std::stoul(a.value());
+        else if (a.is("--tfinal")) tfinal = std::stod(a.value());
+        else if (a.is("--options")) options = a.value();
+        else if (a.is("--summary")) summary = a.value();
+        else if (a.is("--solve-cells")) {
             solve_cells.clear();
-            for (const std::string& t : bench::split_list(next())) solve_cells.push_back(std::stoull(t));
-        } else if (a == "--solve-tfinal") solve_tfinal = std::stod(next());
-        else throw std::invalid_argument("unknown argument " + a);
+            for (const std::string& t : bench::split_list(a.value())) solve_cells.push_back(std::stoull(t));
+        } else if (a.is("--solve-tfinal")) solve_tfinal = std::stod(a.value());
+        else a.unknown();
     }
     bench::Device dev;
     std::ostringstream out;

@@ -76,17 +76,12 @@ int main(int argc, char** argv) try {
     std::vector<int> ns = {64, 512}, batches = {2560, 25600, 256000};
     int reps = 20;
     std::string summary;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--n") ns = split_ints(next());
-        else if (a == "--nsys") batches = split_ints(next());
-        else if (a == "--reps") reps = std::stoi(next());
-        else if (a == "--summary") summary = next();
-        else throw std::invalid_argument("unknown argument " + a);
+    for (Args a(argc, argv); a.next();) {
+        if (a.is("--n")) ns = split_ints(a.value());
+        else if (a.is("--nsys")) batches = split_ints(a.value());
+        else if (a.is("--reps")) reps = std::stoi(a.value());
+        else if (a.is("--summary")) summary = a.value();
+        else a.unknown();
     }
     if (!have_gpu()) return 0;
     const Device dev;

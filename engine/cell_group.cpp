@@ -1,6 +1,5 @@
 #include "engine/cell_group.hpp"
 
-
 namespace arbolito {
 
 std::vector<double> axial_u(const FvmData& f) {

@@ -20,16 +20,26 @@ int count_cell_cvs(const CellDesc& c) { return count_cvs(*c.morphology, c.policy
 
 namespace {
 
-// Instances from items sorted by layout CV; params given per instance in catalogue order.
-void fill(MechInstances& mi, const std::vector<std::pair<int, std::pair<double, std::vector<double>>>>& items) {
-    const std::size_t n = items.size(), np = n ? items[0].second.second.size() : 0;
-    mi.params.assign(np * n, 0.0);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto& [cv, wp] = items[i];
+// A point mechanism's placements: layout CV and parameters (catalogue order).
+using Items = std::vector<std::pair<int, const std::vector<double>*>>;
+
+// Instances of a point mechanism (weight 1) from its items sorted by CV, stably (in
+// order of placement within a CV). Returns the instance of each item.
+std::vector<int> fill_points(MechInstances& mi, std::size_t n_params, const Items& items) {
+    const std::size_t n = items.size();
+    std::vector<int> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return items[a].first < items[b].first; });
+    std::vector<int> rank(n);
+    mi.params.assign(n_params * n, 0.0);
+    for (std::size_t r = 0; r < n; ++r) {
+        const auto& [cv, params] = items[order[r]];
+        rank[order[r]] = static_cast<int>(r);
         mi.cv.push_back(cv);
-        mi.weight.push_back(wp.first);
-        for (std::size_t k = 0; k < np; ++k) mi.params[k * n + i] = wp.second.at(k);
+        mi.weight.push_back(1.0);
+        for (std::size_t q = 0; q < n_params; ++q) mi.params[q * n + r] = params->at(q);
     }
+    return rank;
 }
 
 }  // namespace
@@ -59,10 +69,9 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     // own). Density instances are first marked per layout CV (which paint of the cell
     // won), then listed in CV order: each CV holds at most one instance of a mechanism, so
     // CV order is the order a sort by CV gave, with no per-CV allocation.
-    std::vector<std::string> density_names;  // and their all_mechanisms indices
-    std::vector<int> density_index;
+    std::vector<const MechInfo*> density;
     for (const MechInfo& mi : mechanism_infos())
-        if (mi.kind == MechKind::density) density_names.push_back(mi.name), density_index.push_back(mi.index);
+        if (mi.kind == MechKind::density) density.push_back(&mi);
     // Scratch of n ints each, first touched in parallel (a serial fill of gigabytes of
     // fresh pages costs seconds). owner and natural are read only where a paint is marked.
     constexpr long block = 1 << 16;
@@ -75,7 +84,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         return a;
     };
     std::vector<std::unique_ptr<int[]>> paint_at;
-    for (std::size_t k = 0; k < density_names.size(); ++k) paint_at.push_back(scratch(true));
+    for (std::size_t k = 0; k < density.size(); ++k) paint_at.push_back(scratch(true));
     const std::unique_ptr<int[]> owner = scratch(false), natural = scratch(false);  // cell, natural CV of a layout CV
     parallel_for(nc, 16, [&](long c) {
         const CellDesc& desc = m.cells[f.gids[c]];
@@ -101,8 +110,9 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         // A later paint of the same mechanism on a CV replaces an earlier one.
         for (std::size_t pi = 0; pi < desc.paints.size(); ++pi) {
             const Paint& p = desc.paints[pi];
-            const auto k = std::find(density_names.begin(), density_names.end(), p.mechanism) - density_names.begin();
-            if (k == static_cast<long>(density_names.size())) continue;
+            const auto k = std::find_if(density.begin(), density.end(),
+                                        [&](const MechInfo* mi) { return mi->name == p.mechanism; }) - density.begin();
+            if (k == static_cast<long>(density.size())) continue;
             for (int i = 0; i < cvs.size(); ++i) {
                 if (cvs.area[i] <= 0) continue;
                 if (p.tag >= 0 && branches[cvs.branch[i]].tag != p.tag) continue;
@@ -110,7 +120,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
             }
         }
     });
-    for (std::size_t k = 0; k < density_names.size(); ++k) {
+    for (std::size_t k = 0; k < density.size(); ++k) {
         // Blocks of CVs count their instances, then write them from their offsets.
         const int* at = paint_at[k].get();
         std::vector<std::size_t> first(n_blocks + 1, 0);
@@ -120,12 +130,10 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         for (long b = 0; b < n_blocks; ++b) first[b + 1] += first[b];
         const std::size_t count = first[n_blocks];
         if (count == 0) continue;
-        MechInstances& mi = f.mechs[density_index[k]];
+        MechInstances& mi = f.mechs[density[k]->index];
         mi.cv.resize(count);
         mi.weight.resize(count);
-        int some = 0;  // a CV with an instance: the mechanism's parameter count
-        while (at[some] < 0) ++some;
-        const std::size_t n_params = m.cells[f.gids[owner[some]]].paints[at[some]].params.size();
+        const std::size_t n_params = density[k]->params.size();
         mi.params.assign(n_params * count, 0.0);
         parallel_for(n_blocks, 1, [&](long b) {
             std::size_t j = first[b];
@@ -142,7 +150,6 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         paint_at[k].reset();
     }
 
-    using Items = std::vector<std::pair<int, std::pair<double, std::vector<double>>>>;
     std::array<Items, n_mechanisms> points;  // per point mechanism, in order of placement
     f.target_offset.push_back(0);
     f.detector_offset.push_back(0);
@@ -164,11 +171,11 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
             const int L = idx[cvs.locate(s.where.branch, s.where.x)];
             const int x = point_index(s.mechanism);
             pending_targets.push_back({x, static_cast<int>(points[x].size())});
-            points[x].push_back({L, {1.0, s.params}});
+            points[x].push_back({L, &s.params});
         }
         f.target_offset.push_back(f.target_offset.back() + desc.synapses.size());
         for (const Placement& s : desc.stimuli)
-            points[point_index(s.mechanism)].push_back({idx[cvs.locate(s.where.branch, s.where.x)], {1.0, s.params}});
+            points[point_index(s.mechanism)].push_back({idx[cvs.locate(s.where.branch, s.where.x)], &s.params});
         for (const Detector& d : desc.detectors) {
             f.detector_cv.push_back(idx[cvs.locate(d.where.branch, d.where.x)]);
             f.detector_threshold.push_back(d.threshold);
@@ -191,22 +198,9 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     }
 
     // Point mechanisms: sort by CV, then translate each target to its sorted instance.
-    auto sort_points = [](Items& items, MechInstances& mi) {
-        std::vector<int> order(items.size());
-        for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return items[a].first < items[b].first; });
-        std::vector<int> rank(items.size());
-        Items sorted;
-        for (std::size_t r = 0; r < order.size(); ++r) {
-            rank[order[r]] = static_cast<int>(r);
-            sorted.push_back(items[order[r]]);
-        }
-        fill(mi, sorted);
-        return rank;
-    };
     std::array<std::vector<int>, n_mechanisms> rank;
     for (int x = 0; x < n_mechanisms; ++x)
-        if (!points[x].empty()) rank[x] = sort_points(points[x], f.mechs[x]);
+        if (!points[x].empty()) rank[x] = fill_points(f.mechs[x], mechanism_infos()[x].params.size(), points[x]);
     for (const auto& [x, k] : pending_targets) {
         f.target_mech.push_back(static_cast<std::uint8_t>(x));
         f.target_instance.push_back(rank[x][k]);

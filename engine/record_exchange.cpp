@@ -47,26 +47,31 @@ bool RecordExchange::exchange(bool ok, const std::vector<Spike>& spikes, const s
 
 void RecordExchange::to_sink(const std::vector<double>& gathered, double t) {
     if (!gathered.empty()) {
-        // Rank r's rows hold its columns; side by side they are the gid order.
         long ncol_all = 0, nf = -1;
+        int holders = 0;  // ranks that record columns
         for (const auto& h : head_) {
             ncol_all += h.n_columns;
             if (h.n_columns > 0) {
                 const long f = h.n_values / h.n_columns;
                 if (nf >= 0 && f != nf) throw std::logic_error("ranks recorded different numbers of frames");
                 nf = f;
+                ++holders;
             }
         }
-        rows_.resize(nf * ncol_all);
-        std::size_t at = 0;
-        long col = 0;
-        for (const auto& h : head_) {
-            for (long f = 0; f < nf && h.n_columns > 0; ++f)
-                std::copy_n(gathered.data() + at + f * h.n_columns, h.n_columns, rows_.data() + f * ncol_all + col);
-            at += h.n_values;
-            col += h.n_columns;
+        if (holders == 1) {
+            sink_.frames(gathered.data(), nf);  // one rank's rows are all columns already
+        } else {
+            // Rank r's rows hold its columns; side by side they are the gid order.
+            rows_.resize(nf * ncol_all);
+            std::size_t at = 0;
+            long col = 0;
+            for (const auto& h : head_) {
+                place_columns(gathered.data() + at, nf, h.n_columns, rows_.data(), ncol_all, col);
+                at += h.n_values;
+                col += h.n_columns;
+            }
+            sink_.frames(rows_.data(), nf);
         }
-        sink_.frames(rows_.data(), nf);
     }
     sink_.spikes(global_);
     sink_.epoch_done(t);

@@ -2,6 +2,7 @@
 // What a run hands out and how it crosses ranks (docs/mpi.md): once per epoch every
 // rank's spikes go to every rank (in one global order) and every rank's frames to rank 0,
 // whose sink receives them in gid order; at the end the run's report is reduced over ranks.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -37,6 +38,12 @@ struct RunReport {
     std::size_t n_spikes = 0;
     std::size_t n_events = 0;       // events queued (generators and spikes through connections)
 };
+
+// Copies n_frames rows of n values (one block's columns) into columns [col, col + n) of
+// rows `width` values wide: blocks of columns side by side make the gid order.
+inline void place_columns(const double* block, std::size_t n_frames, long n, double* rows, long width, long col) {
+    for (std::size_t f = 0; f < n_frames && n > 0; ++f) std::copy_n(block + f * n, n, rows + f * width + col);
+}
 
 // One rank's side of the per-epoch exchange of spikes and frames.
 class RecordExchange {

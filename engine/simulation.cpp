@@ -102,10 +102,36 @@ void Simulation::collect(std::vector<std::vector<Spike>>& spikes, std::vector<st
     long col = 0;
     for (int g = 0; g < ng; ++g) {
         const int gc = groups_[g]->n_columns();
-        for (std::size_t f = 0; f < nf && gc > 0; ++f)
-            std::copy_n(frames[g].data() + f * gc, gc, out_rows.data() + f * ncol + col);
+        place_columns(frames[g].data(), nf, gc, out_rows.data(), ncol, col);
         col += gc;
         frames[g].clear();
+    }
+}
+
+SpikeFanout::Target Simulation::target_of(std::uint64_t gid, std::uint32_t synapse) const {
+    const int g = static_cast<int>(std::upper_bound(group_first_gid_.begin(), group_first_gid_.end(), gid) -
+                                   group_first_gid_.begin()) - 1;
+    return {g, groups_[g]->data().target_offset[gid - group_first_gid_[g]] + synapse};
+}
+
+std::size_t Simulation::queue_generators(EventBuckets& queue) const {
+    std::size_t n = 0;
+    for (const auto& gen : model_.generators) {
+        if (gen.target < gid_begin_ || gen.target >= gid_end_) continue;
+        const SpikeFanout::Target to = target_of(gen.target, gen.synapse);
+        for (double t : gen.times) queue.push(0, to.group, {delivery_step(t, steps_.dt, steps_.rules), t, to.target, gen.weight});
+        n += gen.times.size();
+    }
+    return n;
+}
+
+void Simulation::fill_report(RunReport& rep) const {
+    rep.steps = n_steps_;
+    rep.ranks = opt_.comm->size();
+    rep.pipelined = opt_.pipeline;
+    for (const auto& g : groups_) {
+        rep.phases += g->times();
+        rep.n_cv += g->data().n_real_cv();
     }
 }
 
@@ -117,25 +143,15 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     Stopwatch total;
     const int ng = n_groups();
     const double dt = steps_.dt;
-    auto local = [&](std::uint64_t gid) { return gid >= gid_begin_ && gid < gid_end_; };
 
     // The exchange's threads, the connections onto this rank's cells split among them,
-    // and the queue they fill.
+    // and the queue they fill, holding the generators' events from the start.
     ThreadTeam team(exchange_threads_);
-    auto resolve = [&](std::uint64_t gid, std::uint32_t syn) -> SpikeFanout::Target {
-        const int g = static_cast<int>(std::upper_bound(group_first_gid_.begin(), group_first_gid_.end(), gid) -
-                                       group_first_gid_.begin()) - 1;
-        return {g, groups_[g]->data().target_offset[gid - group_first_gid_[g]] + syn};
-    };
-    SpikeFanout fanout(model_.connections, gid_begin_, gid_end_, team.size(), resolve, team);
+    SpikeFanout fanout(model_.connections, gid_begin_, gid_end_, team.size(),
+                       [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); }, team);
     const long horizon = static_cast<long>(std::ceil(fanout.max_delay() / dt)) + 1;
     EventBuckets queue(ng, epoch_steps_, n_steps_, horizon, team.size());
-    for (const auto& gen : model_.generators) {
-        if (!local(gen.target)) continue;
-        const SpikeFanout::Target to = resolve(gen.target, gen.synapse);
-        for (double t : gen.times) queue.push(0, to.group, {delivery_step(t, dt, steps_.rules), t, to.target, gen.weight});
-        rep.n_events += gen.times.size();
-    }
+    rep.n_events += queue_generators(queue);
     std::vector<std::vector<StepEvent>> current(ng), next(ng);
 
     // What the groups recorded in an epoch, and what the next exchange hands over.
@@ -209,13 +225,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
 
     rep.run_s = total.lap();
     rep.mpi_s = comm.seconds() - comm_before;
-    rep.steps = n_steps_;
-    rep.ranks = comm.size();
-    rep.pipelined = opt_.pipeline;
-    for (const auto& g : groups_) {
-        rep.phases += g->times();
-        rep.n_cv += g->data().n_real_cv();
-    }
+    fill_report(rep);
     reduce_over_ranks(rep, comm);
     return rep;
 }

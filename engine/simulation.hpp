@@ -10,10 +10,12 @@
 
 #include "engine/cell_group.hpp"
 #include "engine/communicator.hpp"
+#include "engine/event_buckets.hpp"
 #include "engine/model.hpp"
 #include "engine/record_exchange.hpp"
 #include "engine/solver_spec.hpp"
 #include "engine/spike.hpp"
+#include "engine/spike_fanout.hpp"
 #include "engine/timings.hpp"
 
 namespace arbolito {
@@ -52,6 +54,12 @@ private:
     // empties) into one list and rows of this rank's columns, groups in gid order.
     void collect(std::vector<std::vector<Spike>>& spikes, std::vector<std::vector<double>>& frames,
                  std::vector<Spike>& out_spikes, std::vector<double>& out_rows) const;
+    // The group and group-local target of synapse `synapse` of local cell `gid`.
+    SpikeFanout::Target target_of(std::uint64_t gid, std::uint32_t synapse) const;
+    // Queues the events of the generators onto this rank's cells; returns how many.
+    std::size_t queue_generators(EventBuckets& queue) const;
+    // This rank's part of rep: steps, ranks, pipelining, the groups' phases and CVs.
+    void fill_report(RunReport& rep) const;
 
     const Model& model_;
     SimOptions opt_;

@@ -3,8 +3,9 @@
 namespace arbolito {
 
 // Each solver's entry, defined in its own file (engine/cpu/cpu_solvers.cpp,
-// engine/gpu/gpu_cell_solver.cpp, engine/gpu/gpu_fine_solver.cpp). A list, not static self-registration: a static library
-// drops object files nothing refers to, and their registrars with them.
+// engine/gpu/gpu_cell_solver.cpp, engine/gpu/gpu_fine_solver.cpp). A list, not static
+// self-registration: a static library drops object files nothing refers to, and their
+// registrars with them.
 SolverInfo cpu_solver();
 SolverInfo omp_solver();
 SolverInfo gpu_cell_solver();
@@ -15,16 +16,10 @@ const std::vector<SolverInfo>& all_solvers() {
     return list;
 }
 
-std::vector<const SolverInfo*> available_solvers() {
-    std::vector<const SolverInfo*> out;
-    for (const SolverInfo& s : all_solvers())
-        if (s.make_group) out.push_back(&s);
-    return out;
-}
-
 std::string available_solver_names() {
     std::string out;
-    for (const SolverInfo* s : available_solvers()) out += (out.empty() ? "" : ", ") + s->name;
+    for (const SolverInfo& s : all_solvers())
+        if (s.make_group) out += (out.empty() ? "" : ", ") + s.name;
     return out;
 }
 

@@ -47,9 +47,7 @@ struct SolverInfo {
 
 // Every solver arbolito knows, in help order, whether this build has it or not.
 const std::vector<SolverInfo>& all_solvers();
-// Those this build can run.
-std::vector<const SolverInfo*> available_solvers();
-// Their names, comma-separated (help texts, errors).
+// The names of those this build can run, comma-separated (help texts, errors).
 std::string available_solver_names();
 // The solver of that name, or null.
 const SolverInfo* find_solver(const std::string& name);

@@ -33,15 +33,6 @@ std::vector<std::string> mechanism_names() {
     return out;
 }
 
-const char* to_string(MechKind k) {
-    switch (k) {
-        case MechKind::density: return "density";
-        case MechKind::synapse: return "synapse";
-        case MechKind::stimulus: return "stimulus";
-    }
-    return "?";
-}
-
 std::vector<double> resolve_params(const std::string& mech, const std::map<std::string, double>& given) {
     const MechInfo* info = find_mechanism(mech);
     if (!info) throw std::invalid_argument("unknown mechanism '" + mech + "'");

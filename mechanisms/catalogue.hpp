@@ -22,7 +22,6 @@ const MechInfo* find_mechanism(const std::string& name);
 std::vector<std::string> mechanism_names();  // sorted
 // Every mechanism in list order: all_mechanisms' index i is element i.
 const std::vector<MechInfo>& mechanism_infos();
-const char* to_string(MechKind k);
 
 // Defaults overlaid with the given values, in the catalogue's parameter order.
 // Throws std::invalid_argument naming an unknown parameter.

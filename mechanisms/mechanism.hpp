@@ -1,10 +1,9 @@
 #pragma once
 // The description format every mechanism follows (docs/mechanisms.md): a struct with its
 // name, kind, parameters, states and per-instance constants, and static ARB_HD functions
-// that act on one instance. The engine loops over mechanism_list (all.hpp) and calls them
+// that act on one instance. The engine loops over all_mechanisms (all.hpp) and calls them
 // on both backends, so a mechanism is one header plus one line in that list.
 #include <array>
-#include <cstddef>
 #include <limits>
 
 #include "core/hd.hpp"

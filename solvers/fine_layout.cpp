@@ -113,14 +113,13 @@ CellBranches cell_branches(const std::vector<int>& p, const FineOptions& o) {
     cb.level = t.level;
     cb.n_levels = t.n_levels;
     if (o.split) {
-        // A branch more than twice as long as its level's median is cut in two: the
-        // distal half becomes its only child, one level down, and the subtree below it
-        // moves down one level. Once, top-down, so that a level's new median is seen
-        // by the next.
+        // A branch more than twice as long as its level's median (the medians of the
+        // unsplit tree) is cut in two: the distal half becomes its only child, one level
+        // down, and the subtree below it moves down one level.
         CellBranches s;
         s.n_cv = n;
         s.offset.push_back(0);
-        std::vector<int> new_id(t.n_branches()), tail_id(t.n_branches());
+        std::vector<int> tail_id(t.n_branches());  // the piece a branch's children hang from
         std::vector<int> shift(t.n_branches(), 0);  // levels a branch moved down
         std::vector<std::vector<int>> lengths(t.n_levels);
         for (int b = 0; b < t.n_branches(); ++b) lengths[t.level[b]].push_back(t.length(b));
@@ -144,12 +143,9 @@ CellBranches cell_branches(const std::vector<int>& p, const FineOptions& o) {
                 s.n_levels = std::max(s.n_levels, level + 1);
                 return static_cast<int>(s.parent.size()) - 1;
             };
-            new_id[b] = add(0, head, pb >= 0 ? tail_id[pb] : -1, lev);
-            tail_id[b] = new_id[b];
-            if (cut) {
-                tail_id[b] = add(head, len, new_id[b], lev + 1);
-                ++shift[b];
-            }
+            const int head_id = add(0, head, pb >= 0 ? tail_id[pb] : -1, lev);
+            tail_id[b] = cut ? add(head, len, head_id, lev + 1) : head_id;
+            shift[b] += cut;
         }
         // Parents before children still holds: a branch's pieces come right after it,
         // and its children after them. Levels need not be ascending: the placement sorts.
@@ -227,6 +223,12 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
                 s.pos_base.push_back(s.pos_base.back() + n_i);
             }
             const int* pos = s.pos_base.data() + lev.pos0;
+            // The numbering's parent of each position: the position before it on the
+            // branch, or the parent CV for position 0; unsorted, the padding positions
+            // past a branch's end hang from the one before (inert rows: d = 1, u = 0,
+            // rhs = 0).
+            const int at = blk.first_cv + base;
+            l.parent.resize(at + pos[longest], -1);
             for (int k = 0; k < lev.n; ++k) {
                 const auto [c, b] = v[k];
                 const CellBranches& x = cells[c];
@@ -234,10 +236,14 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
                 local_id[c - c0][b] = lev.branch0 + k;
                 const int pb = x.parent[b];
                 const int parent_cv = pb < 0 ? -1 : last_cv[local_id[c - c0][pb]];
-                if (pb >= 0 && parent_cv < 0) throw std::logic_error("fine_layout: parent branch not placed before its child");
                 s.length.push_back(len);
                 s.parent_cv.push_back(parent_cv);
-                for (int i = 0; i < len; ++i) l.index[c][x.cv[x.offset[b] + i]] = blk.first_cv + base + pos[i] + k;
+                for (int i = 0; i < len; ++i) l.index[c][x.cv[x.offset[b] + i]] = at + pos[i] + k;
+                l.parent[at + pos[0] + k] = pb < 0 ? -1 : blk.first_cv + parent_cv;
+                for (int i = 1; i < longest && pos[i + 1] - pos[i] > k; ++i) {
+                    l.parent[at + pos[i] + k] = at + pos[i - 1] + k;
+                    if (i >= len) l.padding.push_back(at + pos[i] + k);
+                }
                 last_cv.push_back(base + pos[len - 1] + k);
             }
             base += pos[longest];
@@ -248,7 +254,6 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         blk.n_pos = static_cast<int>(s.pos_base.size()) - blk.pos0;
         blk.n_branches = static_cast<int>(last_cv.size());
         blk.threads = std::min(o.max_threads, std::max(32, (widest + 31) / 32 * 32));
-        blk.in_shared = 0;  // decided below, once the children are counted
 
         // Children of each block-local branch, in block-local order (a fixed order).
         std::vector<std::vector<int>> children(blk.n_branches);
@@ -262,8 +267,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             s.child_begin.push_back(static_cast<int>(s.child.size()));
         }
         blk.n_child = s.child_begin.back() - s.child_begin[blk.branch0];
-        blk.in_shared = 24L * blk.n_cv + 16L * blk.n_branches + 4L * FineSchedule::schedule_ints(blk) <= o.shared_bytes;
-        s.max_shared_bytes = std::max(s.max_shared_bytes, FineSchedule::shared_bytes(blk));
+        blk.in_shared = FineSchedule::data_bytes(blk) + FineSchedule::schedule_bytes(blk) <= o.shared_bytes;
         s.blocks.push_back(blk);
         next_cv += blk.n_cv;
         if (next_cv > std::numeric_limits<int>::max()) throw std::invalid_argument("fine_layout: more CVs than an int counts");
@@ -271,31 +275,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
     }
     l.n_cv = static_cast<int>(next_cv);
 
-    // Parents in the numbering: the previous position of the branch, or the parent CV
-    // for position 0. Unsorted levels pad every branch to the level's longest: a padding
-    // CV hangs from the position before it (an inert row: d = 1, u = 0, rhs = 0).
-    l.parent.assign(l.n_cv, -2);
-    for (const auto& blk : s.blocks) {
-        for (int L = 0; L < blk.n_levels; ++L) {
-            const auto& lev = s.levels[blk.level0 + L];
-            const int* pos = s.pos_base.data() + lev.pos0;
-            const int at = blk.first_cv + lev.base;
-            for (int k = 0; k < lev.n; ++k) {
-                const int b = blk.branch0 + lev.branch0 + k;
-                const int pcv = s.parent_cv[b];
-                l.parent[at + pos[0] + k] = pcv < 0 ? -1 : blk.first_cv + pcv;
-                for (int i = 1; i < lev.positions; ++i) {
-                    if (pos[i + 1] - pos[i] <= k) break;  // sorted: this branch ended
-                    l.parent[at + pos[i] + k] = at + pos[i - 1] + k;
-                    if (i >= s.length[b]) l.padding.push_back(at + pos[i] + k);
-                }
-            }
-        }
-    }
-    std::sort(l.padding.begin(), l.padding.end());
-    check_fine_schedule(s);
-    for (int x = 0; x < l.n_cv; ++x)
-        if (l.parent[x] == -2) throw std::logic_error("fine_layout: CV " + std::to_string(x) + " not placed");
+    std::sort(l.padding.begin(), l.padding.end());  // levels interleave branches and padding
     return out;
 }
 

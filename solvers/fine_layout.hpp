@@ -63,17 +63,17 @@ struct FineSchedule {
     std::vector<int> parent_cv;      // block-local CV the branch's position 0 hangs from; -1: a root
     std::vector<int> child_begin;    // children: child[child_begin[b] .. child_begin[b+1]-1],
     std::vector<int> child;          // block-local branch indices, in a fixed order
-    int max_shared_bytes = 0;        // the largest dynamic shared memory a block needs
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
     // parent CV and children), and in shared mode d, u, rhs per CV and the folds (two
     // doubles per branch; in device-memory mode they stay there).
-    static int schedule_ints(const Block& b) {
-        return b.n_pos + 5 * b.n_levels + 3 * b.n_branches + 1 + b.n_child;
+    static long data_bytes(const Block& b) { return 24L * b.n_cv + 16L * b.n_branches; }
+    static long schedule_bytes(const Block& b) {
+        return 8L * ((b.n_pos + 5L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 1) / 2);
     }
     static int shared_bytes(const Block& b) {
-        return (b.in_shared ? 24 * b.n_cv + 16 * b.n_branches : 0) + 8 * ((schedule_ints(b) + 1) / 2);
+        return static_cast<int>((b.in_shared ? data_bytes(b) : 0) + schedule_bytes(b));
     }
 };
 

@@ -349,9 +349,4 @@ std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begi
     return std::make_unique<gpu::GpuCellGroup>(std::move(f), s, o, std::move(solve));
 }
 
-std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
-                                               const GpuGroupOptions& o, const StepSettings& s, int local_rank) {
-    return make_gpu_group(m, gid_begin, gid_end, "gpu-cell", gpu_cell_parts(o), o, s, local_rank);
-}
-
 }  // namespace arbolito

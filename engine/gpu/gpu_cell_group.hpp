@@ -37,7 +37,6 @@ GpuGroupOptions gpu_group_options(const SolverOptions& o);
 std::vector<SolverOption> gpu_step_keys();
 void apply_gpu_step_keys(const SolverOptions& o, GpuGroupOptions& g);
 GpuGroupOptions parse_gpu_options(const std::string& options);
-const char* default_gpu_layout();
 
 // Makes GPU (local_rank mod the visible devices) current for this process: the node's
 // ranks take its GPUs round-robin. std::runtime_error naming `solver` where no CUDA
@@ -63,9 +62,5 @@ GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o);
 std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
                                           const std::string& solver, const GpuSolverParts& parts,
                                           const GpuGroupOptions& o, const StepSettings& s, int local_rank = 0);
-
-// Solver gpu-cell's group (tests, benchmarks): make_gpu_group with gpu_cell_parts(o).
-std::unique_ptr<CellGroup> make_gpu_cell_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
-                                               const GpuGroupOptions& o, const StepSettings& s, int local_rank = 0);
 
 }  // namespace arbolito

@@ -29,8 +29,6 @@ SolverOption kernel_option() {
 
 }  // namespace
 
-const char* default_gpu_layout() { return "block-interleaved:32"; }
-
 GpuGroupOptions gpu_group_options(const SolverOptions& o) {
     GpuGroupOptions g;
     g.layout = o.at("layout") == "block-interleaved" ? "block-interleaved:" + o.at("block") : o.at("layout");

@@ -19,6 +19,7 @@ namespace arbolito {
 
 namespace {
 
+#ifdef ARBOLITO_HAVE_CUDA
 FineOptions fine_options(const SolverOptions& o) {
     FineOptions f;
     f.sort = o.at("sort") == "on";
@@ -29,7 +30,6 @@ FineOptions fine_options(const SolverOptions& o) {
     return f;
 }
 
-#ifdef ARBOLITO_HAVE_CUDA
 class GpuFineSolve final : public GpuSolve {
 public:
     GpuFineSolve(const FineSchedule& s, int ahead) : plan_(gpu::make_gpu_fine_plan(s, ahead)) {}

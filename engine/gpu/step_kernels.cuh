@@ -49,9 +49,9 @@ __global__ void current_kernel(MechColumns m, typename M::Globals gl, double t_m
             if constexpr (M::kind == MechKind::synapse)
                 current_terms(i_m, g_m, v[c], dd, dr);
             else
-                dr = i_m;  // the injected current (add_injected)
+                dr = i_m;  // the injected current (add_injected); dd stays 0
         }
-        point_add<Mode>(k, m.n, m.cv, M::kind == MechKind::synapse ? dd : 0.0, dr, d, rhs);
+        point_add<Mode>(k, m.n, m.cv, dd, dr, d, rhs);
     }
 }
 

@@ -85,15 +85,17 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     check_fine_schedule(s);
     GpuFinePlan p;
     p.n_blocks = s.n_blocks();
-    for (const auto& b : s.blocks) p.threads = std::max(p.threads, b.threads);
-    p.shared_bytes = s.max_shared_bytes;
+    for (const auto& b : s.blocks) {
+        p.threads = std::max(p.threads, b.threads);
+        p.shared_bytes = std::max(p.shared_bytes, FineSchedule::shared_bytes(b));
+    }
     int dev = 0, optin = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (p.shared_bytes > optin)
         throw std::invalid_argument("gpu-fine: a block needs " + std::to_string(p.shared_bytes) +
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
-                                    " (lower the shared-memory budget)");
+                                    " (use smaller blocks, or memory=device)");
     if (ahead != 4 && ahead != 8) throw std::invalid_argument("gpu-fine: rows ahead must be 4 or 8");
     p.ahead = ahead;
     for (auto* k : {fine_solve_kernel<4>, fine_solve_kernel<8>})

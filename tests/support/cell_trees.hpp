@@ -17,6 +17,7 @@
 #if defined(__CUDACC__) && !defined(EIGEN_NO_CUDA)
 #define EIGEN_NO_CUDA
 #endif
+#include "engine/cell_builders.hpp"
 #include "engine/discretization.hpp"
 #include "io/swc.hpp"
 #endif
@@ -107,6 +108,16 @@ inline Tree variant(const Tree& base, int target, std::mt19937& gen) {
         for (int k = 1; k < len; ++k) p.push_back(static_cast<int>(p.size()) - 1);
     }
     return p;
+}
+
+// The CV trees of busyring cells 0 .. n-1, discretised as the busyring network does
+// (every segment a CV).
+inline std::vector<Tree> busyring(int n, const BusyringParams& p = {}) {
+    std::vector<Tree> cells(n);
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int c = 0; c < n; ++c)
+        cells[c] = discretize(busyring_cell(c, p), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent;
+    return cells;
 }
 
 // An unbranched cable of n CVs.

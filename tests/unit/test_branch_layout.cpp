@@ -9,8 +9,6 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/cell_trees.hpp"
-#include "engine/cell_builders.hpp"
-#include "engine/discretization.hpp"
 #include "solvers/branch_layout.hpp"
 #include "tests/support/layout_systems.hpp"
 
@@ -76,10 +74,7 @@ TEST(BranchLayout, RandomTreesEveryBlockSize) {
 
 TEST(BranchLayout, BusyringCells) {
     std::mt19937 gen(5);
-    std::vector<std::vector<int>> cells;
-    for (std::uint64_t gid = 0; gid < 40; ++gid)
-        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0},
-                                   std::vector<double>(1000, 100.0)).parent);
+    const std::vector<std::vector<int>> cells = trees::busyring(40);
     EXPECT_LT(solve_both(cells, 32, gen), 1e-12);
     const BranchNumbering g = branch_level_layout(cells, 32);
     const BranchSchedule s = branch_schedule(g.layout, g.slots);

@@ -11,11 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cell_builders.hpp"
-#include "engine/discretization.hpp"
 #include "solvers/branch_tree.hpp"
 #include "solvers/fine_layout.hpp"
-#include "solvers/hines.hpp"
 #include "tests/support/cell_trees.hpp"
 #include "tests/support/layout_systems.hpp"
 
@@ -71,6 +68,7 @@ void check_numbering(const std::vector<std::vector<int>>& np, const FineNumberin
     }
     for (int x : l.padding) ++seen[x];
     for (int x = 0; x < l.n_cv; ++x) ASSERT_EQ(seen[x], 1) << "layout CV " << x;
+    EXPECT_NO_THROW(check_fine_schedule(f.schedule));
     EXPECT_EQ(static_cast<long>(l.padding.size()), l.n_cv - real);
 }
 
@@ -124,9 +122,7 @@ TEST(FineLayout, AwkwardShapes) {
 
 TEST(FineLayout, RealAndBusyringCells) {
     std::mt19937 gen(5);
-    std::vector<std::vector<int>> cells;
-    for (std::uint64_t gid = 0; gid < 12; ++gid)
-        cells.push_back(discretize(busyring_cell(gid, {}), {CvPolicy::every_segment, 1, 0}, std::vector<double>(1000, 100.0)).parent);
+    std::vector<std::vector<int>> cells = trees::busyring(12);
     // Every morphology in tests/data that the reader accepts (a few are there to be refused).
     int real = 0;
     for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir())) {

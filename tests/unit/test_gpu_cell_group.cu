@@ -199,7 +199,7 @@ const std::vector<std::string> all_layouts = {"layout=flat", "layout=interleaved
 
 TEST(GpuOptions, Parse) {
     auto o = parse_gpu_options("");
-    EXPECT_EQ(o.layout, default_gpu_layout());
+    EXPECT_EQ(o.layout, "block-interleaved:32");
     EXPECT_EQ(o.point_sum, PointSum::segmented);
     EXPECT_TRUE(o.phase_times);
     EXPECT_EQ(o.solve_threads, 0);
@@ -208,7 +208,7 @@ TEST(GpuOptions, Parse) {
     EXPECT_EQ(o.point_sum, PointSum::atomic);
     EXPECT_FALSE(o.phase_times);
     o = parse_gpu_options("sum=atomic");
-    EXPECT_EQ(o.layout, default_gpu_layout());
+    EXPECT_EQ(o.layout, "block-interleaved:32");
     EXPECT_EQ(o.point_sum, PointSum::atomic);
     o = parse_gpu_options("block=64:kernel=plain:threads=64");
     EXPECT_EQ(o.layout, "block-interleaved:64");
@@ -362,8 +362,8 @@ TEST(GpuFineGroup, RingAndBusyringMatchCpu) {
     }
 }
 
-// Every mechanism, cells of every size (the largest beyond a block's shared memory with
-// block=100000 and memory=shared, so small and large blocks mix).
+// Every mechanism, cells from 1 to over 600 CVs, every variant. (Blocks in shared and in
+// device memory within one launch: GpuFine.RealMorphologiesAndBusyring.)
 TEST(GpuFineGroup, MixedSizesEveryMechanismMatchesCpu) {
     SKIP_WITHOUT_GPU();
     const Model m = mixed_model(true);

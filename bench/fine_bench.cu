@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench/gpu_bench_util.hpp"
+#include "bench/solve_buffers.hpp"
 #include "engine/cell_builders.hpp"
 #include "solvers/fine_layout.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
@@ -49,36 +50,6 @@ std::vector<std::vector<int>> busyring_batch(const std::string& set, int n) {
     if (set == "low") p.branch_probs = {1.0, 0.25};
     return trees::busyring(n, p);
 }
-
-__global__ void set_rows(const int* idx, int n, double d, double u, double r, double* D, double* U, double* R) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    if (D) D[idx[i]] = d;
-    if (U) U[idx[i]] = u;
-    if (R) R[idx[i]] = r;
-}
-
-// d0, rhs0 pristine; d, u, rhs solved in place (restored before each repetition).
-struct Buffers {
-    DeviceArray<double> d0, r0, d, u, r;
-    Buffers(const Layout& l, std::uint64_t seed) : d0(l.n_cv), r0(l.n_cv), d(l.n_cv), u(l.n_cv), r(l.n_cv) {
-        device_fill(d0.data(), l.n_cv, seed, 2.5, 3.5);  // dominant for up to 25 children per CV
-        device_fill(r0.data(), l.n_cv, seed + 1, -1.0, 1.0);
-        device_fill(u.data(), l.n_cv, seed + 2, -0.1, -0.01);
-        if (!l.padding.empty()) {
-            DeviceArray<int> pad(l.padding);
-            const int n = static_cast<int>(l.padding.size());
-            set_rows<<<(n + 255) / 256, 256>>>(pad.data(), n, 1.0, 0.0, 0.0, d0.data(), u.data(), r0.data());
-            CUDA_CHECK_LAUNCH();
-        }
-        CUDA_CHECK(cudaDeviceSynchronize());
-    }
-    void restore() {
-        if (!d0.size()) return;
-        CUDA_CHECK(cudaMemcpyAsync(d.data(), d0.data(), d0.size() * 8, cudaMemcpyDeviceToDevice));
-        CUDA_CHECK(cudaMemcpyAsync(r.data(), r0.data(), r0.size() * 8, cudaMemcpyDeviceToDevice));
-    }
-};
 
 struct Variant {
     std::string name;
@@ -115,7 +86,7 @@ struct Row {
 };
 
 // The host reference for a few batches: the relative difference over all CVs.
-double check(const FineSchedule* s, const Layout& l, Buffers& b) {
+double check(const FineSchedule* s, const Layout& l, SolveBuffers& b) {
     if (!s || l.n_cv > 20'000'000) return NAN;
     std::vector<double> d = b.d0.download(), u = b.u.download(), r = b.r0.download(), x = b.r.download();
     fine_layout_solve(*s, d.data(), u.data(), r.data());
@@ -168,7 +139,7 @@ int main(int argc, char** argv) try {
                 l = std::move(g.layout);
                 cplan = gpu::make_gpu_cell_plan(l, g.slots);
             }
-            Buffers b(l, 1234);
+            SolveBuffers b(l, 1234);
             const double ms = time_median_ms(
                 [&](int) {
                     b.restore();

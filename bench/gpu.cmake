@@ -27,3 +27,12 @@ if(ARBOLITO_HAVE_CUDA)
   target_compile_options(fine_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fopenmp --expt-relaxed-constexpr>)
   target_compile_definitions(fine_bench PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ARBOLITO_WITH_SWC)
 endif()
+
+# gpu-branch (issue 12): the seed's multi-morphology study, every coupling and padding
+# variant, with and without the CUDA graph, against gpu-cell and gpu-fine.
+if(ARBOLITO_HAVE_CUDA)
+  add_executable(branch_bench ${CMAKE_CURRENT_LIST_DIR}/branch_bench.cu)
+  target_link_libraries(branch_bench PRIVATE arbolito_io CUDA::cudart)
+  target_compile_options(branch_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+  target_compile_definitions(branch_bench PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ARBOLITO_WITH_SWC)
+endif()

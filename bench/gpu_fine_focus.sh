@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Focused device call for gpu-fine (issue 11), with the binaries of bench/gpu_pack.sh:
-# the GPU tests (all, or FINE_TESTS=pattern), compute-sanitizer memcheck and racecheck on
-# the gpu-fine tests, fine_bench (Huber's study and DeepDendrite's anchor), optionally
+# Focused device call for gpu-fine and gpu-branch (issues 11, 12), with the binaries of
+# bench/gpu_pack.sh: the GPU tests (all, or FINE_TESTS=pattern), compute-sanitizer
+# memcheck and racecheck (on SANITIZE_FILTER, default the gpu-fine solve tests),
+# fine_bench (Huber's study and DeepDendrite's anchor), branch_bench (BRANCH_CELLS,
+# BRANCH_ARGS: the seed's multi-morphology study), optionally
 # whole busyring runs per solver (FINE_BUSYRING="1024 8192"), and Nsight Compute on the
 # fine solve (FINE_NCU=1). One log, $OUT/fine.log, and fine_bench's tables beside it.
 # Environment: FINE_TESTS (gtest filter, default *), FINE_SANITIZE (1), FINE_CELLS
@@ -22,13 +24,18 @@ if [ -n "${FINE_TESTS-*}" ]; then
 fi
 if [ "${FINE_SANITIZE:-1}" = 1 ]; then
   for tool in memcheck racecheck; do
-    echo "== compute-sanitizer $tool GpuFine" >> "$L"
-    timeout 300 compute-sanitizer --tool $tool --leak-check full $P/gpu_tests --gtest_filter='GpuFine.SameBits*:GpuFine.Mutated*' 2>&1 | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|PASSED|FAILED|Error|hazard' | head -20 >> "$L"
+    F=${SANITIZE_FILTER:-GpuFine.SameBits*:GpuFine.Mutated*}
+    echo "== compute-sanitizer $tool $F" >> "$L"
+    timeout 300 compute-sanitizer --tool $tool --leak-check full $P/gpu_tests --gtest_filter="$F" 2>&1 | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|PASSED|FAILED|Error|hazard' | head -20 >> "$L"
   done
 fi
 if [ -n "${FINE_CELLS:-}" ]; then
   echo "== fine_bench --cells $FINE_CELLS ${FINE_BENCH_ARGS:-}" >> "$L"
   timeout 400 $P/fine_bench --cells "$FINE_CELLS" ${FINE_BENCH_ARGS:-} --summary $O/fine_summary.txt --tsv $O/fine_bench.tsv >> "$L" 2>&1
+fi
+if [ -n "${BRANCH_CELLS:-}" ]; then
+  echo "== branch_bench --cells $BRANCH_CELLS ${BRANCH_ARGS:-}" >> "$L"
+  timeout 500 $P/branch_bench --cells "$BRANCH_CELLS" ${BRANCH_ARGS:-} --summary $O/branch_summary.txt --tsv $O/branch_bench.tsv >> "$L" 2>&1
 fi
 source bench/busyring_run.sh  # br CELLS TFINAL ARGS...
 for c in ${FINE_BUSYRING:-}; do

@@ -3,16 +3,19 @@
 namespace arbolito {
 
 // Each solver's entry, defined in its own file (engine/cpu/cpu_solvers.cpp,
-// engine/gpu/gpu_cell_solver.cpp, engine/gpu/gpu_fine_solver.cpp). A list, not static
+// engine/gpu/gpu_cell_solver.cpp, engine/gpu/gpu_fine_solver.cpp,
+// engine/gpu/gpu_branch_solver.cpp). A list, not static
 // self-registration: a static library drops object files nothing refers to, and their
 // registrars with them.
 SolverInfo cpu_solver();
 SolverInfo omp_solver();
 SolverInfo gpu_cell_solver();
 SolverInfo gpu_fine_solver();
+SolverInfo gpu_branch_solver();
 
 const std::vector<SolverInfo>& all_solvers() {
-    static const std::vector<SolverInfo> list = {cpu_solver(), omp_solver(), gpu_cell_solver(), gpu_fine_solver()};
+    static const std::vector<SolverInfo> list = {cpu_solver(), omp_solver(), gpu_cell_solver(), gpu_fine_solver(),
+                                                 gpu_branch_solver()};
     return list;
 }
 

@@ -9,6 +9,7 @@
 #include "core/parallel_for.hpp"
 #include "solvers/branch_sweeps.hpp"
 #include "solvers/branch_tree.hpp"
+#include "solvers/edd_sweeps.hpp"
 
 namespace arbolito {
 
@@ -20,16 +21,28 @@ struct BranchRef {
 
 }  // namespace
 
-BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int bs) {
+BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int bs, Coupling coupling) {
     if (bs < 1) throw std::invalid_argument("branch_level_layout: block size must be at least 1");
     const int nc = static_cast<int>(np.size());
     for (int c = 0; c < nc; ++c) check_cv_tree(np[c], "branch_level_layout: cell " + std::to_string(c));
     std::vector<BranchTree> trees(nc);
     parallel_for(nc, 16, [&](long c) { trees[c] = branch_tree(np[c]); });
+    // EDD: a branch ending in a branch point (one with child branches) gives that CV to
+    // the junctions; its slot holds the rest (`length` here is what the slot holds).
+    const bool edd = coupling == Coupling::edd;
+    std::vector<std::vector<char>> ends_in_junction(nc);
+    for (int c = 0; c < nc; ++c) {
+        ends_in_junction[c].assign(trees[c].n_branches(), 0);
+        if (edd)
+            for (int b = 1; b < trees[c].n_branches(); ++b) ends_in_junction[c][trees[c].parent[b]] = 1;
+    }
 
     std::vector<BranchRef> refs;
     for (int c = 0; c < nc; ++c)
-        for (int b = 0; b < trees[c].n_branches(); ++b) refs.push_back({c, b, trees[c].level[b], trees[c].length(b)});
+        for (int b = 0; b < trees[c].n_branches(); ++b) {
+            const int len = trees[c].length(b) - ends_in_junction[c][b];
+            if (len > 0) refs.push_back({c, b, trees[c].level[b], len});
+        }
     std::stable_sort(refs.begin(), refs.end(), [](const BranchRef& a, const BranchRef& b) {
         return a.level != b.level ? a.level < b.level : a.length > b.length;
     });
@@ -41,6 +54,10 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
     for (int c = 0; c < nc; ++c) l.index[c].assign(np[c].size(), -1);
     std::vector<int> slot_branch;  // index into refs, -1 for an empty slot
     std::int64_t base = 0;
+    const auto check_size = [&] {
+        if (base > std::numeric_limits<int>::max())
+            throw std::invalid_argument("branch_level_layout: more CVs than an int counts");
+    };
     for (std::size_t i = 0; i < refs.size();) {
         // A block: up to bs branches of one level.
         std::size_t end = i;
@@ -57,28 +74,53 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
             slot_branch.push_back(real ? static_cast<int>(r) : -1);
         }
         base += static_cast<std::int64_t>(bs) * padded;
-        if (base > std::numeric_limits<int>::max())
-            throw std::invalid_argument("branch_level_layout: more CVs than an int counts");
+        check_size();
         i = end;
     }
-    l.n_cv = static_cast<int>(base);
     const int ns = static_cast<int>(sl.cell.size());
+    std::vector<std::vector<int>> slot_of_branch(nc);
+    for (int c = 0; c < nc; ++c) slot_of_branch[c].assign(trees[c].n_branches(), -1);
     for (int s = 0; s < ns; ++s) {
         if (slot_branch[s] < 0) continue;
         const BranchRef& r = refs[slot_branch[s]];
         const BranchTree& t = trees[r.cell];
+        slot_of_branch[r.cell][r.branch] = s;
         for (int k = 0; k < r.length; ++k) l.index[r.cell][t.cv[t.offset[r.branch] + k]] = sl.first[s] + k * bs;
     }
+    // The junctions (EDD), cell by cell, each cell's in branch order (parents first).
+    Junctions& j = g.junctions;
+    j.base = static_cast<int>(base);
+    if (edd) {
+        j.cell_first.push_back(0);
+        j.child_first.push_back(0);
+        for (int c = 0; c < nc; ++c) {
+            const BranchTree& t = trees[c];
+            std::vector<int> junction_of(t.n_branches(), -1);
+            for (int b = 0; b < t.n_branches(); ++b) {
+                if (!ends_in_junction[c][b]) continue;
+                junction_of[b] = j.n();
+                l.index[c][t.cv[t.offset[b + 1] - 1]] = static_cast<int>(base++);
+                j.parent.push_back(b > 0 ? junction_of[t.parent[b]] : -1);
+                j.slot.push_back(slot_of_branch[c][b]);
+                for (int k = b + 1; k < t.n_branches(); ++k)  // children follow their parent
+                    if (t.parent[k] == b && slot_of_branch[c][k] >= 0) j.child_slot.push_back(slot_of_branch[c][k]);
+                j.child_first.push_back(static_cast<int>(j.child_slot.size()));
+            }
+            j.cell_first.push_back(j.n());
+        }
+        check_size();
+    }
+    l.n_cv = static_cast<int>(base);
+    // Parents: every CV's natural parent; padding rows hang from the position before.
     l.parent.assign(l.n_cv, -1);
+    for (int c = 0; c < nc; ++c)
+        for (std::size_t i = 1; i < np[c].size(); ++i) l.parent[l.index[c][i]] = l.index[c][np[c][i]];
     for (int s = 0; s < ns; ++s) {
         const int x0 = sl.first[s];
-        for (int k = 1; k < sl.padded[s]; ++k) l.parent[x0 + k * bs] = x0 + (k - 1) * bs;
-        for (int k = sl.size[s]; k < sl.padded[s]; ++k) l.padding.push_back(x0 + k * bs);
-        if (slot_branch[s] < 0) continue;
-        const BranchRef& r = refs[slot_branch[s]];
-        const BranchTree& t = trees[r.cell];
-        const int p = np[r.cell][t.cv[t.offset[r.branch]]];
-        if (p >= 0) l.parent[x0] = l.index[r.cell][p];
+        for (int k = sl.size[s]; k < sl.padded[s]; ++k) {
+            if (k > 0) l.parent[x0 + k * bs] = x0 + (k - 1) * bs;
+            l.padding.push_back(x0 + k * bs);
+        }
     }
     std::sort(l.padding.begin(), l.padding.end());
     return g;
@@ -87,7 +129,7 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
 BranchSchedule branch_schedule(const Layout& l, const BranchSlots& sl) {
     const int ns = sl.n_slots();
     BranchSchedule s;
-    s.first = sl.first, s.stride = sl.stride, s.padded = sl.padded;
+    s.first = sl.first, s.stride = sl.stride, s.size = sl.size, s.padded = sl.padded;
     s.parent.resize(ns);
     // Levels from the slots' parents: a slot's level is one more than its parent's slot's.
     std::vector<int> slot_of(l.n_cv, -1), level(ns, 0);
@@ -131,12 +173,13 @@ BranchSchedule branch_schedule(const Layout& l, const BranchSlots& sl) {
     return s;
 }
 
-void branch_layout_solve(const BranchSchedule& s, double* d, const double* u, double* rhs) {
+void branch_layout_solve(const BranchSchedule& s, double* d, const double* u, double* rhs, Padding padding) {
     namespace bs = branch_sweeps;
+    const int* walk = padding == Padding::compute ? s.padded.data() : s.size.data();
     std::vector<double> fold_d(s.n_slots()), fold_r(s.n_slots());
     for (int lv = s.n_levels() - 1; lv >= 0; --lv) {
         for (int i = s.level_first[lv]; i < s.level_first[lv + 1]; ++i)
-            bs::backward(i, s.first.data(), s.stride.data(), s.padded.data(), s.parent.data(), d, u, rhs, fold_d.data(),
+            bs::backward(i, s.first.data(), s.stride.data(), walk, s.parent.data(), d, u, rhs, fold_d.data(),
                          fold_r.data());
         for (int j = s.couple_level[lv]; j < s.couple_level[lv + 1]; ++j)
             bs::couple(j, s.couple_cv.data(), s.couple_first.data(), s.couple_slot.data(), fold_d.data(), fold_r.data(), d,
@@ -144,7 +187,46 @@ void branch_layout_solve(const BranchSchedule& s, double* d, const double* u, do
     }
     for (int lv = 0; lv < s.n_levels(); ++lv)
         for (int i = s.level_first[lv]; i < s.level_first[lv + 1]; ++i)
-            bs::forward(i, s.first.data(), s.stride.data(), s.padded.data(), s.parent.data(), d, u, rhs);
+            bs::forward(i, s.first.data(), s.stride.data(), walk, s.parent.data(), d, u, rhs);
+}
+
+EddSchedule edd_schedule(const BranchNumbering& g) {
+    const Layout& l = g.layout;
+    const BranchSlots& sl = g.slots;
+    const Junctions& j = g.junctions;
+    if (j.cell_first.empty() && !l.index.empty())
+        throw std::invalid_argument("edd_schedule: a numbering without junctions (not Coupling::edd)");
+    EddSchedule s;
+    s.first = sl.first, s.stride = sl.stride, s.size = sl.size, s.padded = sl.padded;
+    s.junctions = j;
+    if (s.junctions.cell_first.empty()) s.junctions.cell_first.push_back(0), s.junctions.child_first.push_back(0);
+    const int ns = sl.n_slots();
+    s.up.assign(ns, -1);
+    s.down.assign(ns, -1);
+    for (int i = 0; i < ns; ++i)
+        if (sl.size[i] > 0) s.up[i] = l.parent[sl.first[i]];
+    for (int k = 0; k < j.n(); ++k)
+        if (j.slot[k] >= 0) s.down[j.slot[k]] = j.base + k;
+    return s;
+}
+
+void edd_layout_solve(const EddSchedule& s, double* d, const double* u, double* rhs, Padding padding) {
+    namespace es = edd_sweeps;
+    const int* walk = padding == Padding::compute ? s.padded.data() : s.size.data();
+    const Junctions& j = s.junctions;
+    std::vector<double> g(std::max<std::size_t>(1, j.base), 0.0), ends(es::n_ends * s.n_slots());
+    std::vector<double> D(j.n()), R(j.n()), P(j.n()), Q(j.n());
+    for (int i = 0; i < s.n_slots(); ++i)
+        es::eliminate(i, s.first.data(), s.stride.data(), s.size.data(), walk, s.up.data(), s.down.data(), d, u, rhs,
+                      g.data(), ends.data());
+    for (int k = 0; k < j.n(); ++k)
+        es::assemble(k, j.base, j.parent.data(), j.slot.data(), j.child_first.data(), j.child_slot.data(),
+                     s.first.data(), d, u, rhs, ends.data(), D.data(), R.data(), P.data(), Q.data());
+    for (int c = 0; c < s.n_cells(); ++c)
+        es::junctions(c, j.base, j.cell_first.data(), j.parent.data(), D.data(), R.data(), P.data(), Q.data(), rhs);
+    for (int i = 0; i < s.n_slots(); ++i)
+        es::complete(i, s.first.data(), s.stride.data(), s.size.data(), walk, s.up.data(), s.down.data(), d, u, rhs,
+                     g.data());
 }
 
 }  // namespace arbolito

@@ -5,7 +5,9 @@
 // (a "slot"), the slots of a level interleaved in blocks so that a warp's loads of one
 // position are contiguous. A solve is one pass per level from the deepest up (a Thomas
 // sweep per branch, then its first CV folded into its parent CV), and one pass per level
-// from the root down.
+// from the root down (the fold coupling), or, with the EDD coupling (Exact Domain
+// Decomposition, Mascagni), every branch at once, a small system of the branch points,
+// every branch at once again.
 #include <vector>
 
 #include "solvers/layout.hpp"
@@ -26,10 +28,34 @@ struct BranchSlots {
     int n_slots() const { return static_cast<int>(cell.size()); }
 };
 
-// The numbering (what the group's arrays use) and, beside it, the branch slots.
+// How a branch's solve joins its parent's. fold: level by level, each branch's first CV
+// folded into its parent CV before the level above runs. edd: each branch point (a CV
+// with two or more children) taken out of its branch as one unknown of a small junction
+// system; every branch's interior solved at once as an affine function of the branch
+// points at its two ends, the junction system solved per cell, the interiors completed.
+enum class Coupling { fold, edd };
+// Whether a thread walks its block's padding rows (compute: every thread of a block runs
+// the same count, the seed's "computing padding") or stops at its own branch's length.
+enum class Padding { compute, stop };
+
+// EDD's branch points, after every slot in layout numbering (junction k at layout index
+// base + k), cell by cell, in each cell parents before children.
+struct Junctions {
+    int base = 0;
+    std::vector<int> cell_first;   // cell c's junctions: cell_first[c] .. cell_first[c+1]-1
+    std::vector<int> parent;       // per junction: the junction above it, -1 for a cell's first
+    std::vector<int> slot;         // per junction: the slot of the interior it ends, -1 if none
+    std::vector<int> child_first;  // per junction: the interiors hanging from it, slots
+    std::vector<int> child_slot;   //   child_slot[child_first[k] .. child_first[k+1]-1]
+    int n() const { return static_cast<int>(parent.size()); }
+};
+
+// The numbering (what the group's arrays use) and, beside it, the branch slots (and with
+// the EDD coupling the junctions).
 struct BranchNumbering {
     Layout layout;
     BranchSlots slots;
+    Junctions junctions;  // empty for the fold coupling
 };
 
 // natural_parents[c]: cell c's CV tree (parent[0] = -1, parent[i] < i). Slots are
@@ -37,14 +63,17 @@ struct BranchNumbering {
 // first, and cut into blocks of block_size slots; in a block, position k of its j-th
 // slot lives at block_base + k * block_size + j, every slot padded to the block's
 // longest branch (padding rows: d = 1, u = 0, rhs = 0, each the child of the position
-// before). Throws std::invalid_argument on a malformed tree, block_size < 1 or more CVs
-// than an int counts.
-BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& natural_parents, int block_size = 32);
+// before). With the EDD coupling a slot holds a branch's interior (the branch less its
+// last CV where that is a branch point; branches with no interior get no slot) and the
+// branch points follow the slots (Junctions). Throws std::invalid_argument on a malformed
+// tree, block_size < 1 or more CVs than an int counts.
+BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& natural_parents, int block_size = 32,
+                                    Coupling coupling = Coupling::fold);
 
 // What the sweeps read, per slot and per level, derived from a branch_level_layout's
 // numbering and slots.
 struct BranchSchedule {
-    std::vector<int> first, stride, padded;  // per slot, BranchSlots' own
+    std::vector<int> first, stride, size, padded;  // per slot, BranchSlots' own
     std::vector<int> parent;      // per slot: layout index of the CV position 0 hangs from; -1: a root branch
     std::vector<int> level_first; // slots of level l: level_first[l] .. level_first[l+1]-1
     // Coupling of level l (>= 1) into level l-1, in a fixed order (no atomics, so every
@@ -57,9 +86,22 @@ struct BranchSchedule {
 };
 BranchSchedule branch_schedule(const Layout& layout, const BranchSlots& slots);
 
+// What EDD's steps read (edd_sweeps.hpp), from a branch_level_layout(..., Coupling::edd).
+struct EddSchedule {
+    std::vector<int> first, stride, size, padded;  // per slot, BranchSlots' own
+    std::vector<int> up;    // per slot: layout index of the branch point above, -1 for a cell's root
+    std::vector<int> down;  // per slot: layout index of the branch point ending it, -1 for a leaf
+    Junctions junctions;
+    int n_slots() const { return static_cast<int>(first.size()); }
+    int n_cells() const { return static_cast<int>(junctions.cell_first.size()) - 1; }
+};
+EddSchedule edd_schedule(const BranchNumbering& numbering);
+
 // The whole solve on the host, in the order and with the arithmetic of the GPU kernels
-// (branch_sweeps.hpp): the reference their tests compare against. d, u, rhs in layout
-// numbering; on return rhs holds the solution; d is overwritten.
-void branch_layout_solve(const BranchSchedule& s, double* d, const double* u, double* rhs);
+// (branch_sweeps.hpp, edd_sweeps.hpp): the reference their tests compare against. d, u,
+// rhs in layout numbering; on return rhs holds the solution; d is overwritten.
+void branch_layout_solve(const BranchSchedule& s, double* d, const double* u, double* rhs,
+                         Padding padding = Padding::compute);
+void edd_layout_solve(const EddSchedule& s, double* d, const double* u, double* rhs, Padding padding = Padding::compute);
 
 }  // namespace arbolito

@@ -1,61 +1,77 @@
 #include "solvers/gpu/hines_gpu_branch.hpp"
 
 #include "solvers/branch_sweeps.hpp"
+#include "solvers/edd_sweeps.hpp"
 
 namespace arbolito::gpu {
 
 namespace {
 
+__device__ int thread_index() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
+
 __global__ void branch_backward(int s0, int s1, const int* __restrict__ first, const int* __restrict__ stride,
-                                const int* __restrict__ padded, const int* __restrict__ parent, double* __restrict__ d,
+                                const int* __restrict__ walk, const int* __restrict__ parent, double* __restrict__ d,
                                 const double* __restrict__ u, double* __restrict__ rhs, double* __restrict__ fold_d,
                                 double* __restrict__ fold_r) {
-    const int s = s0 + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (s < s1) branch_sweeps::backward(s, first, stride, padded, parent, d, u, rhs, fold_d, fold_r);
+    const int s = s0 + thread_index();
+    if (s < s1) branch_sweeps::backward(s, first, stride, walk, parent, d, u, rhs, fold_d, fold_r);
 }
 
 __global__ void branch_couple(int j0, int j1, const int* __restrict__ couple_cv, const int* __restrict__ couple_first,
                               const int* __restrict__ couple_slot, const double* __restrict__ fold_d,
                               const double* __restrict__ fold_r, double* __restrict__ d, double* __restrict__ rhs) {
-    const int j = j0 + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int j = j0 + thread_index();
     if (j < j1) branch_sweeps::couple(j, couple_cv, couple_first, couple_slot, fold_d, fold_r, d, rhs);
 }
 
 __global__ void branch_forward(int s0, int s1, const int* __restrict__ first, const int* __restrict__ stride,
-                               const int* __restrict__ padded, const int* __restrict__ parent,
+                               const int* __restrict__ walk, const int* __restrict__ parent,
                                const double* __restrict__ d, const double* __restrict__ u, double* __restrict__ rhs) {
-    const int s = s0 + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (s < s1) branch_sweeps::forward(s, first, stride, padded, parent, d, u, rhs);
+    const int s = s0 + thread_index();
+    if (s < s1) branch_sweeps::forward(s, first, stride, walk, parent, d, u, rhs);
+}
+
+__global__ void edd_eliminate(int n, const int* __restrict__ first, const int* __restrict__ stride,
+                              const int* __restrict__ size, const int* __restrict__ walk, const int* __restrict__ up,
+                              const int* __restrict__ down, double* __restrict__ d, const double* __restrict__ u,
+                              double* __restrict__ rhs, double* __restrict__ g, double* __restrict__ ends) {
+    const int s = thread_index();
+    if (s < n) edd_sweeps::eliminate(s, first, stride, size, walk, up, down, d, u, rhs, g, ends);
+}
+
+__global__ void edd_assemble(int n, int base, const int* __restrict__ jparent, const int* __restrict__ jslot,
+                             const int* __restrict__ child_first, const int* __restrict__ child_slot,
+                             const int* __restrict__ first, const double* __restrict__ d, const double* __restrict__ u,
+                             const double* __restrict__ rhs, const double* __restrict__ ends, double* __restrict__ D,
+                             double* __restrict__ R, double* __restrict__ P, double* __restrict__ Q) {
+    const int k = thread_index();
+    if (k < n) edd_sweeps::assemble(k, base, jparent, jslot, child_first, child_slot, first, d, u, rhs, ends, D, R, P, Q);
+}
+
+__global__ void edd_junctions(int n, int base, const int* __restrict__ cell_first, const int* __restrict__ jparent,
+                              double* __restrict__ D, double* __restrict__ R, const double* __restrict__ P,
+                              const double* __restrict__ Q, double* __restrict__ rhs) {
+    const int c = thread_index();
+    if (c < n) edd_sweeps::junctions(c, base, cell_first, jparent, D, R, P, Q, rhs);
+}
+
+__global__ void edd_complete(int n, const int* __restrict__ first, const int* __restrict__ stride,
+                             const int* __restrict__ size, const int* __restrict__ walk, const int* __restrict__ up,
+                             const int* __restrict__ down, const double* __restrict__ d, const double* __restrict__ u,
+                             double* __restrict__ rhs, const double* __restrict__ g) {
+    const int s = thread_index();
+    if (s < n) edd_sweeps::complete(s, first, stride, size, walk, up, down, d, u, rhs, g);
 }
 
 unsigned blocks(int n, int t) { return static_cast<unsigned>((n + t - 1) / t); }
 
-}  // namespace
-
-GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl) {
-    const BranchSchedule s = branch_schedule(l, sl);
-    GpuBranchPlan p;
-    p.level_first = s.level_first;
-    p.couple_level = s.couple_level;
-    p.first = DeviceArray<int>(s.first);
-    p.stride = DeviceArray<int>(s.stride);
-    p.padded = DeviceArray<int>(s.padded);
-    p.parent = DeviceArray<int>(s.parent);
-    p.couple_cv = DeviceArray<int>(s.couple_cv);
-    p.couple_first = DeviceArray<int>(s.couple_first);
-    p.couple_slot = DeviceArray<int>(s.couple_slot);
-    p.fold_d = DeviceArray<double>(s.n_slots());
-    p.fold_r = DeviceArray<double>(s.n_slots());
-    return p;
-}
-
-void gpu_branch_solve(const GpuBranchPlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
-    const int levels = static_cast<int>(p.level_first.size()) - 1, t = p.threads;
+void enqueue_fold(const GpuBranchPlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
+    const int levels = static_cast<int>(p.level_first.size()) - 1, t = p.options.threads;
     for (int l = levels - 1; l >= 0; --l) {
         const int s0 = p.level_first[l], s1 = p.level_first[l + 1];
         if (s1 > s0) {
             branch_backward<<<blocks(s1 - s0, t), t, 0, stream>>>(s0, s1, p.first.data(), p.stride.data(),
-                                                                  p.padded.data(), p.parent.data(), d, u, rhs,
+                                                                  p.walk.data(), p.parent.data(), d, u, rhs,
                                                                   p.fold_d.data(), p.fold_r.data());
             CUDA_CHECK_LAUNCH();
         }
@@ -70,10 +86,89 @@ void gpu_branch_solve(const GpuBranchPlan& p, double* d, const double* u, double
     for (int l = 0; l < levels; ++l) {
         const int s0 = p.level_first[l], s1 = p.level_first[l + 1];
         if (s1 <= s0) continue;
-        branch_forward<<<blocks(s1 - s0, t), t, 0, stream>>>(s0, s1, p.first.data(), p.stride.data(), p.padded.data(),
+        branch_forward<<<blocks(s1 - s0, t), t, 0, stream>>>(s0, s1, p.first.data(), p.stride.data(), p.walk.data(),
                                                              p.parent.data(), d, u, rhs);
         CUDA_CHECK_LAUNCH();
     }
+}
+
+void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
+    const int t = p.options.threads, ns = p.n_slots, nj = p.n_junctions, nc = p.n_cells;
+    if (ns > 0) {
+        edd_eliminate<<<blocks(ns, t), t, 0, stream>>>(ns, p.first.data(), p.stride.data(), p.size.data(),
+                                                       p.walk.data(), p.up.data(), p.down.data(), d, u, rhs,
+                                                       p.g.data(), p.ends.data());
+        CUDA_CHECK_LAUNCH();
+    }
+    if (nj > 0) {
+        edd_assemble<<<blocks(nj, t), t, 0, stream>>>(nj, p.junction_base, p.jparent.data(), p.jslot.data(),
+                                                      p.child_first.data(), p.child_slot.data(), p.first.data(), d, u,
+                                                      rhs, p.ends.data(), p.D.data(), p.R.data(), p.P.data(),
+                                                      p.Q.data());
+        CUDA_CHECK_LAUNCH();
+        // One thread per cell: a warp of 32 cells, not 128, per block spreads the serial
+        // junction solves over more SMs.
+        edd_junctions<<<blocks(nc, 32), 32, 0, stream>>>(nc, p.junction_base, p.cell_first.data(), p.jparent.data(),
+                                                         p.D.data(), p.R.data(), p.P.data(), p.Q.data(), rhs);
+        CUDA_CHECK_LAUNCH();
+    }
+    if (ns > 0) {
+        edd_complete<<<blocks(ns, t), t, 0, stream>>>(ns, p.first.data(), p.stride.data(), p.size.data(),
+                                                      p.walk.data(), p.up.data(), p.down.data(), d, u, rhs,
+                                                      p.g.data());
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+}  // namespace
+
+GpuBranchPlan make_gpu_branch_plan(const BranchNumbering& g, const GpuBranchOptions& o) {
+    if (o.threads < 1 || o.threads > 1024) throw std::invalid_argument("make_gpu_branch_plan: threads must be 1..1024");
+    GpuBranchPlan p;
+    p.options = o;
+    const BranchSlots& sl = g.slots;
+    p.n_slots = sl.n_slots();
+    p.first = DeviceArray<int>(sl.first);
+    p.stride = DeviceArray<int>(sl.stride);
+    p.walk = DeviceArray<int>(o.padding == Padding::compute ? sl.padded : sl.size);
+    if (o.coupling == Coupling::fold) {
+        const BranchSchedule s = branch_schedule(g.layout, sl);
+        p.level_first = s.level_first;
+        p.couple_level = s.couple_level;
+        p.parent = DeviceArray<int>(s.parent);
+        p.couple_cv = DeviceArray<int>(s.couple_cv);
+        p.couple_first = DeviceArray<int>(s.couple_first);
+        p.couple_slot = DeviceArray<int>(s.couple_slot);
+        p.fold_d = DeviceArray<double>(p.n_slots);
+        p.fold_r = DeviceArray<double>(p.n_slots);
+    } else {
+        const EddSchedule s = edd_schedule(g);
+        const Junctions& j = s.junctions;
+        p.n_junctions = j.n();
+        p.n_cells = s.n_cells();
+        p.junction_base = j.base;
+        p.size = DeviceArray<int>(s.size);
+        p.up = DeviceArray<int>(s.up);
+        p.down = DeviceArray<int>(s.down);
+        p.cell_first = DeviceArray<int>(j.cell_first);
+        p.jparent = DeviceArray<int>(j.parent);
+        p.jslot = DeviceArray<int>(j.slot);
+        p.child_first = DeviceArray<int>(j.child_first);
+        p.child_slot = DeviceArray<int>(j.child_slot);
+        p.g = DeviceArray<double>(std::vector<double>(j.base, 0.0));
+        p.ends = DeviceArray<double>(static_cast<std::size_t>(edd_sweeps::n_ends) * p.n_slots);
+        for (DeviceArray<double>* a : {&p.D, &p.R, &p.P, &p.Q}) *a = DeviceArray<double>(p.n_junctions);
+    }
+    return p;
+}
+
+void gpu_branch_solve(const GpuBranchPlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
+    const auto enqueue = [&](cudaStream_t s) {
+        if (p.options.coupling == Coupling::fold) enqueue_fold(p, d, u, rhs, s);
+        else enqueue_edd(p, d, u, rhs, s);
+    };
+    if (p.options.graph) p.graph.launch({d, u, rhs, nullptr}, stream, enqueue);
+    else enqueue(stream);
 }
 
 }  // namespace arbolito::gpu

@@ -1,33 +1,49 @@
 #pragma once
 // gpu-branch (multi-morphology, Valero-Lara; DESIGN §7) on the device: the branch-level
-// solve of solvers/branch_layout.hpp, one thread per branch, three launches per level (a
-// Thomas sweep per branch from the leaves up, the fixed-order coupling of the level's
-// folds into their parent CVs, and per level from the root down the forward sweep). The
-// per-slot steps are the host reference's own (solvers/branch_sweeps.hpp).
-#include <vector>
-
+// solve of solvers/branch_layout.hpp, one thread per branch, with either coupling:
+//  fold: three launches per level (a Thomas sweep per branch from the leaves up, the
+//        fixed-order coupling of the level's folds into their parent CVs, and from the
+//        root down the forward sweep);
+//  edd:  four launches whatever the depth (every interior, every junction row, every
+//        cell's junction system, every interior again).
+// The per-thread steps are the host reference's own (branch_sweeps.hpp, edd_sweeps.hpp).
+// With `graph` the launches are recorded once into a CUDA graph and replayed per solve.
 #include <cuda_runtime.h>
 
-#include "solvers/branch_layout.hpp"
+#include "core/gpu/graph.hpp"
 #include "core/gpu/memory.hpp"
+#include "solvers/branch_layout.hpp"
 
 namespace arbolito::gpu {
 
-struct GpuBranchPlan {
-    int threads = 128;                      // per CUDA block
-    std::vector<int> level_first;           // host: slots of level l (launch ranges)
-    std::vector<int> couple_level;          // host: coupling entries of level l
-    DeviceArray<int> first, stride, padded, parent;
-    DeviceArray<int> couple_cv, couple_first, couple_slot;
-    mutable DeviceArray<double> fold_d, fold_r;  // workspace: per slot
+struct GpuBranchOptions {
+    Coupling coupling = Coupling::fold;
+    Padding padding = Padding::compute;
+    bool graph = true;
+    int threads = 128;  // per CUDA block
 };
 
-// layout, slots: from one branch_level_layout.
-GpuBranchPlan make_gpu_branch_plan(const Layout& layout, const BranchSlots& slots);
+struct GpuBranchPlan {
+    GpuBranchOptions options;
+    int n_slots = 0;
+    DeviceArray<int> first, stride, walk;  // per slot; walk: padded or own length
+    // fold
+    std::vector<int> level_first, couple_level;  // host: launch ranges per level
+    DeviceArray<int> parent, couple_cv, couple_first, couple_slot;
+    mutable DeviceArray<double> fold_d, fold_r;  // workspace: per slot
+    // edd
+    int n_junctions = 0, n_cells = 0, junction_base = 0;
+    DeviceArray<int> size, up, down, cell_first, jparent, jslot, child_first, child_slot;
+    mutable DeviceArray<double> g, ends, D, R, P, Q;  // workspace
+    mutable GraphReplay graph;
+};
+
+// numbering: from branch_level_layout with options.coupling.
+GpuBranchPlan make_gpu_branch_plan(const BranchNumbering& numbering, const GpuBranchOptions& options = {});
 
 // Solves every cell's system in place on `stream`, in the layout's numbering: on return
 // rhs holds the solution; d is overwritten; u is read only. Padding rows must hold d = 1,
-// u = 0, rhs = 0.
+// u = 0, rhs = 0, and stay so.
 void gpu_branch_solve(const GpuBranchPlan& plan, double* d, const double* u, double* rhs, cudaStream_t stream);
 
 }  // namespace arbolito::gpu

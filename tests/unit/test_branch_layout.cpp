@@ -1,6 +1,7 @@
 // The branch-level numbering and schedule (solvers/branch_layout.hpp) and its solve on the
-// host, in the kernels' order and arithmetic (solvers/branch_sweeps.hpp): every cell's
-// solution equals the serial Hines solve of the same system in natural numbering.
+// host, in the kernels' order and arithmetic (solvers/branch_sweeps.hpp, edd_sweeps.hpp),
+// with both couplings and both padding variants: every cell's solution equals the serial
+// Hines solve of the same system in natural numbering.
 #include <algorithm>
 #include <random>
 #include <string>
@@ -46,14 +47,30 @@ void check_layout(const std::vector<std::vector<int>>& np, const BranchNumbering
 
 // The branch-level solve of random systems per cell against hines_solve: the worst
 // norm-wise relative difference.
-double solve_both(const std::vector<std::vector<int>>& np, int bs, std::mt19937& gen) {
-    const BranchNumbering g = branch_level_layout(np, bs);
+double solve_both(const std::vector<std::vector<int>>& np, int bs, std::mt19937& gen, Coupling coupling,
+                  Padding padding) {
+    const BranchNumbering g = branch_level_layout(np, bs, coupling);
     const Layout& l = g.layout;
     check_layout(np, g, bs);
     test_systems::LayoutSystems sys = test_systems::random_systems(np, l, gen);
-    branch_layout_solve(branch_schedule(l, g.slots), sys.d.data(), sys.u.data(), sys.rhs.data());
+    if (coupling == Coupling::fold)
+        branch_layout_solve(branch_schedule(l, g.slots), sys.d.data(), sys.u.data(), sys.rhs.data(), padding);
+    else
+        edd_layout_solve(edd_schedule(g), sys.d.data(), sys.u.data(), sys.rhs.data(), padding);
     for (int x : l.padding) EXPECT_EQ(sys.rhs[x], 0.0) << "padding row " << x;
     return test_systems::worst_relative_error(l, sys.rhs, sys.ref);
+}
+
+// Every coupling and padding variant: the worst error.
+double solve_every_way(const std::vector<std::vector<int>>& np, int bs, std::mt19937& gen) {
+    double worst = 0;
+    for (Coupling c : {Coupling::fold, Coupling::edd})
+        for (Padding p : {Padding::compute, Padding::stop}) {
+            const double e = solve_both(np, bs, gen, c, p);
+            EXPECT_LT(e, 1e-12) << (c == Coupling::fold ? "fold" : "edd") << (p == Padding::compute ? ", compute" : ", stop");
+            worst = std::max(worst, e);
+        }
+    return worst;
 }
 
 }  // namespace
@@ -69,13 +86,54 @@ TEST(BranchLayout, RandomTreesEveryBlockSize) {
     cells.push_back(trees::star(40));
     cells.push_back({-1});
     cells.push_back({-1, 0, 1, 2, 3});
-    for (int bs : {1, 7, 32}) EXPECT_LT(solve_both(cells, bs, gen), 1e-12) << "block size " << bs;
+    for (int bs : {1, 7, 32}) EXPECT_LT(solve_every_way(cells, bs, gen), 1e-12) << "block size " << bs;
+}
+
+// The awkward shapes of the issue: a single CV, an unbranched cable, a star of 1,000
+// children, a comb 130 levels deep (EDD's junction system is then a 130-long chain), a
+// branch point whose child is itself a branch point (a junction with no interior above).
+TEST(BranchLayout, AwkwardShapes) {
+    std::mt19937 gen(7);
+    const std::vector<int> fork_of_forks = {-1, 0, 0, 1, 1, 2, 2, 3, 4};
+    for (const auto& cells : std::vector<std::vector<std::vector<int>>>{
+             {{-1}}, {trees::chain(3000)}, {trees::star(1001)}, {trees::comb(130)}, {fork_of_forks},
+             {{-1}, trees::chain(2), trees::star(3), trees::comb(101), fork_of_forks}})
+        for (int bs : {1, 32}) solve_every_way(cells, bs, gen);
+}
+
+// EDD's junctions: one per branch point (a CV with two or more children), after the
+// slots, each cell's together, parents first, a cell's first with no parent.
+TEST(BranchLayout, EddJunctions) {
+    const std::vector<int> fork_of_forks = {-1, 0, 0, 1, 1, 2, 2, 3, 4};
+    const std::vector<std::vector<int>> cells = {trees::comb(5), trees::chain(4), {-1}, trees::star(6), fork_of_forks};
+    const BranchNumbering g = branch_level_layout(cells, 4, Coupling::edd);
+    const Junctions& j = g.junctions;
+    ASSERT_EQ(j.cell_first.size(), cells.size() + 1);
+    EXPECT_EQ(g.layout.n_cv, j.base + j.n());
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        std::vector<int> children(cells[c].size(), 0);
+        for (std::size_t i = 1; i < cells[c].size(); ++i) ++children[cells[c][i]];
+        int points = 0;
+        for (std::size_t i = 0; i < cells[c].size(); ++i) {
+            const int x = g.layout.index[c][i];
+            const bool junction = x >= j.base;
+            EXPECT_EQ(junction, children[i] >= 2) << "cell " << c << " CV " << i;
+            if (!junction) continue;
+            ++points;
+            EXPECT_GE(x - j.base, j.cell_first[c]);
+            EXPECT_LT(x - j.base, j.cell_first[c + 1]);
+        }
+        EXPECT_EQ(j.cell_first[c + 1] - j.cell_first[c], points) << "cell " << c;
+        for (int k = j.cell_first[c]; k < j.cell_first[c + 1]; ++k)
+            EXPECT_EQ(j.parent[k] < 0, k == j.cell_first[c]) << "junction " << k;
+    }
+    EXPECT_EQ(j.n(), 5 + 0 + 0 + 1 + 3);
 }
 
 TEST(BranchLayout, BusyringCells) {
     std::mt19937 gen(5);
     const std::vector<std::vector<int>> cells = trees::busyring(40);
-    EXPECT_LT(solve_both(cells, 32, gen), 1e-12);
+    EXPECT_LT(solve_every_way(cells, 32, gen), 1e-12);
     const BranchNumbering g = branch_level_layout(cells, 32);
     const BranchSchedule s = branch_schedule(g.layout, g.slots);
     EXPECT_GE(s.n_levels(), 10);  // busyring: depth 10 plus the soma's branch
@@ -85,6 +143,8 @@ TEST(BranchLayout, EmptyAndBadInput) {
     const BranchNumbering g = branch_level_layout({}, 32);
     EXPECT_EQ(g.layout.n_cv, 0);
     EXPECT_EQ(branch_schedule(g.layout, g.slots).n_levels(), 0);
+    EXPECT_EQ(edd_schedule(branch_level_layout({}, 32, Coupling::edd)).n_slots(), 0);
+    EXPECT_THROW(edd_schedule(branch_level_layout({{-1, 0}}, 32)), std::invalid_argument);
     EXPECT_THROW(branch_level_layout({{-1, 0}}, 0), std::invalid_argument);
     EXPECT_THROW(branch_level_layout({{-1, 0}, {-1, 2}}, 32), std::invalid_argument);
 }

@@ -380,3 +380,46 @@ TEST(GpuFineGroup, SameBitsEveryRun) {
     const Result first = run(m, "gpu-fine");
     for (int k = 1; k < 20; ++k) expect_identical(run(m, "gpu-fine"), first, "run " + std::to_string(k));
 }
+
+// gpu-branch: the same group with branch_level_layout's numbering, both couplings, both
+// padding variants, graph replay or plain launches.
+const std::vector<std::string> branch_variants = {"",
+                                                  "padding=stop",
+                                                  "graph=off:threads=32",
+                                                  "coupling=edd",
+                                                  "coupling=edd:padding=stop:graph=off",
+                                                  "coupling=edd:block=7:threads=256:sum=atomic",
+                                                  "block=1"};
+
+TEST(GpuBranchGroup, RingAndBusyringMatchCpu) {
+    SKIP_WITHOUT_GPU();
+    Model ring = read_model(source_path("examples/ring.json"));
+    ring.run.tfinal = 60;
+    const Result ring_cpu = run(ring, "cpu");
+    const Model br = busyring(64, 20, 30);
+    const Result br_cpu = run(br, "cpu");
+    ASSERT_GT(br_cpu.rec.spikes_seen.size(), 32u);
+    for (const auto& v : branch_variants) {
+        expect_close(run(ring, "gpu-branch", v), ring_cpu, 1e-9, "ring gpu-branch " + v);
+        expect_close(run(br, "gpu-branch", v), br_cpu, 1e-9, "busyring 64 gpu-branch " + v);
+    }
+}
+
+TEST(GpuBranchGroup, MixedSizesEveryMechanismMatchesCpu) {
+    SKIP_WITHOUT_GPU();
+    const Model m = mixed_model(true);
+    const Result cpu = run(m, "cpu");
+    ASSERT_GT(cpu.rec.spikes_seen.size(), 10u);
+    for (const auto& v : branch_variants)
+        expect_close(run(m, "gpu-branch", v), cpu, mixed_tol, "mixed sizes gpu-branch " + v);
+}
+
+// No atomics in either coupling: 20 runs, the same bits.
+TEST(GpuBranchGroup, SameBitsEveryRun) {
+    SKIP_WITHOUT_GPU();
+    const Model m = busyring(64, 20, 20);
+    for (const std::string v : {"coupling=fold", "coupling=edd"}) {
+        const Result first = run(m, "gpu-branch", v);
+        for (int k = 1; k < 20; ++k) expect_identical(run(m, "gpu-branch", v), first, v + ", run " + std::to_string(k));
+    }
+}

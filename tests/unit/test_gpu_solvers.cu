@@ -231,11 +231,55 @@ std::vector<double> cpu_thomas(const double* a, const double* b, const double* c
 
 }  // namespace
 
-// The branch-level solve (one thread per branch, three launches per level) on random
-// trees of every shape, stars, single CVs and real cells (where the build reads SWC), in
-// blocks of 1, 7 and 32 branches: every cell's solution within 1e-12 of hines_solve
-// (rounding of another elimination order and of fused multiply-adds), padding rows left
-// at 0.
+namespace {
+
+// The branch-level solve with every coupling, padding variant and launch mode (graph or
+// not): the solution, with padding rows left at 0 and u intact.
+std::vector<double> branch_solve(const BranchNumbering& g, const test_systems::LayoutSystems& sys,
+                                 const GpuBranchOptions& o) {
+    const GpuBranchPlan plan = make_gpu_branch_plan(g, o);
+    DeviceArray<double> d(sys.d), u(sys.u), rhs(sys.rhs);
+    gpu_branch_solve(plan, d.data(), u.data(), rhs.data(), nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> x = rhs.download();
+    EXPECT_EQ(u.download(), sys.u) << "u was modified";
+    for (int p : g.layout.padding) EXPECT_EQ(x[p], 0.0) << "padding row " << p;
+    return x;
+}
+
+std::vector<GpuBranchOptions> every_branch_variant() {
+    std::vector<GpuBranchOptions> v;
+    for (Coupling c : {Coupling::fold, Coupling::edd})
+        for (Padding p : {Padding::compute, Padding::stop})
+            for (bool graph : {true, false}) v.push_back({c, p, graph, graph ? 128 : 64});
+    return v;
+}
+
+std::string describe(const GpuBranchOptions& o) {
+    return std::string(o.coupling == Coupling::fold ? "fold" : "edd") +
+           (o.padding == Padding::compute ? ", compute padding" : ", stop") + (o.graph ? ", graph" : ", launches");
+}
+
+// Every variant on one batch in blocks of 1, 7 and 32 branches: the worst error.
+void expect_every_branch_variant(const std::vector<std::vector<int>>& cells, std::mt19937& gen) {
+    for (int bs : {1, 7, 32})
+        for (Coupling c : {Coupling::fold, Coupling::edd}) {
+            const BranchNumbering g = branch_level_layout(cells, bs, c);
+            const test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, gen);
+            for (const GpuBranchOptions& o : every_branch_variant()) {
+                if (o.coupling != c) continue;
+                const std::vector<double> x = branch_solve(g, sys, o);
+                EXPECT_LT(test_systems::worst_relative_error(g.layout, x, sys.ref), 1e-12)
+                    << describe(o) << ", block size " << bs;
+            }
+        }
+}
+
+}  // namespace
+
+// The branch-level solve on random trees of every shape, stars, single CVs and real cells
+// (where the build reads SWC): every cell's solution within 1e-12 of hines_solve
+// (rounding of another elimination order and of fused multiply-adds).
 TEST(GpuBranch, RandomAndRealTrees) {
     SKIP_WITHOUT_GPU();
     const unsigned seed = fresh_seed();
@@ -250,17 +294,56 @@ TEST(GpuBranch, RandomAndRealTrees) {
             for (int rep = 0; rep < 10 && !t.empty(); ++rep) cells.push_back(t);
         }
     std::shuffle(cells.begin(), cells.end(), gen);
-    for (int bs : {1, 7, 32}) {
-        const BranchNumbering g = branch_level_layout(cells, bs);
-        const Layout& l = g.layout;
-        test_systems::LayoutSystems sys = test_systems::random_systems(cells, l, gen);
-        const GpuBranchPlan plan = make_gpu_branch_plan(l, g.slots);
+    expect_every_branch_variant(cells, gen);
+}
+
+// The awkward shapes: a single CV, an unbranched cable, a star of 1,000 children, a tree
+// 130 levels deep, a branch point hanging from a branch point, and all of them together.
+TEST(GpuBranch, AwkwardShapes) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(17);
+    const std::vector<int> fork_of_forks = {-1, 0, 0, 1, 1, 2, 2, 3, 4};
+    for (const auto& cells : std::vector<std::vector<std::vector<int>>>{
+             {{-1}}, {trees::chain(3000)}, {trees::star(1001)}, {trees::comb(130)}, {fork_of_forks},
+             {{-1}, trees::chain(2), trees::star(1001), trees::comb(130), fork_of_forks, trees::chain(700)}})
+        expect_every_branch_variant(cells, gen);
+}
+
+// No atomics in either coupling: 20 solves of the same systems give the same bits, and
+// the graph replays exactly what the launches compute.
+TEST(GpuBranch, SameBitsEveryRun) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(2);
+    std::vector<std::vector<int>> cells = trees::busyring(128);
+    cells.push_back(trees::star(1001));
+    cells.push_back(trees::comb(130));
+    for (Coupling c : {Coupling::fold, Coupling::edd}) {
+        const BranchNumbering g = branch_level_layout(cells, 32, c);
+        const test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, gen);
+        GpuBranchOptions o;
+        o.coupling = c;
+        const std::vector<double> first = branch_solve(g, sys, o);
+        for (int run = 1; run < 20; ++run) {
+            o.graph = run % 2 == 0;
+            o.padding = run % 3 == 0 ? Padding::stop : Padding::compute;
+            ASSERT_EQ(first, branch_solve(g, sys, o)) << describe(o) << ", run " << run;
+        }
+    }
+}
+
+// One plan, solves with different arrays: the graph is recorded anew for new pointers.
+TEST(GpuBranch, GraphFollowsTheArrays) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(4);
+    const std::vector<std::vector<int>> cells = trees::random_batch(50, 1, 300, 1, gen);
+    const BranchNumbering g = branch_level_layout(cells, 32);
+    const GpuBranchPlan plan = make_gpu_branch_plan(g);
+    for (int k = 0; k < 3; ++k) {
+        const test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, gen);
         DeviceArray<double> d(sys.d), u(sys.u), rhs(sys.rhs);
         gpu_branch_solve(plan, d.data(), u.data(), rhs.data(), nullptr);
         CUDA_CHECK(cudaDeviceSynchronize());
-        const std::vector<double> x = rhs.download();
-        EXPECT_LT(test_systems::worst_relative_error(l, x, sys.ref), 1e-12) << "block size " << bs;
-        for (int p : l.padding) EXPECT_EQ(x[p], 0.0) << "padding row " << p;
+        EXPECT_LT(test_systems::worst_relative_error(g.layout, rhs.download(), sys.ref), 1e-12) << "arrays " << k;
     }
 }
 

@@ -31,21 +31,25 @@ TEST(SolverRegistry, ContentsPerBuild) {
     ASSERT_NE(find_solver("omp"), nullptr);
     ASSERT_NE(find_solver("gpu-cell"), nullptr);
     ASSERT_NE(find_solver("gpu-fine"), nullptr);
-    EXPECT_EQ(find_solver("gpu-branch"), nullptr);  // not built yet: not offered
+    ASSERT_NE(find_solver("gpu-branch"), nullptr);
+    EXPECT_EQ(find_solver("gpu-edd"), nullptr);
     EXPECT_TRUE(find_solver("gpu-fine")->needs_cuda);
+    EXPECT_TRUE(find_solver("gpu-branch")->needs_cuda);
     EXPECT_FALSE(find_solver("cpu")->needs_cuda);
     EXPECT_FALSE(find_solver("omp")->needs_cuda);
     EXPECT_TRUE(find_solver("gpu-cell")->needs_cuda);
     EXPECT_EQ(find_solver("omp")->groups_per_thread, 4);
     EXPECT_EQ(find_solver("cpu")->groups_per_thread, 0);
 #ifdef ARBOLITO_HAVE_CUDA
-    EXPECT_EQ(available_solver_names(), "cpu, omp, gpu-cell, gpu-fine");
+    EXPECT_EQ(available_solver_names(), "cpu, omp, gpu-cell, gpu-fine, gpu-branch");
     EXPECT_TRUE(find_solver("gpu-cell")->make_group);
     EXPECT_TRUE(find_solver("gpu-fine")->make_group);
+    EXPECT_TRUE(find_solver("gpu-branch")->make_group);
 #else
     EXPECT_EQ(available_solver_names(), "cpu, omp");
     EXPECT_FALSE(find_solver("gpu-cell")->make_group);
     EXPECT_FALSE(find_solver("gpu-fine")->make_group);
+    EXPECT_FALSE(find_solver("gpu-branch")->make_group);
 #endif
     for (const SolverInfo& s : all_solvers()) {
         EXPECT_FALSE(s.description.empty()) << s.name;

@@ -1,0 +1,281 @@
+// gpu-branch solver benchmark (issue 12): the seed's multi-morphology study. Cells of 512
+// CVs shaped as binary trees of 2, 3 and 4 branch levels (the first branch half the cell,
+// the other half shared evenly by the rest), each shape alone ("mono") and all mixed with
+// random branch lengths ("multi"); "deep": a caterpillar 64 levels deep (a spine of 4-CV
+// branches, a 4-CV side branch at each fork); "real": the real morphologies of
+// tests/data at about 512 CVs, mixed. On each batch gpu-branch (fold and EDD, each
+// padding variant, with and without the CUDA graph) against gpu-cell and gpu-fine.
+//
+// Times are medians of --reps solves, each after restoring d and rhs and flushing L2;
+// "floor" as in fine_bench: 32 B per real CV at the device-to-device copy bandwidth.
+// Usage: branch_bench [--cells 256,2560,...] [--sets 2,3,4,multi,deep,real] [--reps 10]
+//                     [--tsv FILE] [--summary FILE] [--budget-s S]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/gpu_bench_util.hpp"
+#include "bench/solve_buffers.hpp"
+#include "solvers/branch_layout.hpp"
+#include "solvers/branch_tree.hpp"
+#include "solvers/fine_layout.hpp"
+#include "solvers/gpu/hines_gpu_branch.hpp"
+#include "solvers/gpu/hines_gpu_cell.hpp"
+#include "solvers/gpu/hines_gpu_fine.hpp"
+#include "solvers/gpu_cell_layout.hpp"
+#include "tests/support/cell_trees.hpp"
+
+using namespace arbolito;
+using namespace arbolito::bench;
+using gpu::DeviceArray;
+
+namespace {
+
+using Tree = std::vector<int>;
+
+// Branches of the given lengths, branch b > 0 hanging from the end of branch (b - 1) / 2:
+// a binary tree filled level by level.
+Tree binary_tree(const std::vector<int>& lengths) {
+    Tree p;
+    std::vector<int> last(lengths.size());
+    for (std::size_t b = 0; b < lengths.size(); ++b) {
+        for (int k = 0; k < lengths[b]; ++k) {
+            const int n = static_cast<int>(p.size());
+            p.push_back(k > 0 ? n - 1 : b == 0 ? -1 : last[(b - 1) / 2]);
+        }
+        last[b] = static_cast<int>(p.size()) - 1;
+    }
+    return p;
+}
+
+// 512 CVs in `levels` binary levels: 256 in the first branch, 256 in the other 2^levels
+// - 2, evenly (random positive weights when `gen` is given).
+Tree seed_cell(int levels, std::mt19937* gen = nullptr) {
+    const int nb = (1 << levels) - 1;
+    std::vector<double> w(nb, 1.0);
+    if (gen)
+        for (double& x : w) x = std::uniform_real_distribution<double>(0.25, 1.75)(*gen);
+    double sum = 0;
+    for (int b = 1; b < nb; ++b) sum += w[b];
+    std::vector<int> len(nb, 256);
+    int used = 0;
+    for (int b = 1; b < nb; ++b) used += len[b] = std::max(1, static_cast<int>(256 * w[b] / sum));
+    len[nb - 1] += 256 - used;  // exact total
+    if (len[nb - 1] < 1) len[0] -= 1 - len[nb - 1], len[nb - 1] = 1;
+    return binary_tree(len);
+}
+
+// A spine of 64 branches of 4 CVs (the last 8), a side branch of 4 CVs at each of the 63
+// forks: 512 CVs, 64 branch levels.
+Tree caterpillar() {
+    Tree p;
+    int fork = -1;
+    for (int i = 0; i < 64; ++i) {
+        const int spine_len = i == 63 ? 8 : 4;
+        for (int k = 0; k < spine_len; ++k) p.push_back(k == 0 ? fork : static_cast<int>(p.size()) - 1);
+        const int end = static_cast<int>(p.size()) - 1;
+        if (i < 63)
+            for (int k = 0; k < 4; ++k) p.push_back(k == 0 ? end : static_cast<int>(p.size()) - 1);
+        fork = end;
+    }
+    return p;
+}
+
+std::vector<Tree> batch(const std::string& set, int n, std::mt19937& gen) {
+    if (set == "2" || set == "3" || set == "4") return std::vector<Tree>(n, seed_cell(std::stoi(set)));
+    if (set == "deep") return std::vector<Tree>(n, caterpillar());
+    std::vector<Tree> out;
+    if (set == "multi") {
+        for (int c = 0; c < n; ++c) out.push_back(seed_cell(2 + c % 3, &gen));
+        return out;
+    }
+    if (set == "real") {
+        std::vector<Tree> kinds;
+        for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir())) {
+            if (e.path().extension() != ".swc") continue;
+            try {
+                Tree t = trees::real(e.path().string(), 512);
+                if (!t.empty()) kinds.push_back(std::move(t));
+            } catch (const std::exception&) {  // the files there to be refused
+            }
+        }
+        std::sort(kinds.begin(), kinds.end());
+        for (int c = 0; c < n && !kinds.empty(); ++c) out.push_back(kinds[c % kinds.size()]);
+        return out;
+    }
+    throw std::invalid_argument("unknown set " + set);
+}
+
+enum class Kind { cell, fine, branch };
+struct Variant {
+    std::string name;
+    Kind kind;
+    gpu::GpuBranchOptions b{};
+};
+
+std::vector<Variant> variants() {
+    using gpu::GpuBranchOptions;
+    return {{"gpu-cell", Kind::cell},
+            {"gpu-fine", Kind::fine},
+            {"fold", Kind::branch, {Coupling::fold, Padding::compute, true}},
+            {"fold-stop", Kind::branch, {Coupling::fold, Padding::stop, true}},
+            {"fold-nograph", Kind::branch, {Coupling::fold, Padding::compute, false}},
+            {"edd", Kind::branch, {Coupling::edd, Padding::compute, true}},
+            {"edd-stop", Kind::branch, {Coupling::edd, Padding::stop, true}},
+            {"edd-nograph", Kind::branch, {Coupling::edd, Padding::compute, false}}};
+}
+
+// One variant set up on a batch: its layout and whatever its solve needs.
+struct Prepared {
+    Layout layout;
+    std::unique_ptr<gpu::GpuCellPlan> cell;
+    std::unique_ptr<gpu::GpuFinePlan> fine;
+    std::unique_ptr<gpu::GpuBranchPlan> branch;
+    BranchNumbering numbering;  // branch: for the host check
+    void solve(SolveBuffers& b) const {
+        if (cell) gpu::gpu_cell_solve(*cell, b.d.data(), b.u.data(), b.r.data(), nullptr);
+        if (fine) gpu::gpu_fine_solve(*fine, b.d.data(), b.u.data(), b.r.data(), nullptr);
+        if (branch) gpu::gpu_branch_solve(*branch, b.d.data(), b.u.data(), b.r.data(), nullptr);
+    }
+};
+
+Prepared prepare(const Variant& v, const std::vector<Tree>& cells) {
+    Prepared p;
+    if (v.kind == Kind::cell) {
+        GpuCellNumbering g = gpu_cell_layout(cells, "block-interleaved:32");
+        p.layout = std::move(g.layout);
+        p.cell = std::make_unique<gpu::GpuCellPlan>(gpu::make_gpu_cell_plan(p.layout, g.slots));
+    } else if (v.kind == Kind::fine) {
+        FineNumbering f = fine_layout(cells, FineOptions{});
+        p.layout = std::move(f.layout);
+        p.fine = std::make_unique<gpu::GpuFinePlan>(gpu::make_gpu_fine_plan(f.schedule));
+    } else {
+        p.numbering = branch_level_layout(cells, 32, v.b.coupling);
+        p.layout = p.numbering.layout;
+        p.branch = std::make_unique<gpu::GpuBranchPlan>(gpu::make_gpu_branch_plan(p.numbering, v.b));
+    }
+    return p;
+}
+
+// The host reference of a branch variant: the relative difference over all CVs.
+double check(const Prepared& p, const Variant& v, SolveBuffers& b) {
+    if (!p.branch || p.layout.n_cv > 5'000'000) return NAN;
+    std::vector<double> d = b.d0.download(), u = b.u.download(), r = b.r0.download(), x = b.r.download();
+    if (v.b.coupling == Coupling::fold)
+        branch_layout_solve(branch_schedule(p.layout, p.numbering.slots), d.data(), u.data(), r.data(), v.b.padding);
+    else
+        edd_layout_solve(edd_schedule(p.numbering), d.data(), u.data(), r.data(), v.b.padding);
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) num += (x[i] - r[i]) * (x[i] - r[i]), den += r[i] * r[i];
+    return std::sqrt(num / std::max(den, 1e-300));
+}
+
+struct Row {
+    std::string set, variant;
+    int cells;
+    long real_cv;
+    int levels;
+    double ms, ns_cv, floor_x, err;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    std::vector<int> cell_counts{256, 2560, 25600, 256000};
+    std::vector<std::string> sets{"2", "3", "4", "multi", "deep", "real"};
+    int reps = 10;
+    std::string tsv, summary;
+    double budget_s = 400;
+    for (Args a(argc, argv); a.next();) {
+        if (a.is("--cells")) cell_counts = split_ints(a.value());
+        else if (a.is("--sets")) sets = split_list(a.value());
+        else if (a.is("--reps")) reps = std::stoi(a.value());
+        else if (a.is("--tsv")) tsv = a.value();
+        else if (a.is("--summary")) summary = a.value();
+        else if (a.is("--budget-s")) budget_s = std::stod(a.value());
+        else a.unknown();
+    }
+    if (!have_gpu()) return 0;
+    const Device dev;
+    const double copy_gbs = copy_bandwidth_gbs();
+    std::printf("device: %s\ndevice-to-device copy: %.0f GB/s\n\n", device_summary(dev.prop).c_str(), copy_gbs);
+    L2Flush flush(dev.prop);
+    std::vector<Row> rows;
+    const auto start = std::chrono::steady_clock::now();
+    std::mt19937 gen(2026);
+    const auto vs = variants();
+    for (int n : cell_counts)
+        for (const auto& set : sets) {
+            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > budget_s) {
+                std::printf("budget of %.0f s spent: set %s, %d cells skipped\n", budget_s, set.c_str(), n);
+                continue;
+            }
+            const std::vector<Tree> cells = batch(set, n, gen);
+            long real_cv = 0;
+            int levels = 0;  // the deepest cell's branch levels
+            for (std::size_t c = 0; c < cells.size(); ++c) {
+                real_cv += static_cast<long>(cells[c].size());
+                if (c < 64) levels = std::max(levels, branch_tree(cells[c]).n_levels);  // the shapes repeat
+            }
+            for (const Variant& v : vs) {
+                const Prepared p = prepare(v, cells);
+                SolveBuffers b(p.layout, 1234);
+                const double ms = time_median_ms(
+                    [&](int) {
+                        b.restore();
+                        flush();
+                    },
+                    [&](int) { p.solve(b); }, reps);
+                CUDA_CHECK(cudaDeviceSynchronize());
+                const Row r{set, v.name, n, real_cv, levels, ms, 1e6 * ms / real_cv,
+                            ms / (32.0 * real_cv / (copy_gbs * 1e9) * 1e3), n <= 2560 ? check(p, v, b) : NAN};
+                std::printf("%-5s %7d cells %10ld CVs  %-13s %3d levels  %9.4f ms  %7.4f ns/CV  %6.2fx floor  err %.1e\n",
+                            set.c_str(), n, real_cv, v.name.c_str(), r.levels, ms, r.ns_cv, r.floor_x, r.err);
+                std::fflush(stdout);
+                rows.push_back(r);
+            }
+        }
+
+    std::ostringstream s;
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "solve alone, %s, median of %d, L2 flushed; ns per real CV and solve (x floor: 32 B per CV at %.0f "
+                  "GB/s)\n%-5s %7s %10s |",
+                  dev.prop.name, reps, copy_gbs, "set", "cells", "CVs");
+    s << line;
+    for (const auto& v : vs) s << " " << std::string(12 - std::min<std::size_t>(12, v.name.size()), ' ') << v.name;
+    s << " | best branch vs cell, edd vs fold\n";
+    for (std::size_t i = 0; i + vs.size() <= rows.size(); i += vs.size()) {
+        std::snprintf(line, sizeof line, "%-5s %7d %10ld |", rows[i].set.c_str(), rows[i].cells, rows[i].real_cv);
+        s << line;
+        double best_branch = INFINITY;
+        for (std::size_t k = 0; k < vs.size(); ++k) {
+            std::snprintf(line, sizeof line, " %12.4f", rows[i + k].ns_cv);
+            s << line;
+            if (vs[k].kind == Kind::branch) best_branch = std::min(best_branch, rows[i + k].ms);
+        }
+        std::snprintf(line, sizeof line, " | %5.2fx %5.2fx\n", rows[i].ms / best_branch, rows[i + 2].ms / rows[i + 5].ms);
+        s << line;
+    }
+    std::printf("\n%s", s.str().c_str());
+    if (!summary.empty()) std::ofstream(summary) << s.str();
+    if (!tsv.empty()) {
+        std::ofstream t(tsv);
+        t << "set\tvariant\tcells\treal_cv\tlevels\tms\tns_per_cv\tfloor_x\trel_err\n";
+        for (const auto& r : rows)
+            t << r.set << "\t" << r.variant << "\t" << r.cells << "\t" << r.real_cv << "\t" << r.levels << "\t" << r.ms
+              << "\t" << r.ns_cv << "\t" << r.floor_x << "\t" << r.err << "\n";
+    }
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "branch_bench: %s\n", e.what());
+    return 1;
+}

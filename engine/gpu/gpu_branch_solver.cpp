@@ -1,0 +1,86 @@
+// Solver gpu-branch (Valero-Lara's multi-morphology branch-level solver; DESIGN §7): the
+// GPU cell group with branch_level_layout's numbering (all branches of all cells by
+// level, a warp's slots interleaved) and the solve of solvers/gpu/hines_gpu_branch, with
+// the fold or the EDD coupling. Plain C++, compiled in every build so that a CPU-only
+// build still knows the solver; only the CUDA build has the factory.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "engine/gpu/gpu_cell_group.hpp"
+#include "engine/solver_registry.hpp"
+#include "engine/solver_spec.hpp"
+#include "solvers/branch_layout.hpp"
+#ifdef ARBOLITO_HAVE_CUDA
+#include "engine/gpu/gpu_solve.hpp"
+#include "solvers/gpu/hines_gpu_branch.hpp"
+#endif
+
+namespace arbolito {
+
+namespace {
+
+#ifdef ARBOLITO_HAVE_CUDA
+class GpuBranchSolve final : public GpuSolve {
+public:
+    GpuBranchSolve(const BranchNumbering& n, const gpu::GpuBranchOptions& o) : plan_(gpu::make_gpu_branch_plan(n, o)) {}
+    void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
+        gpu::gpu_branch_solve(plan_, d, u, rhs, stream);
+    }
+
+private:
+    gpu::GpuBranchPlan plan_;
+};
+
+GpuSolverParts gpu_branch_parts(int block, const gpu::GpuBranchOptions& o) {
+    GpuSolverParts p;
+    auto numbering = std::make_shared<BranchNumbering>();  // from the numbering to the solve
+    p.numbering = [numbering, block, o](const std::vector<std::vector<int>>& np) {
+        *numbering = branch_level_layout(np, block, o.coupling);
+        return numbering->layout;
+    };
+    p.make_solve = [numbering, o](const Layout&) -> std::unique_ptr<GpuSolve> {
+        return std::make_unique<GpuBranchSolve>(*numbering, o);
+    };
+    return p;
+}
+#endif
+
+}  // namespace
+
+SolverInfo gpu_branch_solver() {
+    SolverInfo s;
+    s.name = "gpu-branch";
+    s.needs_cuda = true;
+    s.description = "every branch of every cell one thread, batched Thomas level by level (Valero-Lara) or EDD, the whole "
+                    "step on the GPU";
+    s.options = {
+        {"coupling", {"fold", "edd"}, "", "fold",
+         "fold: branches level by level into their parents; edd: all branches at once, then the branch points' system",
+         {}},
+        {"padding", {"compute", "stop"}, "", "compute",
+         "compute: every thread walks its block's longest branch; stop: each its own length", {}},
+        {"graph", {"on", "off"}, "", "on", "the solve's launches recorded once as a CUDA graph and replayed", {}},
+        {"block", {}, "N >= 1", "32", "branches interleaved per block of the numbering (a warp's loads coalesce)",
+         check_whole_number},
+        {"threads", {"32", "64", "128", "256"}, "", "128", "CUDA block size of the solve's launches", {}},
+    };
+    for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
+#ifdef ARBOLITO_HAVE_CUDA
+    s.make_group = [](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
+                      const StepSettings& st, int local_rank) {
+        GpuGroupOptions g;
+        apply_gpu_step_keys(o, g);
+        gpu::GpuBranchOptions b;
+        b.coupling = o.at("coupling") == "edd" ? Coupling::edd : Coupling::fold;
+        b.padding = o.at("padding") == "stop" ? Padding::stop : Padding::compute;
+        b.graph = o.at("graph") == "on";
+        b.threads = std::stoi(o.at("threads"));
+        return make_gpu_group(m, gid_begin, gid_end, "gpu-branch", gpu_branch_parts(std::stoi(o.at("block")), b), g, st,
+                              local_rank);
+    };
+#endif
+    return s;
+}
+
+}  // namespace arbolito

@@ -1,0 +1,111 @@
+#pragma once
+// The steps of the EDD coupling (Exact Domain Decomposition, Mascagni; branch_layout.hpp),
+// one thread each on the GPU, one call each on the host:
+//  1. eliminate (per slot): Thomas up a branch's interior; its solution is then affine in
+//     the values of the branch points at its two ends, v = y + a v_up + c v_down; the
+//     coefficients at its first and last position go to `ends`.
+//  2. assemble (per junction): the junction system's row, each branch point's equation
+//     with its neighbours' affine values put in: diagonal D, right-hand side R, the
+//     coefficient P of the junction above and the coefficient Q of this one in the row of
+//     the junction above (the system is a tree, like the cell's).
+//  3. junctions (per cell): that tree solved by Hines elimination, serially; the branch
+//     points' values written to rhs.
+//  4. complete (per slot): forward substitution along the interior with both ends known.
+// Every sum runs in a fixed order (no atomics): the same bits every run. walk[s] as in
+// branch_sweeps.hpp; position `size[s] - 1` is always the interior's last.
+#include "core/hd.hpp"
+
+namespace arbolito::edd_sweeps {
+
+// Per slot, the affine coefficients at both ends of its interior.
+enum End { top_y, top_a, top_c, bottom_y, bottom_a, bottom_c, n_ends };
+
+// g[x]: position x's coefficient of the branch point below (v_down), after elimination.
+ARB_HD void eliminate(int s, const int* first, const int* stride, const int* size, const int* walk, const int* up,
+                      const int* down, double* d, const double* u, double* rhs, double* g, double* ends) {
+    const int x0 = first[s], st = stride[s], m = size[s], n = walk[s];
+    if (m == 0) return;
+    const double u_down = down[s] >= 0 ? u[down[s]] : 0.0;  // the branch point couples to the last row
+    double gk = 0.0;
+    for (int k = n - 1; k >= 0; --k) {
+        const int x = x0 + k * st;
+        if (k == m - 1) gk = u_down;
+        g[x] = gk;
+        if (k == 0) break;
+        const double f = u[x] / d[x];
+        d[x - st] -= f * u[x];
+        rhs[x - st] -= f * rhs[x];
+        gk = -f * gk;
+    }
+    // Forward substitution of the three parts: y (rhs), a (v_up = 1), c (v_down = 1).
+    const double u_up = up[s] >= 0 ? u[x0] : 0.0;
+    double y = rhs[x0] / d[x0], a = -u_up / d[x0], c = -g[x0] / d[x0];
+    double* e = ends + n_ends * s;
+    e[top_y] = y, e[top_a] = a, e[top_c] = c;
+    for (int k = 1; k < m; ++k) {
+        const int x = x0 + k * st;
+        y = (rhs[x] - u[x] * y) / d[x];
+        a = -u[x] * a / d[x];
+        c = (-g[x] - u[x] * c) / d[x];
+    }
+    e[bottom_y] = y, e[bottom_a] = a, e[bottom_c] = c;
+}
+
+// Junction k's row (its layout index base + k): its own equation, the interior above it
+// (its slot, if any) and the interiors hanging from it put in as affine functions.
+ARB_HD void assemble(int k, int base, const int* jparent, const int* jslot, const int* child_first,
+                     const int* child_slot, const int* first, const double* d, const double* u, const double* rhs,
+                     const double* ends, double* D, double* R, double* P, double* Q) {
+    const int x = base + k, s = jslot[k];
+    double dk = d[x], rk = rhs[x], pk = 0.0, qk = 0.0;
+    if (s >= 0) {
+        const double* e = ends + n_ends * s;
+        dk += u[x] * e[bottom_c];
+        rk -= u[x] * e[bottom_y];
+        pk = u[x] * e[bottom_a];
+        qk = u[first[s]] * e[top_c];
+    } else if (jparent[k] >= 0) {  // hangs from the junction above directly
+        pk = qk = u[x];
+    }
+    for (int i = child_first[k]; i < child_first[k + 1]; ++i) {
+        const int c = child_slot[i];
+        const double* e = ends + n_ends * c;
+        dk += u[first[c]] * e[top_a];
+        rk -= u[first[c]] * e[top_y];
+    }
+    D[k] = dk, R[k] = rk, P[k] = pk, Q[k] = qk;
+}
+
+// Cell c's junctions (parents first): Hines elimination leaves to root, then values root
+// to leaves, written to rhs at base + k.
+ARB_HD void junctions(int c, int base, const int* cell_first, const int* jparent, double* D, double* R,
+                      const double* P, const double* Q, double* rhs) {
+    const int k0 = cell_first[c], k1 = cell_first[c + 1];
+    for (int k = k1 - 1; k >= k0; --k) {
+        const int p = jparent[k];
+        if (p < 0) continue;
+        const double f = Q[k] / D[k];
+        D[p] -= f * P[k];
+        R[p] -= f * R[k];
+    }
+    for (int k = k0; k < k1; ++k) {
+        const int p = jparent[k];
+        rhs[base + k] = (R[k] - (p >= 0 ? P[k] * rhs[base + p] : 0.0)) / D[k];
+    }
+}
+
+// Slot s's interior from the eliminated rows, the branch points' values now in rhs.
+ARB_HD void complete(int s, const int* first, const int* stride, const int* size, const int* walk, const int* up, const int* down,
+                     const double* d, const double* u, double* rhs, const double* g) {
+    const int x0 = first[s], st = stride[s], n = walk[s];
+    if (size[s] == 0) return;  // an empty slot: padding rows only
+    const double v_down = down[s] >= 0 ? rhs[down[s]] : 0.0;
+    double v = up[s] >= 0 ? rhs[up[s]] : 0.0;
+    for (int k = 0; k < n; ++k) {
+        const int x = x0 + k * st;
+        v = (rhs[x] - g[x] * v_down - u[x] * v) / d[x];
+        rhs[x] = v;
+    }
+}
+
+}  // namespace arbolito::edd_sweeps

@@ -128,6 +128,7 @@ std::vector<Variant> variants() {
             {"fold", Kind::branch, {Coupling::fold, Padding::compute, true}},
             {"fold-stop", Kind::branch, {Coupling::fold, Padding::stop, true}},
             {"fold-nograph", Kind::branch, {Coupling::fold, Padding::compute, false}},
+            {"fold-t128", Kind::branch, {Coupling::fold, Padding::compute, true, 128}},
             {"edd", Kind::branch, {Coupling::edd, Padding::compute, true}},
             {"edd-stop", Kind::branch, {Coupling::edd, Padding::stop, true}},
             {"edd-nograph", Kind::branch, {Coupling::edd, Padding::compute, false}}};
@@ -262,7 +263,7 @@ int main(int argc, char** argv) try {
             s << line;
             if (vs[k].kind == Kind::branch) best_branch = std::min(best_branch, rows[i + k].ms);
         }
-        std::snprintf(line, sizeof line, " | %5.2fx %5.2fx\n", rows[i].ms / best_branch, rows[i + 2].ms / rows[i + 5].ms);
+        std::snprintf(line, sizeof line, " | %5.2fx %5.2fx\n", rows[i].ms / best_branch, rows[i + 2].ms / rows[i + 6].ms);
         s << line;
     }
     std::printf("\n%s", s.str().c_str());

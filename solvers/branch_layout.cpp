@@ -187,7 +187,7 @@ void branch_layout_solve(const BranchSchedule& s, double* d, const double* u, do
     }
     for (int lv = 0; lv < s.n_levels(); ++lv)
         for (int i = s.level_first[lv]; i < s.level_first[lv + 1]; ++i)
-            bs::forward(i, s.first.data(), s.stride.data(), walk, s.parent.data(), d, u, rhs);
+            bs::forward(i, s.first.data(), s.stride.data(), walk, s.parent.data(), d, rhs);
 }
 
 EddSchedule edd_schedule(const BranchNumbering& g) {
@@ -214,19 +214,19 @@ void edd_layout_solve(const EddSchedule& s, double* d, const double* u, double* 
     namespace es = edd_sweeps;
     const int* walk = padding == Padding::compute ? s.padded.data() : s.size.data();
     const Junctions& j = s.junctions;
-    std::vector<double> g(std::max<std::size_t>(1, j.base), 0.0), ends(es::n_ends * s.n_slots());
+    std::vector<double> h(std::max<std::size_t>(1, j.base), 0.0), ends(es::n_ends * s.n_slots());
     std::vector<double> D(j.n()), R(j.n()), P(j.n()), Q(j.n());
     for (int i = 0; i < s.n_slots(); ++i)
         es::eliminate(i, s.first.data(), s.stride.data(), s.size.data(), walk, s.up.data(), s.down.data(), d, u, rhs,
-                      g.data(), ends.data());
+                      h.data(), ends.data());
     for (int k = 0; k < j.n(); ++k)
         es::assemble(k, j.base, j.parent.data(), j.slot.data(), j.child_first.data(), j.child_slot.data(),
                      s.first.data(), d, u, rhs, ends.data(), D.data(), R.data(), P.data(), Q.data());
     for (int c = 0; c < s.n_cells(); ++c)
         es::junctions(c, j.base, j.cell_first.data(), j.parent.data(), D.data(), R.data(), P.data(), Q.data(), rhs);
     for (int i = 0; i < s.n_slots(); ++i)
-        es::complete(i, s.first.data(), s.stride.data(), s.size.data(), walk, s.up.data(), s.down.data(), d, u, rhs,
-                     g.data());
+        es::complete(i, s.first.data(), s.stride.data(), s.size.data(), walk, s.up.data(), s.down.data(), d, rhs,
+                     h.data());
 }
 
 }  // namespace arbolito

@@ -1,33 +1,57 @@
 #pragma once
-// The per-slot steps of the branch-level solve (branch_layout.hpp), one thread per branch
-// on the GPU, one call per slot on the host. A level's backward pass leaves each branch's
-// fold (what its first CV takes from its parent CV's d and rhs) in fold_d, fold_r; the
-// coupling step then subtracts the folds from the parent CVs in a fixed order. walk[s]:
-// the positions slot s computes, its padded length or its own (Padding): padding rows
-// (d = 1, u = 0, rhs = 0) change nothing, so both give the same bits.
+// The per-slot steps of the branch-level solve with the fold coupling (branch_layout.hpp),
+// one thread per branch on the GPU, one call per slot on the host. A level's backward
+// pass leaves each branch's fold (what its first CV takes from its parent CV's d and rhs)
+// in fold_d, fold_r; the coupling step then subtracts the folds from the parent CVs in a
+// fixed order (no atomics). walk[s]: the positions slot s computes, its padded length or
+// its own (Padding): padding rows (d = 1, u = 0, rhs = 0) end as x = 0 either way.
+//
+// As in gpu-fine (fine_sweeps.hpp): the backward step leaves f = u / d' in d and
+// g = rhs' / d' in rhs, so that the forward step reads two arrays and does one
+// multiply-add per row; rows go in chunks of Ahead whose loads are all issued before
+// their arithmetic (a branch's rows change only by its own thread here), so a thread
+// waits one memory latency per chunk, not one per row.
 #include "core/hd.hpp"
+#include "solvers/gpu/reciprocal.hpp"
 
 namespace arbolito::branch_sweeps {
 
+constexpr int ahead = 8;
+
 // Thomas along slot s from its last position up to position 0, then position 0's fold
 // into its parent (0 for a root branch).
+template <int Ahead = ahead>
 ARB_HD void backward(int s, const int* first, const int* stride, const int* walk, const int* parent, double* d,
                      const double* u, double* rhs, double* fold_d, double* fold_r) {
-    const int x0 = first[s], st = stride[s];
-    for (int k = walk[s] - 1; k > 0; --k) {
-        const int x = x0 + k * st, p = x - st;
-        const double f = u[x] / d[x];
-        d[p] -= f * u[x];
-        rhs[p] -= f * rhs[x];
+    const int x0 = first[s], st = stride[s], n = walk[s];
+    fold_d[s] = 0.0, fold_r[s] = 0.0;
+    if (n == 0) return;
+    int k = n - 1;  // the chunk's first row (the most distal left)
+    double dk = d[x0 + k * st], rk = rhs[x0 + k * st];
+    for (;;) {
+        double uu[Ahead], dp[Ahead], rp[Ahead];
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            const int row = k - j, x = x0 + row * st;
+            uu[j] = row >= 0 ? u[x] : 0.0;
+            dp[j] = row >= 1 ? d[x - st] : 0.0;
+            rp[j] = row >= 1 ? rhs[x - st] : 0.0;
+        }
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            const int row = k - j, x = x0 + row * st;
+            const double inv = gpu::reciprocal(dk), f = uu[j] * inv;
+            d[x] = f;
+            rhs[x] = rk * inv;
+            if (row == 0) {
+                if (parent[s] >= 0) fold_d[s] = f * uu[j], fold_r[s] = f * rk;
+                return;
+            }
+            dk = dp[j] - f * uu[j];
+            rk = rp[j] - f * rk;
+        }
+        k -= Ahead;
     }
-    double fd = 0.0, fr = 0.0;
-    if (parent[s] >= 0 && walk[s] > 0) {
-        const double f = u[x0] / d[x0];
-        fd = f * u[x0];
-        fr = f * rhs[x0];
-    }
-    fold_d[s] = fd;
-    fold_r[s] = fr;
 }
 
 // Parent CV j of a level's coupling list takes the folds of its child slots, in order.
@@ -43,16 +67,25 @@ ARB_HD void couple(int j, const int* couple_cv, const int* couple_first, const i
 }
 
 // x along slot s from position 0 (its parent's x final: an earlier level) outwards.
+template <int Ahead = ahead>
 ARB_HD void forward(int s, const int* first, const int* stride, const int* walk, const int* parent, const double* d,
-                    const double* u, double* rhs) {
+                    double* rhs) {
     const int x0 = first[s], st = stride[s], n = walk[s];
-    if (n == 0) return;
-    const int q = parent[s];
-    double xp = q >= 0 ? rhs[q] : 0.0;
-    for (int k = 0; k < n; ++k) {
-        const int x = x0 + k * st;
-        xp = (rhs[x] - u[x] * xp) / d[x];
-        rhs[x] = xp;
+    double xp = parent[s] >= 0 ? rhs[parent[s]] : 0.0;
+    for (int i = 0; i < n; i += Ahead) {
+        double f[Ahead], g[Ahead];
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            const int x = x0 + (i + j) * st;
+            f[j] = i + j < n ? d[x] : 0.0;
+            g[j] = i + j < n ? rhs[x] : 0.0;
+        }
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            if (i + j >= n) return;
+            xp = g[j] - f[j] * xp;
+            rhs[x0 + (i + j) * st] = xp;
+        }
     }
 }
 

@@ -14,39 +14,71 @@
 // Every sum runs in a fixed order (no atomics): the same bits every run. walk[s] as in
 // branch_sweeps.hpp; position `size[s] - 1` is always the interior's last.
 #include "core/hd.hpp"
+#include "solvers/gpu/reciprocal.hpp"
 
 namespace arbolito::edd_sweeps {
 
 // Per slot, the affine coefficients at both ends of its interior.
 enum End { top_y, top_a, top_c, bottom_y, bottom_a, bottom_c, n_ends };
 
-// g[x]: position x's coefficient of the branch point below (v_down), after elimination.
+constexpr int ahead = 8;  // rows loaded before their arithmetic, as in branch_sweeps.hpp
+
+// Thomas up slot s's interior with the branch point below as a parameter. Each row ends
+// normalised, v_k = G_k - F_k v_(k-1) - H_k v_down (v_(-1) = v_up): F in d, G in rhs, H in
+// h. Then the three parts forward (y: v_up = v_down = 0; a: v_up = 1; c: v_down = 1) for
+// the values at the interior's last row.
+template <int Ahead = ahead>
 ARB_HD void eliminate(int s, const int* first, const int* stride, const int* size, const int* walk, const int* up,
-                      const int* down, double* d, const double* u, double* rhs, double* g, double* ends) {
+                      const int* down, double* d, const double* u, double* rhs, double* h, double* ends) {
     const int x0 = first[s], st = stride[s], m = size[s], n = walk[s];
     if (m == 0) return;
-    const double u_down = down[s] >= 0 ? u[down[s]] : 0.0;  // the branch point couples to the last row
-    double gk = 0.0;
-    for (int k = n - 1; k >= 0; --k) {
-        const int x = x0 + k * st;
-        if (k == m - 1) gk = u_down;
-        g[x] = gk;
-        if (k == 0) break;
-        const double f = u[x] / d[x];
-        d[x - st] -= f * u[x];
-        rhs[x - st] -= f * rhs[x];
-        gk = -f * gk;
+    const double u_down = down[s] >= 0 ? u[down[s]] : 0.0;  // the branch point couples to row m-1
+    int k = n - 1;
+    double dk = d[x0 + k * st], rk = rhs[x0 + k * st], gk = k == m - 1 ? u_down : 0.0;
+    for (bool done = false; !done; k -= Ahead) {
+        double uu[Ahead], dp[Ahead], rp[Ahead];
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            const int row = k - j, x = x0 + row * st;
+            uu[j] = row >= 0 ? u[x] : 0.0;
+            dp[j] = row >= 1 ? d[x - st] : 0.0;
+            rp[j] = row >= 1 ? rhs[x - st] : 0.0;
+        }
+        ARB_UNROLL
+        for (int j = 0; j < Ahead && !done; ++j) {
+            const int row = k - j, x = x0 + row * st;
+            const double inv = gpu::reciprocal(dk), f = uu[j] * inv;
+            d[x] = f;
+            rhs[x] = rk * inv;
+            h[x] = gk * inv;
+            if (row == 0) {
+                done = true;
+            } else {
+                dk = dp[j] - f * uu[j];
+                rk = rp[j] - f * rk;
+                gk = row - 1 == m - 1 ? u_down : -f * gk;
+            }
+        }
     }
-    // Forward substitution of the three parts: y (rhs), a (v_up = 1), c (v_down = 1).
-    const double u_up = up[s] >= 0 ? u[x0] : 0.0;
-    double y = rhs[x0] / d[x0], a = -u_up / d[x0], c = -g[x0] / d[x0];
     double* e = ends + n_ends * s;
+    double y = rhs[x0], a = up[s] >= 0 ? -d[x0] : 0.0, c = -h[x0];
     e[top_y] = y, e[top_a] = a, e[top_c] = c;
-    for (int k = 1; k < m; ++k) {
-        const int x = x0 + k * st;
-        y = (rhs[x] - u[x] * y) / d[x];
-        a = -u[x] * a / d[x];
-        c = (-g[x] - u[x] * c) / d[x];
+    for (int i = 1; i < m; i += Ahead) {
+        double F[Ahead], G[Ahead], H[Ahead];
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            const int x = x0 + (i + j) * st;
+            F[j] = i + j < m ? d[x] : 0.0;
+            G[j] = i + j < m ? rhs[x] : 0.0;
+            H[j] = i + j < m ? h[x] : 0.0;
+        }
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            if (i + j >= m) break;
+            y = G[j] - F[j] * y;
+            a = -F[j] * a;
+            c = -H[j] - F[j] * c;
+        }
     }
     e[bottom_y] = y, e[bottom_a] = a, e[bottom_c] = c;
 }
@@ -94,17 +126,29 @@ ARB_HD void junctions(int c, int base, const int* cell_first, const int* jparent
     }
 }
 
-// Slot s's interior from the eliminated rows, the branch points' values now in rhs.
-ARB_HD void complete(int s, const int* first, const int* stride, const int* size, const int* walk, const int* up, const int* down,
-                     const double* d, const double* u, double* rhs, const double* g) {
+// Slot s's interior from its normalised rows, the branch points' values now in rhs.
+template <int Ahead = ahead>
+ARB_HD void complete(int s, const int* first, const int* stride, const int* size, const int* walk, const int* up,
+                     const int* down, const double* d, double* rhs, const double* h) {
     const int x0 = first[s], st = stride[s], n = walk[s];
     if (size[s] == 0) return;  // an empty slot: padding rows only
     const double v_down = down[s] >= 0 ? rhs[down[s]] : 0.0;
     double v = up[s] >= 0 ? rhs[up[s]] : 0.0;
-    for (int k = 0; k < n; ++k) {
-        const int x = x0 + k * st;
-        v = (rhs[x] - g[x] * v_down - u[x] * v) / d[x];
-        rhs[x] = v;
+    for (int i = 0; i < n; i += Ahead) {
+        double F[Ahead], G[Ahead], H[Ahead];
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            const int x = x0 + (i + j) * st;
+            F[j] = i + j < n ? d[x] : 0.0;
+            G[j] = i + j < n ? rhs[x] : 0.0;
+            H[j] = i + j < n ? h[x] : 0.0;
+        }
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            if (i + j >= n) return;
+            v = G[j] - H[j] * v_down - F[j] * v;
+            rhs[x0 + (i + j) * st] = v;
+        }
     }
 }
 

@@ -63,7 +63,8 @@ SolverInfo gpu_branch_solver() {
         {"graph", {"on", "off"}, "", "on", "the solve's launches recorded once as a CUDA graph and replayed", {}},
         {"block", {}, "N >= 1", "32", "branches interleaved per block of the numbering (a warp's loads coalesce)",
          check_whole_number},
-        {"threads", {"32", "64", "128", "256"}, "", "128", "CUDA block size of the solve's launches", {}},
+        {"threads", {"auto", "32", "64", "128", "256"}, "", "auto",
+         "CUDA block size of the solve's launches; auto: 32 for launches too small to fill every SM, else 128", {}},
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA
@@ -75,7 +76,7 @@ SolverInfo gpu_branch_solver() {
         b.coupling = o.at("coupling") == "edd" ? Coupling::edd : Coupling::fold;
         b.padding = o.at("padding") == "stop" ? Padding::stop : Padding::compute;
         b.graph = o.at("graph") == "on";
-        b.threads = std::stoi(o.at("threads"));
+        b.threads = o.at("threads") == "auto" ? 0 : std::stoi(o.at("threads"));
         return make_gpu_group(m, gid_begin, gid_end, "gpu-branch", gpu_branch_parts(std::stoi(o.at("block")), b), g, st,
                               local_rank);
     };

@@ -26,17 +26,17 @@ __global__ void branch_couple(int j0, int j1, const int* __restrict__ couple_cv,
 
 __global__ void branch_forward(int s0, int s1, const int* __restrict__ first, const int* __restrict__ stride,
                                const int* __restrict__ walk, const int* __restrict__ parent,
-                               const double* __restrict__ d, const double* __restrict__ u, double* __restrict__ rhs) {
+                               const double* __restrict__ d, double* __restrict__ rhs) {
     const int s = s0 + thread_index();
-    if (s < s1) branch_sweeps::forward(s, first, stride, walk, parent, d, u, rhs);
+    if (s < s1) branch_sweeps::forward(s, first, stride, walk, parent, d, rhs);
 }
 
 __global__ void edd_eliminate(int n, const int* __restrict__ first, const int* __restrict__ stride,
                               const int* __restrict__ size, const int* __restrict__ walk, const int* __restrict__ up,
                               const int* __restrict__ down, double* __restrict__ d, const double* __restrict__ u,
-                              double* __restrict__ rhs, double* __restrict__ g, double* __restrict__ ends) {
+                              double* __restrict__ rhs, double* __restrict__ h, double* __restrict__ ends) {
     const int s = thread_index();
-    if (s < n) edd_sweeps::eliminate(s, first, stride, size, walk, up, down, d, u, rhs, g, ends);
+    if (s < n) edd_sweeps::eliminate(s, first, stride, size, walk, up, down, d, u, rhs, h, ends);
 }
 
 __global__ void edd_assemble(int n, int base, const int* __restrict__ jparent, const int* __restrict__ jslot,
@@ -57,18 +57,24 @@ __global__ void edd_junctions(int n, int base, const int* __restrict__ cell_firs
 
 __global__ void edd_complete(int n, const int* __restrict__ first, const int* __restrict__ stride,
                              const int* __restrict__ size, const int* __restrict__ walk, const int* __restrict__ up,
-                             const int* __restrict__ down, const double* __restrict__ d, const double* __restrict__ u,
-                             double* __restrict__ rhs, const double* __restrict__ g) {
+                             const int* __restrict__ down, const double* __restrict__ d, double* __restrict__ rhs,
+                             const double* __restrict__ h) {
     const int s = thread_index();
-    if (s < n) edd_sweeps::complete(s, first, stride, size, walk, up, down, d, u, rhs, g);
+    if (s < n) edd_sweeps::complete(s, first, stride, size, walk, up, down, d, rhs, h);
 }
 
 unsigned blocks(int n, int t) { return static_cast<unsigned>((n + t - 1) / t); }
 
+int threads_for(const GpuBranchPlan& p, int n) {
+    if (p.options.threads > 0) return p.options.threads;
+    return n >= 4 * 128 * p.sms ? 128 : 32;
+}
+
 void enqueue_fold(const GpuBranchPlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
-    const int levels = static_cast<int>(p.level_first.size()) - 1, t = p.options.threads;
+    const int levels = static_cast<int>(p.level_first.size()) - 1;
     for (int l = levels - 1; l >= 0; --l) {
         const int s0 = p.level_first[l], s1 = p.level_first[l + 1];
+        int t = threads_for(p, s1 - s0);
         if (s1 > s0) {
             branch_backward<<<blocks(s1 - s0, t), t, 0, stream>>>(s0, s1, p.first.data(), p.stride.data(),
                                                                   p.walk.data(), p.parent.data(), d, u, rhs,
@@ -76,6 +82,7 @@ void enqueue_fold(const GpuBranchPlan& p, double* d, const double* u, double* rh
             CUDA_CHECK_LAUNCH();
         }
         const int j0 = p.couple_level[l], j1 = p.couple_level[l + 1];
+        t = threads_for(p, j1 - j0);
         if (j1 > j0) {
             branch_couple<<<blocks(j1 - j0, t), t, 0, stream>>>(j0, j1, p.couple_cv.data(), p.couple_first.data(),
                                                                 p.couple_slot.data(), p.fold_d.data(), p.fold_r.data(),
@@ -84,24 +91,24 @@ void enqueue_fold(const GpuBranchPlan& p, double* d, const double* u, double* rh
         }
     }
     for (int l = 0; l < levels; ++l) {
-        const int s0 = p.level_first[l], s1 = p.level_first[l + 1];
+        const int s0 = p.level_first[l], s1 = p.level_first[l + 1], t = threads_for(p, s1 - s0);
         if (s1 <= s0) continue;
         branch_forward<<<blocks(s1 - s0, t), t, 0, stream>>>(s0, s1, p.first.data(), p.stride.data(), p.walk.data(),
-                                                             p.parent.data(), d, u, rhs);
+                                                             p.parent.data(), d, rhs);
         CUDA_CHECK_LAUNCH();
     }
 }
 
 void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
-    const int t = p.options.threads, ns = p.n_slots, nj = p.n_junctions, nc = p.n_cells;
+    const int ns = p.n_slots, nj = p.n_junctions, nc = p.n_cells, t = threads_for(p, ns), tj = threads_for(p, nj);
     if (ns > 0) {
         edd_eliminate<<<blocks(ns, t), t, 0, stream>>>(ns, p.first.data(), p.stride.data(), p.size.data(),
                                                        p.walk.data(), p.up.data(), p.down.data(), d, u, rhs,
-                                                       p.g.data(), p.ends.data());
+                                                       p.h.data(), p.ends.data());
         CUDA_CHECK_LAUNCH();
     }
     if (nj > 0) {
-        edd_assemble<<<blocks(nj, t), t, 0, stream>>>(nj, p.junction_base, p.jparent.data(), p.jslot.data(),
+        edd_assemble<<<blocks(nj, tj), tj, 0, stream>>>(nj, p.junction_base, p.jparent.data(), p.jslot.data(),
                                                       p.child_first.data(), p.child_slot.data(), p.first.data(), d, u,
                                                       rhs, p.ends.data(), p.D.data(), p.R.data(), p.P.data(),
                                                       p.Q.data());
@@ -114,8 +121,8 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
     }
     if (ns > 0) {
         edd_complete<<<blocks(ns, t), t, 0, stream>>>(ns, p.first.data(), p.stride.data(), p.size.data(),
-                                                      p.walk.data(), p.up.data(), p.down.data(), d, u, rhs,
-                                                      p.g.data());
+                                                      p.walk.data(), p.up.data(), p.down.data(), d, rhs,
+                                                      p.h.data());
         CUDA_CHECK_LAUNCH();
     }
 }
@@ -123,9 +130,10 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
 }  // namespace
 
 GpuBranchPlan make_gpu_branch_plan(const BranchNumbering& g, const GpuBranchOptions& o) {
-    if (o.threads < 1 || o.threads > 1024) throw std::invalid_argument("make_gpu_branch_plan: threads must be 1..1024");
+    if (o.threads < 0 || o.threads > 1024) throw std::invalid_argument("make_gpu_branch_plan: threads must be 0..1024");
     GpuBranchPlan p;
     p.options = o;
+    p.sms = device_shape().sms;
     const BranchSlots& sl = g.slots;
     p.n_slots = sl.n_slots();
     p.first = DeviceArray<int>(sl.first);
@@ -155,7 +163,7 @@ GpuBranchPlan make_gpu_branch_plan(const BranchNumbering& g, const GpuBranchOpti
         p.jslot = DeviceArray<int>(j.slot);
         p.child_first = DeviceArray<int>(j.child_first);
         p.child_slot = DeviceArray<int>(j.child_slot);
-        p.g = DeviceArray<double>(std::vector<double>(j.base, 0.0));
+        p.h = DeviceArray<double>(std::vector<double>(j.base, 0.0));
         p.ends = DeviceArray<double>(static_cast<std::size_t>(edd_sweeps::n_ends) * p.n_slots);
         for (DeviceArray<double>* a : {&p.D, &p.R, &p.P, &p.Q}) *a = DeviceArray<double>(p.n_junctions);
     }

@@ -20,11 +20,15 @@ struct GpuBranchOptions {
     Coupling coupling = Coupling::fold;
     Padding padding = Padding::compute;
     bool graph = true;
-    int threads = 128;  // per CUDA block
+    // CUDA block size of each launch; 0: by the launch's thread count, 32 where it is too
+    // small to give every SM four blocks of 128 (a few warps per SM spread over all SMs
+    // wait on memory in parallel), else 128.
+    int threads = 0;
 };
 
 struct GpuBranchPlan {
     GpuBranchOptions options;
+    int sms = 1;  // the device's multiprocessors
     int n_slots = 0;
     DeviceArray<int> first, stride, walk;  // per slot; walk: padded or own length
     // fold
@@ -34,7 +38,7 @@ struct GpuBranchPlan {
     // edd
     int n_junctions = 0, n_cells = 0, junction_base = 0;
     DeviceArray<int> size, up, down, cell_first, jparent, jslot, child_first, child_slot;
-    mutable DeviceArray<double> g, ends, D, R, P, Q;  // workspace
+    mutable DeviceArray<double> h, ends, D, R, P, Q;  // workspace
     mutable GraphReplay graph;
 };
 

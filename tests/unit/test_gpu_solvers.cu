@@ -251,7 +251,7 @@ std::vector<GpuBranchOptions> every_branch_variant() {
     std::vector<GpuBranchOptions> v;
     for (Coupling c : {Coupling::fold, Coupling::edd})
         for (Padding p : {Padding::compute, Padding::stop})
-            for (bool graph : {true, false}) v.push_back({c, p, graph, graph ? 128 : 64});
+            for (bool graph : {true, false}) v.push_back({c, p, graph, graph ? 0 : 64});
     return v;
 }
 

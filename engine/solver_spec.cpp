@@ -95,9 +95,14 @@ std::string describe_solvers() {
     return out;
 }
 
+std::string check_count(const std::string& v) {
+    if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos)
+        return "not a whole number >= 0";
+    return "";
+}
+
 std::string check_whole_number(const std::string& v) {
-    if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
-        return "not a whole number >= 1";
+    if (!check_count(v).empty() || std::stoi(v) < 1) return "not a whole number >= 1";
     return "";
 }
 

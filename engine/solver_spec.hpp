@@ -32,5 +32,7 @@ std::string describe_solvers();
 
 // A SolverOption check for a whole number >= 1: "" if good, else why not.
 std::string check_whole_number(const std::string& value);
+// The same for a whole number >= 0.
+std::string check_count(const std::string& value);
 
 }  // namespace arbolito

@@ -15,34 +15,45 @@ namespace arbolito {
 
 namespace {
 
+// A run of one branch's CVs that one slot holds: the branch's CVs start .. start+length-1.
 struct BranchRef {
-    int cell, branch, level, length;
+    int cell, branch, level, length, start;
 };
 
 }  // namespace
 
-BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int bs, Coupling coupling) {
+BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int bs, Coupling coupling, int cut) {
     if (bs < 1) throw std::invalid_argument("branch_level_layout: block size must be at least 1");
+    if (cut < 0) throw std::invalid_argument("branch_level_layout: cut must be 0 (none) or positive");
     const int nc = static_cast<int>(np.size());
     for (int c = 0; c < nc; ++c) check_cv_tree(np[c], "branch_level_layout: cell " + std::to_string(c));
     std::vector<BranchTree> trees(nc);
     parallel_for(nc, 16, [&](long c) { trees[c] = branch_tree(np[c]); });
-    // EDD: a branch ending in a branch point (one with child branches) gives that CV to
-    // the junctions; its slot holds the rest (`length` here is what the slot holds).
     const bool edd = coupling == Coupling::edd;
-    std::vector<std::vector<char>> ends_in_junction(nc);
-    for (int c = 0; c < nc; ++c) {
-        ends_in_junction[c].assign(trees[c].n_branches(), 0);
-        if (edd)
-            for (int b = 1; b < trees[c].n_branches(); ++b) ends_in_junction[c][trees[c].parent[b]] = 1;
-    }
+    if (!edd) cut = 0;
 
+    // The slots' runs. Fold: one per branch. EDD: a branch ending in a branch point gives
+    // that CV to the junctions, and with `cut` its other CVs go in runs of at most `cut`
+    // (one more rather than leave a lone CV) with a junction, a cut point, between runs.
     std::vector<BranchRef> refs;
-    for (int c = 0; c < nc; ++c)
-        for (int b = 0; b < trees[c].n_branches(); ++b) {
-            const int len = trees[c].length(b) - ends_in_junction[c][b];
-            if (len > 0) refs.push_back({c, b, trees[c].level[b], len});
+    std::vector<std::vector<char>> is_junction(nc);
+    for (int c = 0; c < nc; ++c) {
+        const BranchTree& t = trees[c];
+        is_junction[c].assign(np[c].size(), 0);
+        std::vector<char> has_children(t.n_branches(), 0);
+        for (int b = 1; b < t.n_branches(); ++b) has_children[t.parent[b]] = 1;
+        for (int b = 0; b < t.n_branches(); ++b) {
+            const int ends = edd && has_children[b], avail = t.length(b) - ends;
+            for (int pos = 0; pos < avail;) {
+                int len = avail - pos;
+                if (cut > 0 && len > cut) len = len == cut + 1 ? len : cut;
+                refs.push_back({c, b, edd ? 0 : t.level[b], len, pos});  // EDD: one launch, levels do not matter
+                pos += len;
+                if (pos < avail) is_junction[c][t.cv[t.offset[b] + pos++]] = 1;
+            }
+            if (ends) is_junction[c][t.cv[t.offset[b + 1] - 1]] = 1;
         }
+    }
     std::stable_sort(refs.begin(), refs.end(), [](const BranchRef& a, const BranchRef& b) {
         return a.level != b.level ? a.level < b.level : a.length > b.length;
     });
@@ -52,14 +63,14 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
     BranchSlots& sl = g.slots;
     l.index.resize(nc);
     for (int c = 0; c < nc; ++c) l.index[c].assign(np[c].size(), -1);
-    std::vector<int> slot_branch;  // index into refs, -1 for an empty slot
+    std::vector<int> slot_ref;  // index into refs, -1 for an empty slot
     std::int64_t base = 0;
     const auto check_size = [&] {
         if (base > std::numeric_limits<int>::max())
             throw std::invalid_argument("branch_level_layout: more CVs than an int counts");
     };
     for (std::size_t i = 0; i < refs.size();) {
-        // A block: up to bs branches of one level.
+        // A block: up to bs runs of one level.
         std::size_t end = i;
         while (end < refs.size() && end - i < static_cast<std::size_t>(bs) && refs[end].level == refs[i].level) ++end;
         const int padded = refs[i].length;  // longest first
@@ -71,44 +82,70 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
             sl.stride.push_back(bs);
             sl.size.push_back(real ? refs[r].length : 0);
             sl.padded.push_back(padded);
-            slot_branch.push_back(real ? static_cast<int>(r) : -1);
+            slot_ref.push_back(real ? static_cast<int>(r) : -1);
         }
         base += static_cast<std::int64_t>(bs) * padded;
         check_size();
         i = end;
     }
     const int ns = static_cast<int>(sl.cell.size());
-    std::vector<std::vector<int>> slot_of_branch(nc);
-    for (int c = 0; c < nc; ++c) slot_of_branch[c].assign(trees[c].n_branches(), -1);
+    std::vector<std::vector<int>> slot_of_cv(nc);  // EDD: the slot holding each interior CV
+    if (edd)
+        for (int c = 0; c < nc; ++c) slot_of_cv[c].assign(np[c].size(), -1);
     for (int s = 0; s < ns; ++s) {
-        if (slot_branch[s] < 0) continue;
-        const BranchRef& r = refs[slot_branch[s]];
+        if (slot_ref[s] < 0) continue;
+        const BranchRef& r = refs[slot_ref[s]];
         const BranchTree& t = trees[r.cell];
-        slot_of_branch[r.cell][r.branch] = s;
-        for (int k = 0; k < r.length; ++k) l.index[r.cell][t.cv[t.offset[r.branch] + k]] = sl.first[s] + k * bs;
+        for (int k = 0; k < r.length; ++k) {
+            const int cv = t.cv[t.offset[r.branch] + r.start + k];
+            l.index[r.cell][cv] = sl.first[s] + k * bs;
+            if (edd) slot_of_cv[r.cell][cv] = s;
+        }
     }
-    // The junctions (EDD), cell by cell, each cell's in branch order (parents first).
+    // A slot's run's first CV (natural numbering).
+    const auto run_top = [&](int s) {
+        const BranchRef& r = refs[slot_ref[s]];
+        return trees[r.cell].cv[trees[r.cell].offset[r.branch] + r.start];
+    };
+    // The junctions (EDD), cell by cell, each cell's in natural order (parents first).
     Junctions& j = g.junctions;
     j.base = static_cast<int>(base);
     if (edd) {
         j.cell_first.push_back(0);
-        j.child_first.push_back(0);
         for (int c = 0; c < nc; ++c) {
-            const BranchTree& t = trees[c];
-            std::vector<int> junction_of(t.n_branches(), -1);
-            for (int b = 0; b < t.n_branches(); ++b) {
-                if (!ends_in_junction[c][b]) continue;
-                junction_of[b] = j.n();
-                l.index[c][t.cv[t.offset[b + 1] - 1]] = static_cast<int>(base++);
-                j.parent.push_back(b > 0 ? junction_of[t.parent[b]] : -1);
-                j.slot.push_back(slot_of_branch[c][b]);
-                for (int k = b + 1; k < t.n_branches(); ++k)  // children follow their parent
-                    if (t.parent[k] == b && slot_of_branch[c][k] >= 0) j.child_slot.push_back(slot_of_branch[c][k]);
-                j.child_first.push_back(static_cast<int>(j.child_slot.size()));
+            for (std::size_t cv = 0; cv < np[c].size(); ++cv) {
+                if (!is_junction[c][cv]) continue;
+                l.index[c][cv] = static_cast<int>(base++);
+                // The junction above: the parent CV, or the junction above the parent's run.
+                const int p = np[c][cv];
+                int above = -1;
+                if (p >= 0 && is_junction[c][p]) above = l.index[c][p] - j.base;
+                else if (p >= 0) {
+                    const int q = np[c][run_top(slot_of_cv[c][p])];
+                    above = q >= 0 ? l.index[c][q] - j.base : -1;
+                }
+                j.parent.push_back(above);
             }
             j.cell_first.push_back(j.n());
         }
         check_size();
+        // Each junction's run above it (ending at it) and runs below it (starting from it),
+        // in slot order.
+        j.slot.assign(j.n(), -1);
+        std::vector<std::vector<int>> below(j.n());
+        for (int s = 0; s < ns; ++s) {
+            if (slot_ref[s] < 0) continue;
+            const BranchRef& r = refs[slot_ref[s]];
+            const BranchTree& t = trees[r.cell];
+            const int top = run_top(s), next = r.start + r.length;
+            if (np[r.cell][top] >= 0) below[l.index[r.cell][np[r.cell][top]] - j.base].push_back(s);
+            if (next < t.length(r.branch)) j.slot[l.index[r.cell][t.cv[t.offset[r.branch] + next]] - j.base] = s;
+        }
+        j.child_first.push_back(0);
+        for (int k = 0; k < j.n(); ++k) {
+            j.child_slot.insert(j.child_slot.end(), below[k].begin(), below[k].end());
+            j.child_first.push_back(static_cast<int>(j.child_slot.size()));
+        }
     }
     l.n_cv = static_cast<int>(base);
     // Parents: every CV's natural parent; padding rows hang from the position before.

@@ -38,8 +38,8 @@ enum class Coupling { fold, edd };
 // the same count, the seed's "computing padding") or stops at its own branch's length.
 enum class Padding { compute, stop };
 
-// EDD's branch points, after every slot in layout numbering (junction k at layout index
-// base + k), cell by cell, in each cell parents before children.
+// EDD's branch points (and cut points), after every slot in layout numbering (junction k
+// at layout index base + k), cell by cell, in each cell parents before children.
 struct Junctions {
     int base = 0;
     std::vector<int> cell_first;   // cell c's junctions: cell_first[c] .. cell_first[c+1]-1
@@ -65,10 +65,14 @@ struct BranchNumbering {
 // longest branch (padding rows: d = 1, u = 0, rhs = 0, each the child of the position
 // before). With the EDD coupling a slot holds a branch's interior (the branch less its
 // last CV where that is a branch point; branches with no interior get no slot) and the
-// branch points follow the slots (Junctions). Throws std::invalid_argument on a malformed
-// tree, block_size < 1 or more CVs than an int counts.
+// branch points follow the slots (Junctions); with cut > 0 every interior longer than
+// `cut` CVs is cut into runs of `cut` (the last up to cut + 1) with one CV between runs
+// made a junction too (a cut point): the serial part of each thread shrinks to `cut`
+// rows, the cell's junction system grows. Slots are then ordered by length only (EDD
+// runs them all at once). Throws std::invalid_argument on a malformed tree,
+// block_size < 1, cut < 0 or more CVs than an int counts.
 BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& natural_parents, int block_size = 32,
-                                    Coupling coupling = Coupling::fold);
+                                    Coupling coupling = Coupling::fold, int cut = 0);
 
 // What the sweeps read, per slot and per level, derived from a branch_level_layout's
 // numbering and slots.

@@ -32,11 +32,11 @@ private:
     gpu::GpuBranchPlan plan_;
 };
 
-GpuSolverParts gpu_branch_parts(int block, const gpu::GpuBranchOptions& o) {
+GpuSolverParts gpu_branch_parts(int block, int cut, const gpu::GpuBranchOptions& o) {
     GpuSolverParts p;
     auto numbering = std::make_shared<BranchNumbering>();  // from the numbering to the solve
-    p.numbering = [numbering, block, o](const std::vector<std::vector<int>>& np) {
-        *numbering = branch_level_layout(np, block, o.coupling);
+    p.numbering = [numbering, block, cut, o](const std::vector<std::vector<int>>& np) {
+        *numbering = branch_level_layout(np, block, o.coupling, cut);
         return numbering->layout;
     };
     p.make_solve = [numbering, o](const Layout&) -> std::unique_ptr<GpuSolve> {
@@ -58,6 +58,8 @@ SolverInfo gpu_branch_solver() {
         {"coupling", {"fold", "edd"}, "", "fold",
          "fold: branches level by level into their parents; edd: all branches at once, then the branch points' system",
          {}},
+        {"cut", {}, "N >= 0", "32",
+         "edd: interiors longer than N CVs cut into runs of N with a junction between (0: uncut)", check_count},
         {"padding", {"compute", "stop"}, "", "compute",
          "compute: every thread walks its block's longest branch; stop: each its own length", {}},
         {"graph", {"on", "off"}, "", "on", "the solve's launches recorded once as a CUDA graph and replayed", {}},
@@ -77,7 +79,7 @@ SolverInfo gpu_branch_solver() {
         b.padding = o.at("padding") == "stop" ? Padding::stop : Padding::compute;
         b.graph = o.at("graph") == "on";
         b.threads = o.at("threads") == "auto" ? 0 : std::stoi(o.at("threads"));
-        return make_gpu_group(m, gid_begin, gid_end, "gpu-branch", gpu_branch_parts(std::stoi(o.at("block")), b), g, st,
+        return make_gpu_group(m, gid_begin, gid_end, "gpu-branch", gpu_branch_parts(std::stoi(o.at("block")), std::stoi(o.at("cut")), b), g, st,
                               local_rank);
     };
 #endif

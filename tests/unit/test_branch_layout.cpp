@@ -48,8 +48,8 @@ void check_layout(const std::vector<std::vector<int>>& np, const BranchNumbering
 // The branch-level solve of random systems per cell against hines_solve: the worst
 // norm-wise relative difference.
 double solve_both(const std::vector<std::vector<int>>& np, int bs, std::mt19937& gen, Coupling coupling,
-                  Padding padding) {
-    const BranchNumbering g = branch_level_layout(np, bs, coupling);
+                  Padding padding, int cut = 0) {
+    const BranchNumbering g = branch_level_layout(np, bs, coupling, cut);
     const Layout& l = g.layout;
     check_layout(np, g, bs);
     test_systems::LayoutSystems sys = test_systems::random_systems(np, l, gen);
@@ -61,15 +61,20 @@ double solve_both(const std::vector<std::vector<int>>& np, int bs, std::mt19937&
     return test_systems::worst_relative_error(l, sys.rhs, sys.ref);
 }
 
-// Every coupling and padding variant: the worst error.
+// Every coupling and padding variant, EDD uncut and cut every 1, 2 and 7 CVs: the worst
+// error.
 double solve_every_way(const std::vector<std::vector<int>>& np, int bs, std::mt19937& gen) {
     double worst = 0;
-    for (Coupling c : {Coupling::fold, Coupling::edd})
+    for (int way = 0; way < 5; ++way) {
+        const Coupling c = way == 0 ? Coupling::fold : Coupling::edd;
+        const int cut = way < 2 ? 0 : way == 2 ? 1 : way == 3 ? 2 : 7;
         for (Padding p : {Padding::compute, Padding::stop}) {
-            const double e = solve_both(np, bs, gen, c, p);
-            EXPECT_LT(e, 1e-12) << (c == Coupling::fold ? "fold" : "edd") << (p == Padding::compute ? ", compute" : ", stop");
+            const double e = solve_both(np, bs, gen, c, p, cut);
+            EXPECT_LT(e, 1e-12) << (c == Coupling::fold ? "fold" : "edd, cut " + std::to_string(cut))
+                                << (p == Padding::compute ? ", compute" : ", stop");
             worst = std::max(worst, e);
         }
+    }
     return worst;
 }
 
@@ -128,6 +133,14 @@ TEST(BranchLayout, EddJunctions) {
             EXPECT_EQ(j.parent[k] < 0, k == j.cell_first[c]) << "junction " << k;
     }
     EXPECT_EQ(j.n(), 5 + 0 + 0 + 1 + 3);
+    // Cut every 3 CVs: a 10-CV cable becomes runs 3 + 3 + 2 (the last taking the lone CV)
+    // with cut points at CVs 3 and 7, a chain of two junctions.
+    const BranchNumbering cut = branch_level_layout({trees::chain(10)}, 4, Coupling::edd, 3);
+    ASSERT_EQ(cut.junctions.n(), 2);
+    EXPECT_EQ(cut.layout.index[0][3], cut.junctions.base);
+    EXPECT_EQ(cut.layout.index[0][7], cut.junctions.base + 1);
+    EXPECT_EQ(cut.junctions.parent, (std::vector<int>{-1, 0}));
+    EXPECT_EQ(cut.junctions.child_first, (std::vector<int>{0, 1, 2}));
 }
 
 TEST(BranchLayout, BusyringCells) {

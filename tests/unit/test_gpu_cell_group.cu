@@ -389,6 +389,8 @@ const std::vector<std::string> branch_variants = {"",
                                                   "coupling=edd",
                                                   "coupling=edd:padding=stop:graph=off",
                                                   "coupling=edd:block=7:threads=256:sum=atomic",
+                                                  "coupling=edd:cut=8",
+                                                  "coupling=edd:cut=1:padding=stop",
                                                   "block=1"};
 
 TEST(GpuBranchGroup, RingAndBusyringMatchCpu) {
@@ -418,7 +420,7 @@ TEST(GpuBranchGroup, MixedSizesEveryMechanismMatchesCpu) {
 TEST(GpuBranchGroup, SameBitsEveryRun) {
     SKIP_WITHOUT_GPU();
     const Model m = busyring(64, 20, 20);
-    for (const std::string v : {"coupling=fold", "coupling=edd"}) {
+    for (const std::string v : {"coupling=fold", "coupling=edd", "coupling=edd:cut=16"}) {
         const Result first = run(m, "gpu-branch", v);
         for (int k = 1; k < 20; ++k) expect_identical(run(m, "gpu-branch", v), first, v + ", run " + std::to_string(k));
     }

@@ -260,17 +260,20 @@ std::string describe(const GpuBranchOptions& o) {
            (o.padding == Padding::compute ? ", compute padding" : ", stop") + (o.graph ? ", graph" : ", launches");
 }
 
-// Every variant on one batch in blocks of 1, 7 and 32 branches: the worst error.
+// Every variant on one batch in blocks of 1, 7 and 32 branches, EDD uncut and cut every
+// 5 CVs.
 void expect_every_branch_variant(const std::vector<std::vector<int>>& cells, std::mt19937& gen) {
     for (int bs : {1, 7, 32})
-        for (Coupling c : {Coupling::fold, Coupling::edd}) {
-            const BranchNumbering g = branch_level_layout(cells, bs, c);
+        for (int way = 0; way < 3; ++way) {
+            const Coupling c = way == 0 ? Coupling::fold : Coupling::edd;
+            const int cut = way == 2 ? 5 : 0;
+            const BranchNumbering g = branch_level_layout(cells, bs, c, cut);
             const test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, gen);
             for (const GpuBranchOptions& o : every_branch_variant()) {
                 if (o.coupling != c) continue;
                 const std::vector<double> x = branch_solve(g, sys, o);
                 EXPECT_LT(test_systems::worst_relative_error(g.layout, x, sys.ref), 1e-12)
-                    << describe(o) << ", block size " << bs;
+                    << describe(o) << ", cut " << cut << ", block size " << bs;
             }
         }
 }
@@ -318,7 +321,7 @@ TEST(GpuBranch, SameBitsEveryRun) {
     cells.push_back(trees::star(1001));
     cells.push_back(trees::comb(130));
     for (Coupling c : {Coupling::fold, Coupling::edd}) {
-        const BranchNumbering g = branch_level_layout(cells, 32, c);
+        const BranchNumbering g = branch_level_layout(cells, 32, c, c == Coupling::edd ? 16 : 0);
         const test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, gen);
         GpuBranchOptions o;
         o.coupling = c;

@@ -113,7 +113,7 @@ int command_compare(const CompareArgs& a) {
         CompareSink sink(file, k == 0 ? &ref_frames : nullptr, k == 0 ? nullptr : &ref_frames);
         sink.set_width(std::max<long>(1, sim.n_columns()));
         Row row;
-        row.solver = s.text();
+        row.solver = s.solver->is_auto ? "auto=" + sim.solver().text() : s.text();
         row.r = sim.run(sink);
         file.writer().finish();
         row.file = path;

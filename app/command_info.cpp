@@ -6,6 +6,7 @@
 
 #include "app/commands.hpp"
 #include "engine/fvm_data.hpp"
+#include "engine/solver_auto.hpp"
 #include "engine/solver_spec.hpp"
 #include "io/geometry_dump.hpp"
 #include "io/model_reader.hpp"
@@ -54,6 +55,8 @@ int command_info(const InfoArgs& a) {
     for (const MechInfo& mi : mechanism_infos())
         bytes += instances[mi.name] * ((mi.params.size() + mi.states.size() + mi.derived.size() + 1) * 8.0 + 4);
     std::cout << "\nmemory estimate: " << bytes / (1 << 20) << " MiB of simulation state\n";
+    const AutoChoice choice = choose_solver(model_shape(m), gpu_available(), a.threads);
+    std::cout << "solver auto would choose: " << choice.spec << " (" << choice.why << ")\n";
     if (!a.geometry.empty()) {
         std::ofstream out(a.geometry);
         if (!out) throw std::runtime_error("cannot write " + a.geometry);

@@ -69,7 +69,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
                  r.run_s, ns_cv_step);
     if (a.timings == "json" && root) {
         nlohmann::json j;
-        j["solver"] = o.solver;
+        j["solver"] = sim->solver().text();  // auto: what it chose
         j["threads"] = o.threads;
         j["exchange_threads"] = sim->exchange_threads();
         j["ranks"] = r.ranks;

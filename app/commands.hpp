@@ -18,6 +18,7 @@ struct RunArgs {
 
 struct InfoArgs {
     std::string model, geometry;  // no model: the solvers of this build
+    int threads = 1;              // what --solver auto would choose with this many threads
 };
 
 struct CompareArgs {

@@ -99,6 +99,8 @@ int main(int argc, char** argv) {
     auto* info_cmd = app.add_subcommand("info", "describe a model: cells, CVs, mechanisms, memory (without a model: the solvers of this build)");
     info_cmd->add_option("model", info.model, "model file (JSON); without one: the solvers of this build");
     info_cmd->add_option("--geometry", info.geometry, "write the discretised model for NEURON (JSON)");
+    info_cmd->add_option("--threads", info.threads, "threads to assume for what --solver auto would choose")
+        ->check(CLI::Range(1, 1024));
 
     try {
         app.parse(argc, argv);

@@ -11,6 +11,7 @@
 // Times are medians of --reps solves, each after restoring d and rhs and flushing L2;
 // "floor" as in fine_bench: 32 B per real CV at the device-to-device copy bandwidth.
 // Usage: branch_bench [--cells 256,2560,...] [--sets 2,3,4,multi,deep,real] [--reps 10]
+//                     [--variants gpu-cell,fold,...] (the summary table wants them all)
 //                     [--tsv FILE] [--summary FILE] [--budget-s S]
 #include <algorithm>
 #include <chrono>
@@ -189,6 +190,7 @@ struct Row {
     std::string set, variant;
     int cells;
     long real_cv;
+    double cvs_per_branch;
     int levels;
     double ms, ns_cv, floor_x, err;
 };
@@ -197,7 +199,7 @@ struct Row {
 
 int main(int argc, char** argv) try {
     std::vector<int> cell_counts{256, 2560, 25600, 256000};
-    std::vector<std::string> sets{"2", "3", "4", "multi", "deep", "real"};
+    std::vector<std::string> sets{"2", "3", "4", "multi", "deep", "real"}, only;
     int reps = 10;
     std::string tsv, summary;
     double budget_s = 400;
@@ -205,6 +207,7 @@ int main(int argc, char** argv) try {
         if (a.is("--cells")) cell_counts = split_ints(a.value());
         else if (a.is("--sets")) sets = split_list(a.value());
         else if (a.is("--reps")) reps = std::stoi(a.value());
+        else if (a.is("--variants")) only = split_list(a.value());
         else if (a.is("--tsv")) tsv = a.value();
         else if (a.is("--summary")) summary = a.value();
         else if (a.is("--budget-s")) budget_s = std::stod(a.value());
@@ -226,13 +229,17 @@ int main(int argc, char** argv) try {
                 continue;
             }
             const std::vector<Tree> cells = batch(set, n, gen);
-            long real_cv = 0;
+            long real_cv = 0, branches = 0;
             int levels = 0;  // the deepest cell's branch levels
             for (std::size_t c = 0; c < cells.size(); ++c) {
                 real_cv += static_cast<long>(cells[c].size());
-                if (c < 64) levels = std::max(levels, branch_tree(cells[c]).n_levels);  // the shapes repeat
+                const BranchTree t = branch_tree(cells[c]);
+                levels = std::max(levels, t.n_levels);
+                branches += t.n_branches();
             }
+            const double cvs_per_branch = static_cast<double>(real_cv) / std::max(1L, branches);
             for (const Variant& v : vs) {
+                if (!only.empty() && std::find(only.begin(), only.end(), v.name) == only.end()) continue;
                 const Prepared p = prepare(v, cells);
                 SolveBuffers b(p.layout, 1234);
                 const double ms = time_median_ms(
@@ -242,7 +249,7 @@ int main(int argc, char** argv) try {
                     },
                     [&](int) { p.solve(b); }, reps);
                 CUDA_CHECK(cudaDeviceSynchronize());
-                const Row r{set, v.name, n, real_cv, levels, ms, 1e6 * ms / real_cv,
+                const Row r{set, v.name, n, real_cv, cvs_per_branch, levels, ms, 1e6 * ms / real_cv,
                             ms / (32.0 * real_cv / (copy_gbs * 1e9) * 1e3), n <= 2560 ? check(p, v, b) : NAN};
                 std::printf("%-5s %7d cells %10ld CVs  %-13s %3d levels  %9.4f ms  %7.4f ns/CV  %6.2fx floor  err %.1e\n",
                             set.c_str(), n, real_cv, v.name.c_str(), r.levels, ms, r.ns_cv, r.floor_x, r.err);
@@ -260,7 +267,7 @@ int main(int argc, char** argv) try {
     s << line;
     for (const auto& v : vs) s << " " << std::string(12 - std::min<std::size_t>(12, v.name.size()), ' ') << v.name;
     s << " | best branch vs cell, best edd vs fold\n";
-    for (std::size_t i = 0; i + vs.size() <= rows.size(); i += vs.size()) {
+    for (std::size_t i = 0; only.empty() && i + vs.size() <= rows.size(); i += vs.size()) {
         std::snprintf(line, sizeof line, "%-5s %7d %10ld |", rows[i].set.c_str(), rows[i].cells, rows[i].real_cv);
         s << line;
         double best_branch = INFINITY, best_edd = INFINITY, fold = NAN;
@@ -278,9 +285,10 @@ int main(int argc, char** argv) try {
     if (!summary.empty()) std::ofstream(summary) << s.str();
     if (!tsv.empty()) {
         std::ofstream t(tsv);
-        t << "set\tvariant\tcells\treal_cv\tlevels\tms\tns_per_cv\tfloor_x\trel_err\n";
+        t << "set\tvariant\tcells\treal_cv\tcvs_per_branch\tlevels\tms\tns_per_cv\tfloor_x\trel_err\n";
         for (const auto& r : rows)
-            t << r.set << "\t" << r.variant << "\t" << r.cells << "\t" << r.real_cv << "\t" << r.levels << "\t" << r.ms
+            t << r.set << "\t" << r.variant << "\t" << r.cells << "\t" << r.real_cv << "\t" << r.cvs_per_branch << "\t"
+              << r.levels << "\t" << r.ms
               << "\t" << r.ns_cv << "\t" << r.floor_x << "\t" << r.err << "\n";
     }
     return 0;

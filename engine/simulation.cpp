@@ -1,4 +1,5 @@
 #include "engine/simulation.hpp"
+#include "engine/solver_auto.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,22 @@
 
 namespace arbolito {
 
-Simulation::Simulation(const Model& m, const SimOptions& o) : model_(m), opt_(o), solver_(parse_solver_spec(o.solver)) {
+namespace {
+
+// The spec to run: as given, or for `auto` the rule's choice (solver_auto.hpp).
+SolverSpec resolve_solver(const std::string& text, const Model& m, int threads, const Communicator* comm) {
+    SolverSpec spec = parse_solver_spec(text);
+    if (!spec.solver->is_auto) return spec;
+    if (!spec.given.empty()) throw std::invalid_argument("solver auto takes no options");
+    const AutoChoice c = choose_solver(model_shape(m), gpu_available(), threads);
+    if (!comm || comm->is_root()) spdlog::info("solver auto: {} ({})", c.spec, c.why);
+    return parse_solver_spec(c.spec);
+}
+
+}  // namespace
+
+Simulation::Simulation(const Model& m, const SimOptions& o)
+    : model_(m), opt_(o), solver_(resolve_solver(o.solver, m, o.threads, o.comm.get())) {
     Stopwatch w;
     if (!opt_.comm) opt_.comm = std::make_shared<SerialCommunicator>();
     const Communicator& comm = *opt_.comm;

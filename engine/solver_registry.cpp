@@ -13,16 +13,29 @@ SolverInfo gpu_cell_solver();
 SolverInfo gpu_fine_solver();
 SolverInfo gpu_branch_solver();
 
+namespace {
+
+SolverInfo auto_solver() {
+    SolverInfo s;
+    s.name = "auto";
+    s.is_auto = true;
+    s.description = "one of the above, chosen for the model and the machine at set-up (docs/solvers.md; arbolito info "
+                    "MODEL says which and why)";
+    return s;
+}
+
+}  // namespace
+
 const std::vector<SolverInfo>& all_solvers() {
     static const std::vector<SolverInfo> list = {cpu_solver(), omp_solver(), gpu_cell_solver(), gpu_fine_solver(),
-                                                 gpu_branch_solver()};
+                                                 gpu_branch_solver(), auto_solver()};
     return list;
 }
 
 std::string available_solver_names() {
     std::string out;
     for (const SolverInfo& s : all_solvers())
-        if (s.make_group) out += (out.empty() ? "" : ", ") + s.name;
+        if (s.make_group || s.is_auto) out += (out.empty() ? "" : ", ") + s.name;
     return out;
 }
 

@@ -37,6 +37,7 @@ using GroupFactory = std::function<std::unique_ptr<CellGroup>(const Model& m, st
 struct SolverInfo {
     std::string name;
     bool needs_cuda = false;  // a GPU solver: only the CUDA build has its factory
+    bool is_auto = false;     // `auto`: no factory, the simulation picks a solver (solver_auto.hpp)
     std::string description;  // one line
     std::vector<SolverOption> options;
     // Cell groups per OpenMP thread on a rank (dynamic scheduling evens out cells of

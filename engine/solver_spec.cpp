@@ -48,7 +48,7 @@ SolverSpec parse_solver_spec(const std::string& text) {
     if (!spec.solver)
         throw std::invalid_argument("unknown solver '" + parts[0] + "' (this build has: " + available_solver_names() + ")");
     const SolverInfo& s = *spec.solver;
-    if (!s.make_group)
+    if (!s.make_group && !s.is_auto)
         throw std::invalid_argument("solver " + s.name + " needs the CUDA build of arbolito (this build has: " +
                                     available_solver_names() + ")");
     for (const auto& o : s.options) spec.options[o.key] = o.default_value;
@@ -88,7 +88,7 @@ std::vector<SolverSpec> parse_solver_list(const std::string& list) {
 std::string describe_solvers() {
     std::string out = "solver spec: NAME[:KEY=VALUE]... (docs/solvers.md)\n";
     for (const SolverInfo& s : all_solvers()) {
-        out += "  " + s.name + (s.make_group ? "" : " (needs the CUDA build)") + ": " + s.description + "\n";
+        out += "  " + s.name + (s.make_group || s.is_auto ? "" : " (needs the CUDA build)") + ": " + s.description + "\n";
         for (const auto& o : s.options)
             out += "    " + o.key + "=" + accepted(o) + " (default " + o.default_value + "): " + o.help + "\n";
     }

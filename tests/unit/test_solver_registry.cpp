@@ -41,19 +41,19 @@ TEST(SolverRegistry, ContentsPerBuild) {
     EXPECT_EQ(find_solver("omp")->groups_per_thread, 4);
     EXPECT_EQ(find_solver("cpu")->groups_per_thread, 0);
 #ifdef ARBOLITO_HAVE_CUDA
-    EXPECT_EQ(available_solver_names(), "cpu, omp, gpu-cell, gpu-fine, gpu-branch");
+    EXPECT_EQ(available_solver_names(), "cpu, omp, gpu-cell, gpu-fine, gpu-branch, auto");
     EXPECT_TRUE(find_solver("gpu-cell")->make_group);
     EXPECT_TRUE(find_solver("gpu-fine")->make_group);
     EXPECT_TRUE(find_solver("gpu-branch")->make_group);
 #else
-    EXPECT_EQ(available_solver_names(), "cpu, omp");
+    EXPECT_EQ(available_solver_names(), "cpu, omp, auto");
     EXPECT_FALSE(find_solver("gpu-cell")->make_group);
     EXPECT_FALSE(find_solver("gpu-fine")->make_group);
     EXPECT_FALSE(find_solver("gpu-branch")->make_group);
 #endif
     for (const SolverInfo& s : all_solvers()) {
         EXPECT_FALSE(s.description.empty()) << s.name;
-        if (!s.needs_cuda) EXPECT_TRUE(s.make_group) << s.name;  // only GPU solvers may be missing
+        if (!s.needs_cuda && !s.is_auto) EXPECT_TRUE(s.make_group) << s.name;  // only GPU solvers may be missing
     }
     EXPECT_TRUE(has(describe_solvers(), "gpu-cell"));
     EXPECT_TRUE(has(describe_solvers(), "sum=segmented|atomic (default segmented)"));

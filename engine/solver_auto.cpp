@@ -1,0 +1,66 @@
+#include "engine/solver_auto.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "engine/fvm_data.hpp"
+#include "solvers/branch_tree.hpp"
+#ifdef ARBOLITO_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace arbolito {
+
+ModelShape model_shape(const Model& m) {
+    ModelShape s;
+    s.cells = m.cells.size();
+    long branches = 0;
+    // Identical cells share their morphology: discretise each (morphology, policy) once.
+    std::map<std::pair<const Morphology*, std::string>, std::pair<int, int>> seen;  // -> CVs, branches
+    for (const CellDesc& c : m.cells) {
+        auto key = std::make_pair(c.morphology.get(), c.policy.describe());
+        auto it = seen.find(key);
+        if (it == seen.end()) {
+            const BranchTree t = branch_tree(discretize_cell(c).parent);
+            s.max_levels = std::max(s.max_levels, t.n_levels);
+            it = seen.emplace(key, std::make_pair(static_cast<int>(t.cv.size()), t.n_branches())).first;
+        }
+        s.cvs += it->second.first;
+        branches += it->second.second;
+    }
+    s.cvs_per_branch = branches > 0 ? static_cast<double>(s.cvs) / branches : 0.0;
+    return s;
+}
+
+AutoChoice choose_solver(const ModelShape& s, bool gpu, int threads) {
+    const std::string shape = fmt::format("{} cells, {} CVs, {:.1f} CVs per branch", s.cells, s.cvs, s.cvs_per_branch);
+    if (!gpu) {
+        if (threads > 1) return {"omp", shape + "; no GPU, " + std::to_string(threads) + " threads"};
+        return {"cpu", shape + "; no GPU, one thread"};
+    }
+    if (s.cvs_per_branch >= 24) {
+        if (s.cells < 10000)
+            return {"gpu-branch:coupling=edd", shape + ": long branches, few cells: each run cut and solved at once"};
+        return {"gpu-branch:coupling=fold", shape + ": long branches, many cells: memory-bound, the fold moves fewer bytes"};
+    }
+    if (s.cells < 20000) return {"gpu-fine", shape + ": short branches, few cells: threads within each cell"};
+    return {"gpu-cell", shape + ": short branches, many cells: one thread per cell keeps the memory busy"};
+}
+
+bool gpu_available() {
+#ifdef ARBOLITO_HAVE_CUDA
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();  // a machine with no driver: clear the error, answer no
+        return false;
+    }
+    return n > 0;
+#else
+    return false;
+#endif
+}
+
+}  // namespace arbolito

@@ -46,8 +46,10 @@ AutoChoice choose_solver(const ModelShape& s, bool gpu, int threads) {
             return {"gpu-branch:coupling=edd", shape + ": long branches, few cells: each run cut and solved at once"};
         return {"gpu-branch:coupling=fold", shape + ": long branches, many cells: memory-bound, the fold moves fewer bytes"};
     }
-    if (s.cells < 20000) return {"gpu-fine", shape + ": short branches, few cells: threads within each cell"};
-    return {"gpu-cell", shape + ": short branches, many cells: one thread per cell keeps the memory busy"};
+    if (s.cells < 4096) return {"gpu-fine", shape + ": short branches, few cells: threads within each cell"};
+    if (s.max_levels > 40)
+        return {"gpu-cell", shape + fmt::format(", {} branch levels: too deep for launches per level", s.max_levels)};
+    return {"gpu-branch:coupling=fold", shape + ": short branches, many cells: branches of all cells level by level"};
 }
 
 bool gpu_available() {

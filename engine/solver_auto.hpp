@@ -1,14 +1,14 @@
 #pragma once
 // `--solver auto`: one of the solvers chosen at set-up from the model's shape and the
-// machine, by a rule derived from the measured tables of bench/RESULTS.md (H100;
-// docs/solvers.md, "auto"). The rule:
+// machine, by a rule derived from the tables measured on the H100 (bench/RESULTS.md,
+// bench/branch_bench_h100.tsv, bench/busyring_solvers_h100.tsv; docs/solvers.md):
 //  - no usable GPU: omp with more than one thread, else cpu;
-//  - long unbranched runs (a mean of 24 CVs per branch or more: the seed's binary trees):
-//    gpu-branch with the EDD coupling below 10,000 cells (few, long serial runs cut into
-//    pieces solved at once), gpu-branch with the fold above (memory-bound: the fold moves
-//    fewer bytes);
-//  - short runs (busyring, real dendrites): gpu-fine below 20,000 cells, gpu-cell above
-//    (enough cells to keep the memory busy one thread per cell).
+//  - long unbranched runs (24 CVs per branch or more, the seed's binary trees): below
+//    10,000 cells gpu-branch with EDD (the long runs cut and solved at once), above it
+//    gpu-branch with the fold (memory-bound: the fold moves fewer bytes);
+//  - short runs (busyring, real dendrites): below 4,096 cells gpu-fine (threads within
+//    each cell); above, gpu-branch with the fold, unless the cells are deeper than 40
+//    branch levels (three launches per level): then gpu-cell.
 #include <cstdint>
 #include <string>
 

@@ -8,7 +8,8 @@
 # Environment: ARBOLITO (binary), ARBOLITO_LIBS (its LD_LIBRARY_PATH prefix),
 # BUSYRING_RUNS (GPU runs "cells,tfinal,options ..."; options: gpu-cell's KEY=VALUE[:KEY=VALUE]...
 # (docs/solvers.md), e.g. "1024,200,layout=interleaved:sum=atomic"; empty: the defaults;
-# default "1024,200, 8192,200, 32768,200,"), OMP_THREADS (16), OMP_TFINAL (50),
+# default "1024,200, 8192,200, 32768,200,"; a run without options runs every solver of
+# BUSYRING_SOLVERS, default "gpu-cell gpu-fine gpu-branch"), OMP_THREADS (16), OMP_TFINAL (50),
 # OMP_CELLS (1024; 0: no omp run), STEP_SUMMARY (gpu_step_bench summary with the copy
 # bandwidth and bytes per CV), RUN_TIMEOUT (s per run, 300), LOG (folder for the JSON
 # lines and logs).
@@ -42,7 +43,8 @@ one() {  # label cells tfinal solver args...
 
 for r in $RUNS; do
   IFS=, read -r n tf l <<< "$r"
-  if [ -z "$l" ]; then one "gpu-cell" "$n" "$tf" --solver gpu-cell
+  if [ -z "$l" ]; then
+    for s in ${BUSYRING_SOLVERS:-gpu-cell gpu-fine gpu-branch}; do one "$s" "$n" "$tf" --solver "$s"; done
   else one "gpu-cell:$l" "$n" "$tf" --solver "gpu-cell:$l"; fi
 done
 [ "${OMP_CELLS:-1024}" != 0 ] &&

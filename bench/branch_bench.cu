@@ -167,8 +167,9 @@ Prepared prepare(const Variant& v, const std::vector<Tree>& cells) {
         p.fine = std::make_unique<gpu::GpuFinePlan>(gpu::make_gpu_fine_plan(f.schedule));
     } else {
         p.numbering = branch_level_layout(cells, 32, v.b.coupling, v.cut);
-        p.layout = p.numbering.layout;
-        p.branch = std::make_unique<gpu::GpuBranchPlan>(gpu::make_gpu_branch_plan(p.numbering, v.b));
+        p.layout = std::move(p.numbering.layout);
+        p.branch = std::make_unique<gpu::GpuBranchPlan>(
+            gpu::make_gpu_branch_plan(p.layout, p.numbering.slots, p.numbering.junctions, v.b));
     }
     return p;
 }
@@ -180,7 +181,7 @@ double check(const Prepared& p, const Variant& v, SolveBuffers& b) {
     if (v.b.coupling == Coupling::fold)
         branch_layout_solve(branch_schedule(p.layout, p.numbering.slots), d.data(), u.data(), r.data(), v.b.padding);
     else
-        edd_layout_solve(edd_schedule(p.numbering), d.data(), u.data(), r.data(), v.b.padding);
+        edd_layout_solve(edd_schedule(p.layout, p.numbering.slots, p.numbering.junctions), d.data(), u.data(), r.data(), v.b.padding);
     double num = 0, den = 0;
     for (std::size_t i = 0; i < x.size(); ++i) num += (x[i] - r[i]) * (x[i] - r[i]), den += r[i] * r[i];
     return std::sqrt(num / std::max(den, 1e-300));
@@ -214,10 +215,8 @@ int main(int argc, char** argv) try {
         else a.unknown();
     }
     if (!have_gpu()) return 0;
-    const Device dev;
-    const double copy_gbs = copy_bandwidth_gbs();
-    std::printf("device: %s\ndevice-to-device copy: %.0f GB/s\n\n", device_summary(dev.prop).c_str(), copy_gbs);
-    L2Flush flush(dev.prop);
+    SolveBenchDevice bd;
+    const cudaDeviceProp& prop = bd.dev.prop;
     std::vector<Row> rows;
     const auto start = std::chrono::steady_clock::now();
     std::mt19937 gen(2026);
@@ -245,12 +244,12 @@ int main(int argc, char** argv) try {
                 const double ms = time_median_ms(
                     [&](int) {
                         b.restore();
-                        flush();
+                        bd.flush();
                     },
                     [&](int) { p.solve(b); }, reps);
                 CUDA_CHECK(cudaDeviceSynchronize());
                 const Row r{set, v.name, n, real_cv, cvs_per_branch, levels, ms, 1e6 * ms / real_cv,
-                            ms / (32.0 * real_cv / (copy_gbs * 1e9) * 1e3), n <= 2560 ? check(p, v, b) : NAN};
+                            ms / bd.floor_ms(32.0 * real_cv), n <= 2560 ? check(p, v, b) : NAN};
                 std::printf("%-5s %7d cells %10ld CVs  %-13s %3d levels  %9.4f ms  %7.4f ns/CV  %6.2fx floor  err %.1e\n",
                             set.c_str(), n, real_cv, v.name.c_str(), r.levels, ms, r.ns_cv, r.floor_x, r.err);
                 std::fflush(stdout);
@@ -263,7 +262,7 @@ int main(int argc, char** argv) try {
     std::snprintf(line, sizeof line,
                   "solve alone, %s, median of %d, L2 flushed; ns per real CV and solve (x floor: 32 B per CV at %.0f "
                   "GB/s)\n%-5s %7s %10s |",
-                  dev.prop.name, reps, copy_gbs, "set", "cells", "CVs");
+                  prop.name, reps, bd.copy_gbs, "set", "cells", "CVs");
     s << line;
     for (const auto& v : vs) s << " " << std::string(12 - std::min<std::size_t>(12, v.name.size()), ' ') << v.name;
     s << " | best branch vs cell, best edd vs fold\n";

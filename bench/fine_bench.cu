@@ -114,10 +114,8 @@ int main(int argc, char** argv) try {
         std::printf("fine_bench: no CUDA device, nothing measured\n");
         return 0;
     }
-    const Device dev;
-    const double copy_gbs = copy_bandwidth_gbs();
-    std::printf("device: %s\ndevice-to-device copy: %.0f GB/s\n\n", device_summary(dev.prop).c_str(), copy_gbs);
-    L2Flush flush(dev.prop);
+    SolveBenchDevice bd;
+    const cudaDeviceProp& prop = bd.dev.prop;
     std::vector<Row> rows;
     const auto start = std::chrono::steady_clock::now();
 
@@ -143,7 +141,7 @@ int main(int argc, char** argv) try {
             const double ms = time_median_ms(
                 [&](int) {
                     b.restore();
-                    flush();
+                    bd.flush();
                 },
                 [&](int) {
                     if (v.fine) gpu::gpu_fine_solve(fplan, b.d.data(), b.u.data(), b.r.data(), nullptr);
@@ -152,7 +150,7 @@ int main(int argc, char** argv) try {
                 o.reps);
             CUDA_CHECK(cudaDeviceSynchronize());
             Row r{set, v.name, static_cast<int>(cells.size()), real_cv, v.fine ? sched.n_blocks() : 0, 0, ms,
-                  1e6 * ms / real_cv, ms / (32.0 * real_cv / (copy_gbs * 1e9) * 1e3),
+                  1e6 * ms / real_cv, ms / bd.floor_ms(32.0 * real_cv),
                   v.fine && cells.size() <= 4096 ? check(&sched, l, b) : NAN};
             for (const auto& blk : sched.blocks) r.levels = std::max(r.levels, blk.n_levels);
             std::printf("%-8s %7d cells %10ld CVs  %-14s %6d blocks %4d levels  %9.4f ms  %7.4f ns/CV  %5.2fx floor  err %.1e\n",
@@ -185,7 +183,7 @@ int main(int argc, char** argv) try {
     char line[512];
     std::snprintf(line, sizeof line,
                   "solve alone, %s, median of %d, L2 flushed; ns per real CV and solve; x floor: time / (32 B per CV at "
-                  "%.0f GB/s)\n%-6s %7s %11s |", dev.prop.name, o.reps, copy_gbs, "set", "cells", "CVs");
+                  "%.0f GB/s)\n%-6s %7s %11s |", prop.name, o.reps, bd.copy_gbs, "set", "cells", "CVs");
     s << line;
     const auto vs = variants();
     for (const auto& v : vs) s << " " << std::string(14 - std::min<std::size_t>(14, v.name.size()), ' ') << v.name;

@@ -156,4 +156,18 @@ inline std::string device_summary(const cudaDeviceProp& p) {
     return buf;
 }
 
+// The device a solver benchmark runs on, announced on stdout: its properties, the
+// measured copy bandwidth and an L2 flush.
+struct SolveBenchDevice {
+    Device dev;
+    double copy_gbs = copy_bandwidth_gbs();
+    L2Flush flush{dev.prop};
+    SolveBenchDevice() {
+        std::printf("device: %s\ndevice-to-device copy: %.0f GB/s\n\n", device_summary(dev.prop).c_str(), copy_gbs);
+    }
+    // Moving `bytes` at the copy bandwidth, in ms: the floor memory-bound kernels are
+    // measured against.
+    double floor_ms(double bytes) const { return bytes / (copy_gbs * 1e9) * 1e3; }
+};
+
 }  // namespace arbolito::bench

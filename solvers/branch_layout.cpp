@@ -227,10 +227,7 @@ void branch_layout_solve(const BranchSchedule& s, double* d, const double* u, do
             bs::forward(i, s.first.data(), s.stride.data(), walk, s.parent.data(), d, rhs);
 }
 
-EddSchedule edd_schedule(const BranchNumbering& g) {
-    const Layout& l = g.layout;
-    const BranchSlots& sl = g.slots;
-    const Junctions& j = g.junctions;
+EddSchedule edd_schedule(const Layout& l, const BranchSlots& sl, const Junctions& j) {
     if (j.cell_first.empty() && !l.index.empty())
         throw std::invalid_argument("edd_schedule: a numbering without junctions (not Coupling::edd)");
     EddSchedule s;

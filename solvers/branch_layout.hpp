@@ -99,7 +99,7 @@ struct EddSchedule {
     int n_slots() const { return static_cast<int>(first.size()); }
     int n_cells() const { return static_cast<int>(junctions.cell_first.size()) - 1; }
 };
-EddSchedule edd_schedule(const BranchNumbering& numbering);
+EddSchedule edd_schedule(const Layout& layout, const BranchSlots& slots, const Junctions& junctions);
 
 // The whole solve on the host, in the order and with the arithmetic of the GPU kernels
 // (branch_sweeps.hpp, edd_sweeps.hpp): the reference their tests compare against. d, u,

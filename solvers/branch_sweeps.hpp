@@ -18,6 +18,36 @@ namespace arbolito::branch_sweeps {
 
 constexpr int ahead = 8;
 
+// The loads of an upward chunk of a slot (first position x0, stride st): rows k, k-1, ...,
+// k-Ahead+1, those >= 0: each row's u, and d and rhs of the row before it (0 past the
+// slot's ends).
+template <int Ahead>
+ARB_HD void load_up(int x0, int st, int k, const double* d, const double* u, const double* rhs, double* uu,
+                    double* dp, double* rp) {
+    ARB_UNROLL
+    for (int j = 0; j < Ahead; ++j) {
+        const int row = k - j, x = x0 + row * st;
+        uu[j] = row >= 0 ? u[x] : 0.0;
+        dp[j] = row >= 1 ? d[x - st] : 0.0;
+        rp[j] = row >= 1 ? rhs[x - st] : 0.0;
+    }
+}
+
+// The loads of a downward chunk: rows i .. i+Ahead-1, those < n, of a, b and (unless null)
+// c (0 past the end).
+template <int Ahead>
+ARB_HD void load_down(int x0, int st, int i, int n, const double* a, const double* b, const double* c, double* A,
+                      double* B, double* C) {
+    ARB_UNROLL
+    for (int j = 0; j < Ahead; ++j) {
+        const int x = x0 + (i + j) * st;
+        const bool in = i + j < n;
+        A[j] = in ? a[x] : 0.0;
+        B[j] = in ? b[x] : 0.0;
+        if (c) C[j] = in ? c[x] : 0.0;
+    }
+}
+
 // Thomas along slot s from its last position up to position 0, then position 0's fold
 // into its parent (0 for a root branch).
 template <int Ahead = ahead>
@@ -30,13 +60,7 @@ ARB_HD void backward(int s, const int* first, const int* stride, const int* walk
     double dk = d[x0 + k * st], rk = rhs[x0 + k * st];
     for (;;) {
         double uu[Ahead], dp[Ahead], rp[Ahead];
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            const int row = k - j, x = x0 + row * st;
-            uu[j] = row >= 0 ? u[x] : 0.0;
-            dp[j] = row >= 1 ? d[x - st] : 0.0;
-            rp[j] = row >= 1 ? rhs[x - st] : 0.0;
-        }
+        load_up<Ahead>(x0, st, k, d, u, rhs, uu, dp, rp);
         ARB_UNROLL
         for (int j = 0; j < Ahead; ++j) {
             const int row = k - j, x = x0 + row * st;
@@ -74,12 +98,7 @@ ARB_HD void forward(int s, const int* first, const int* stride, const int* walk,
     double xp = parent[s] >= 0 ? rhs[parent[s]] : 0.0;
     for (int i = 0; i < n; i += Ahead) {
         double f[Ahead], g[Ahead];
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            const int x = x0 + (i + j) * st;
-            f[j] = i + j < n ? d[x] : 0.0;
-            g[j] = i + j < n ? rhs[x] : 0.0;
-        }
+        load_down<Ahead>(x0, st, i, n, d, rhs, nullptr, f, g, nullptr);
         ARB_UNROLL
         for (int j = 0; j < Ahead; ++j) {
             if (i + j >= n) return;

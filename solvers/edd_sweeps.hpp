@@ -14,6 +14,7 @@
 // Every sum runs in a fixed order (no atomics): the same bits every run. walk[s] as in
 // branch_sweeps.hpp; position `size[s] - 1` is always the interior's last.
 #include "core/hd.hpp"
+#include "solvers/branch_sweeps.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 
 namespace arbolito::edd_sweeps {
@@ -21,7 +22,7 @@ namespace arbolito::edd_sweeps {
 // Per slot, the affine coefficients at both ends of its interior.
 enum End { top_y, top_a, top_c, bottom_y, bottom_a, bottom_c, n_ends };
 
-constexpr int ahead = 8;  // rows loaded before their arithmetic, as in branch_sweeps.hpp
+using branch_sweeps::ahead;  // rows loaded before their arithmetic
 
 // Thomas up slot s's interior with the branch point below as a parameter. Each row ends
 // normalised, v_k = G_k - F_k v_(k-1) - H_k v_down (v_(-1) = v_up): F in d, G in rhs, H in
@@ -37,13 +38,7 @@ ARB_HD void eliminate(int s, const int* first, const int* stride, const int* siz
     double dk = d[x0 + k * st], rk = rhs[x0 + k * st], gk = k == m - 1 ? u_down : 0.0;
     for (bool done = false; !done; k -= Ahead) {
         double uu[Ahead], dp[Ahead], rp[Ahead];
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            const int row = k - j, x = x0 + row * st;
-            uu[j] = row >= 0 ? u[x] : 0.0;
-            dp[j] = row >= 1 ? d[x - st] : 0.0;
-            rp[j] = row >= 1 ? rhs[x - st] : 0.0;
-        }
+        branch_sweeps::load_up<Ahead>(x0, st, k, d, u, rhs, uu, dp, rp);
         ARB_UNROLL
         for (int j = 0; j < Ahead && !done; ++j) {
             const int row = k - j, x = x0 + row * st;
@@ -65,13 +60,7 @@ ARB_HD void eliminate(int s, const int* first, const int* stride, const int* siz
     e[top_y] = y, e[top_a] = a, e[top_c] = c;
     for (int i = 1; i < m; i += Ahead) {
         double F[Ahead], G[Ahead], H[Ahead];
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            const int x = x0 + (i + j) * st;
-            F[j] = i + j < m ? d[x] : 0.0;
-            G[j] = i + j < m ? rhs[x] : 0.0;
-            H[j] = i + j < m ? h[x] : 0.0;
-        }
+        branch_sweeps::load_down<Ahead>(x0, st, i, m, d, rhs, h, F, G, H);
         ARB_UNROLL
         for (int j = 0; j < Ahead; ++j) {
             if (i + j >= m) break;
@@ -136,13 +125,7 @@ ARB_HD void complete(int s, const int* first, const int* stride, const int* size
     double v = up[s] >= 0 ? rhs[up[s]] : 0.0;
     for (int i = 0; i < n; i += Ahead) {
         double F[Ahead], G[Ahead], H[Ahead];
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            const int x = x0 + (i + j) * st;
-            F[j] = i + j < n ? d[x] : 0.0;
-            G[j] = i + j < n ? rhs[x] : 0.0;
-            H[j] = i + j < n ? h[x] : 0.0;
-        }
+        branch_sweeps::load_down<Ahead>(x0, st, i, n, d, rhs, h, F, G, H);
         ARB_UNROLL
         for (int j = 0; j < Ahead; ++j) {
             if (i + j >= n) return;

@@ -4,7 +4,6 @@
 // cost (gpu-branch's level sweeps). The capture runs on a private stream (the legacy
 // default stream cannot be captured); the replay goes on the caller's.
 #include <array>
-#include <functional>
 #include <utility>
 
 #include <cuda_runtime.h>
@@ -33,8 +32,10 @@ public:
     ~GraphReplay() { release(); }
 
     // Launches on `stream` what enqueue(s) enqueues on a stream s, recorded on the first
-    // call and whenever `key` changes.
-    void launch(const Key& key, cudaStream_t stream, const std::function<void(cudaStream_t)>& enqueue) {
+    // call and whenever `key` changes. (A template, not std::function: a call per step
+    // allocates nothing.)
+    template <class Enqueue>
+    void launch(const Key& key, cudaStream_t stream, const Enqueue& enqueue) {
         if (!exec_ || key != key_) {
             if (!capture_) CUDA_CHECK(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking));
             if (exec_) CUDA_CHECK(cudaGraphExecDestroy(std::exchange(exec_, nullptr)));

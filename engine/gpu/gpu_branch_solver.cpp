@@ -23,7 +23,8 @@ namespace {
 #ifdef ARBOLITO_HAVE_CUDA
 class GpuBranchSolve final : public GpuSolve {
 public:
-    GpuBranchSolve(const BranchNumbering& n, const gpu::GpuBranchOptions& o) : plan_(gpu::make_gpu_branch_plan(n, o)) {}
+    GpuBranchSolve(const Layout& l, const BranchNumbering& n, const gpu::GpuBranchOptions& o)
+        : plan_(gpu::make_gpu_branch_plan(l, n.slots, n.junctions, o)) {}
     void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
         gpu::gpu_branch_solve(plan_, d, u, rhs, stream);
     }
@@ -33,16 +34,9 @@ private:
 };
 
 GpuSolverParts gpu_branch_parts(int block, int cut, const gpu::GpuBranchOptions& o) {
-    GpuSolverParts p;
-    auto numbering = std::make_shared<BranchNumbering>();  // from the numbering to the solve
-    p.numbering = [numbering, block, cut, o](const std::vector<std::vector<int>>& np) {
-        *numbering = branch_level_layout(np, block, o.coupling, cut);
-        return numbering->layout;
-    };
-    p.make_solve = [numbering, o](const Layout&) -> std::unique_ptr<GpuSolve> {
-        return std::make_unique<GpuBranchSolve>(*numbering, o);
-    };
-    return p;
+    return numbered_parts<BranchNumbering>(
+        [block, cut, o](const std::vector<std::vector<int>>& np) { return branch_level_layout(np, block, o.coupling, cut); },
+        [o](const Layout& l, const BranchNumbering& n) { return std::make_unique<GpuBranchSolve>(l, n, o); });
 }
 #endif
 
@@ -79,8 +73,8 @@ SolverInfo gpu_branch_solver() {
         b.padding = o.at("padding") == "stop" ? Padding::stop : Padding::compute;
         b.graph = o.at("graph") == "on";
         b.threads = o.at("threads") == "auto" ? 0 : std::stoi(o.at("threads"));
-        return make_gpu_group(m, gid_begin, gid_end, "gpu-branch", gpu_branch_parts(std::stoi(o.at("block")), std::stoi(o.at("cut")), b), g, st,
-                              local_rank);
+        const GpuSolverParts parts = gpu_branch_parts(std::stoi(o.at("block")), std::stoi(o.at("cut")), b);
+        return make_gpu_group(m, gid_begin, gid_end, "gpu-branch", parts, g, st, local_rank);
     };
 #endif
     return s;

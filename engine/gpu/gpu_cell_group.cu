@@ -326,18 +326,9 @@ private:
 }  // namespace
 
 GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o) {
-    GpuSolverParts p;
-    // The slots (gpu-cell's schedule) pass from the numbering to the solve beside it.
-    auto slots = std::make_shared<CellSlots>();
-    p.numbering = [slots, layout = o.layout](const std::vector<std::vector<int>>& np) {
-        GpuCellNumbering g = gpu_cell_layout(np, layout);
-        *slots = std::move(g.slots);
-        return std::move(g.layout);
-    };
-    p.make_solve = [slots, o](const Layout& l) -> std::unique_ptr<GpuSolve> {
-        return std::make_unique<GpuCellSolve>(l, *slots, o);
-    };
-    return p;
+    return numbered_parts<GpuCellNumbering>(
+        [layout = o.layout](const std::vector<std::vector<int>>& np) { return gpu_cell_layout(np, layout); },
+        [o](const Layout& l, const GpuCellNumbering& g) { return std::make_unique<GpuCellSolve>(l, g.slots, o); });
 }
 
 std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,

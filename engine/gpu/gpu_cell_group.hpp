@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/cell_group.hpp"
@@ -54,6 +55,21 @@ struct GpuSolverParts {
     LayoutMaker numbering;  // build_fvm's
     std::function<std::unique_ptr<GpuSolve>(const Layout& layout)> make_solve;  // called with a device selected
 };
+
+// The parts of a solver whose layout function returns a Numbering (its `layout` and,
+// beside it, the schedule): number(natural_parents) builds it, its layout moves to
+// build_fvm, and solve(layout, numbering) gets the layout back with the rest.
+template <class Numbering, class Number, class Solve>
+GpuSolverParts numbered_parts(Number number, Solve solve) {
+    GpuSolverParts p;
+    auto kept = std::make_shared<Numbering>();
+    p.numbering = [kept, number](const std::vector<std::vector<int>>& np) {
+        *kept = number(np);
+        return std::move(kept->layout);
+    };
+    p.make_solve = [kept, solve](const Layout& l) -> std::unique_ptr<GpuSolve> { return solve(l, *kept); };
+    return p;
+}
 GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o);
 
 // The GPU cell group for cells [gid_begin, gid_end) with a solver's parts, on GPU

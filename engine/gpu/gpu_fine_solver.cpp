@@ -42,17 +42,9 @@ private:
 };
 
 GpuSolverParts gpu_fine_parts(const FineOptions& fo, int ahead) {
-    GpuSolverParts p;
-    auto schedule = std::make_shared<FineSchedule>();  // from the numbering to the solve
-    p.numbering = [schedule, fo](const std::vector<std::vector<int>>& np) {
-        FineNumbering f = fine_layout(np, fo);
-        *schedule = std::move(f.schedule);
-        return std::move(f.layout);
-    };
-    p.make_solve = [schedule, ahead](const Layout&) -> std::unique_ptr<GpuSolve> {
-        return std::make_unique<GpuFineSolve>(*schedule, ahead);
-    };
-    return p;
+    return numbered_parts<FineNumbering>(
+        [fo](const std::vector<std::vector<int>>& np) { return fine_layout(np, fo); },
+        [ahead](const Layout&, const FineNumbering& f) { return std::make_unique<GpuFineSolve>(f.schedule, ahead); });
 }
 #endif
 
@@ -79,7 +71,8 @@ SolverInfo gpu_fine_solver() {
                       const StepSettings& st, int local_rank) {
         GpuGroupOptions g;
         apply_gpu_step_keys(o, g);
-        return make_gpu_group(m, gid_begin, gid_end, "gpu-fine", gpu_fine_parts(fine_options(o), std::stoi(o.at("ahead"))), g, st, local_rank);
+        return make_gpu_group(m, gid_begin, gid_end, "gpu-fine", gpu_fine_parts(fine_options(o), std::stoi(o.at("ahead"))),
+                              g, st, local_rank);
     };
 #endif
     return s;

@@ -1,5 +1,7 @@
 #include "solvers/gpu/hines_gpu_branch.hpp"
 
+#include <stdexcept>
+
 #include "solvers/branch_sweeps.hpp"
 #include "solvers/edd_sweeps.hpp"
 
@@ -129,18 +131,18 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
 
 }  // namespace
 
-GpuBranchPlan make_gpu_branch_plan(const BranchNumbering& g, const GpuBranchOptions& o) {
+GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const Junctions& junctions,
+                                   const GpuBranchOptions& o) {
     if (o.threads < 0 || o.threads > 1024) throw std::invalid_argument("make_gpu_branch_plan: threads must be 0..1024");
     GpuBranchPlan p;
     p.options = o;
     p.sms = device_shape().sms;
-    const BranchSlots& sl = g.slots;
     p.n_slots = sl.n_slots();
     p.first = DeviceArray<int>(sl.first);
     p.stride = DeviceArray<int>(sl.stride);
     p.walk = DeviceArray<int>(o.padding == Padding::compute ? sl.padded : sl.size);
     if (o.coupling == Coupling::fold) {
-        const BranchSchedule s = branch_schedule(g.layout, sl);
+        const BranchSchedule s = branch_schedule(l, sl);
         p.level_first = s.level_first;
         p.couple_level = s.couple_level;
         p.parent = DeviceArray<int>(s.parent);
@@ -150,7 +152,7 @@ GpuBranchPlan make_gpu_branch_plan(const BranchNumbering& g, const GpuBranchOpti
         p.fold_d = DeviceArray<double>(p.n_slots);
         p.fold_r = DeviceArray<double>(p.n_slots);
     } else {
-        const EddSchedule s = edd_schedule(g);
+        const EddSchedule s = edd_schedule(l, sl, junctions);
         const Junctions& j = s.junctions;
         p.n_junctions = j.n();
         p.n_cells = s.n_cells();

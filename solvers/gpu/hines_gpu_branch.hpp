@@ -42,8 +42,9 @@ struct GpuBranchPlan {
     mutable GraphReplay graph;
 };
 
-// numbering: from branch_level_layout with options.coupling.
-GpuBranchPlan make_gpu_branch_plan(const BranchNumbering& numbering, const GpuBranchOptions& options = {});
+// layout, slots, junctions: from one branch_level_layout with options.coupling.
+GpuBranchPlan make_gpu_branch_plan(const Layout& layout, const BranchSlots& slots, const Junctions& junctions,
+                                   const GpuBranchOptions& options = {});
 
 // Solves every cell's system in place on `stream`, in the layout's numbering: on return
 // rhs holds the solution; d is overwritten; u is read only. Padding rows must hold d = 1,

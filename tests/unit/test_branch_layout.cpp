@@ -56,7 +56,7 @@ double solve_both(const std::vector<std::vector<int>>& np, int bs, std::mt19937&
     if (coupling == Coupling::fold)
         branch_layout_solve(branch_schedule(l, g.slots), sys.d.data(), sys.u.data(), sys.rhs.data(), padding);
     else
-        edd_layout_solve(edd_schedule(g), sys.d.data(), sys.u.data(), sys.rhs.data(), padding);
+        edd_layout_solve(edd_schedule(l, g.slots, g.junctions), sys.d.data(), sys.u.data(), sys.rhs.data(), padding);
     for (int x : l.padding) EXPECT_EQ(sys.rhs[x], 0.0) << "padding row " << x;
     return test_systems::worst_relative_error(l, sys.rhs, sys.ref);
 }
@@ -156,8 +156,10 @@ TEST(BranchLayout, EmptyAndBadInput) {
     const BranchNumbering g = branch_level_layout({}, 32);
     EXPECT_EQ(g.layout.n_cv, 0);
     EXPECT_EQ(branch_schedule(g.layout, g.slots).n_levels(), 0);
-    EXPECT_EQ(edd_schedule(branch_level_layout({}, 32, Coupling::edd)).n_slots(), 0);
-    EXPECT_THROW(edd_schedule(branch_level_layout({{-1, 0}}, 32)), std::invalid_argument);
+    const BranchNumbering e = branch_level_layout({}, 32, Coupling::edd);
+    EXPECT_EQ(edd_schedule(e.layout, e.slots, e.junctions).n_slots(), 0);
+    const BranchNumbering f = branch_level_layout({{-1, 0}}, 32);
+    EXPECT_THROW(edd_schedule(f.layout, f.slots, f.junctions), std::invalid_argument);
     EXPECT_THROW(branch_level_layout({{-1, 0}}, 0), std::invalid_argument);
     EXPECT_THROW(branch_level_layout({{-1, 0}, {-1, 2}}, 32), std::invalid_argument);
 }

@@ -339,6 +339,41 @@ TEST(GpuCellGroup, PhaseTimes) {
     expect_identical(timed, untimed, "timed vs untimed");
 }
 
+namespace {
+
+// Ring (60 ms) and busyring 64 (30 ms): every variant of `solver` gives the CPU's spikes
+// and voltages within 1e-9 mV.
+void expect_ring_and_busyring_match_cpu(const std::string& solver, const std::vector<std::string>& variants) {
+    Model ring = read_model(source_path("examples/ring.json"));
+    ring.run.tfinal = 60;
+    const Result ring_cpu = run(ring, "cpu");
+    const Model br = busyring(64, 20, 30);
+    const Result br_cpu = run(br, "cpu");
+    ASSERT_GT(br_cpu.rec.spikes_seen.size(), 32u);
+    for (const auto& v : variants) {
+        expect_close(run(ring, solver, v), ring_cpu, 1e-9, "ring " + solver + " " + v);
+        expect_close(run(br, solver, v), br_cpu, 1e-9, "busyring 64 " + solver + " " + v);
+    }
+}
+
+// Every mechanism, cells from 1 to over 600 CVs, every variant, at mixed_tol.
+void expect_mixed_sizes_match_cpu(const std::string& solver, const std::vector<std::string>& variants) {
+    const Model m = mixed_model(true);
+    const Result cpu = run(m, "cpu");
+    ASSERT_GT(cpu.rec.spikes_seen.size(), 10u);
+    for (const auto& v : variants) expect_close(run(m, solver, v), cpu, mixed_tol, "mixed sizes " + solver + " " + v);
+}
+
+// 20 runs of busyring 64, the same bits.
+void expect_same_bits_every_run(const std::string& solver, const std::string& options) {
+    const Model m = busyring(64, 20, 20);
+    const Result first = run(m, solver, options);
+    for (int k = 1; k < 20; ++k)
+        expect_identical(run(m, solver, options), first, solver + ":" + options + ", run " + std::to_string(k));
+}
+
+}  // namespace
+
 // gpu-fine: the same group with fine_layout's numbering and the block-level solve.
 const std::vector<std::string> fine_variants = {"",
                                                 "sort=off",
@@ -350,35 +385,20 @@ const std::vector<std::string> fine_variants = {"",
 
 TEST(GpuFineGroup, RingAndBusyringMatchCpu) {
     SKIP_WITHOUT_GPU();
-    Model ring = read_model(source_path("examples/ring.json"));
-    ring.run.tfinal = 60;
-    const Result ring_cpu = run(ring, "cpu");
-    const Model br = busyring(64, 20, 30);
-    const Result br_cpu = run(br, "cpu");
-    ASSERT_GT(br_cpu.rec.spikes_seen.size(), 32u);
-    for (const auto& v : fine_variants) {
-        expect_close(run(ring, "gpu-fine", v), ring_cpu, 1e-9, "ring gpu-fine " + v);
-        expect_close(run(br, "gpu-fine", v), br_cpu, 1e-9, "busyring 64 gpu-fine " + v);
-    }
+    expect_ring_and_busyring_match_cpu("gpu-fine", fine_variants);
 }
 
-// Every mechanism, cells from 1 to over 600 CVs, every variant. (Blocks in shared and in
-// device memory within one launch: GpuFine.RealMorphologiesAndBusyring.)
+// (Blocks in shared and in device memory within one launch:
+// GpuFine.RealMorphologiesAndBusyring.)
 TEST(GpuFineGroup, MixedSizesEveryMechanismMatchesCpu) {
     SKIP_WITHOUT_GPU();
-    const Model m = mixed_model(true);
-    const Result cpu = run(m, "cpu");
-    ASSERT_GT(cpu.rec.spikes_seen.size(), 10u);
-    for (const auto& v : fine_variants) expect_close(run(m, "gpu-fine", v), cpu, mixed_tol, "mixed sizes gpu-fine " + v);
+    expect_mixed_sizes_match_cpu("gpu-fine", fine_variants);
 }
 
-// No atomics in the solve: 20 runs, the same bits (the segmented point sums are
-// deterministic too).
+// No atomics in the solve (the segmented point sums are deterministic too).
 TEST(GpuFineGroup, SameBitsEveryRun) {
     SKIP_WITHOUT_GPU();
-    const Model m = busyring(64, 20, 20);
-    const Result first = run(m, "gpu-fine");
-    for (int k = 1; k < 20; ++k) expect_identical(run(m, "gpu-fine"), first, "run " + std::to_string(k));
+    expect_same_bits_every_run("gpu-fine", "");
 }
 
 // gpu-branch: the same group with branch_level_layout's numbering, both couplings, both
@@ -395,33 +415,17 @@ const std::vector<std::string> branch_variants = {"",
 
 TEST(GpuBranchGroup, RingAndBusyringMatchCpu) {
     SKIP_WITHOUT_GPU();
-    Model ring = read_model(source_path("examples/ring.json"));
-    ring.run.tfinal = 60;
-    const Result ring_cpu = run(ring, "cpu");
-    const Model br = busyring(64, 20, 30);
-    const Result br_cpu = run(br, "cpu");
-    ASSERT_GT(br_cpu.rec.spikes_seen.size(), 32u);
-    for (const auto& v : branch_variants) {
-        expect_close(run(ring, "gpu-branch", v), ring_cpu, 1e-9, "ring gpu-branch " + v);
-        expect_close(run(br, "gpu-branch", v), br_cpu, 1e-9, "busyring 64 gpu-branch " + v);
-    }
+    expect_ring_and_busyring_match_cpu("gpu-branch", branch_variants);
 }
 
 TEST(GpuBranchGroup, MixedSizesEveryMechanismMatchesCpu) {
     SKIP_WITHOUT_GPU();
-    const Model m = mixed_model(true);
-    const Result cpu = run(m, "cpu");
-    ASSERT_GT(cpu.rec.spikes_seen.size(), 10u);
-    for (const auto& v : branch_variants)
-        expect_close(run(m, "gpu-branch", v), cpu, mixed_tol, "mixed sizes gpu-branch " + v);
+    expect_mixed_sizes_match_cpu("gpu-branch", branch_variants);
 }
 
-// No atomics in either coupling: 20 runs, the same bits.
+// No atomics in either coupling.
 TEST(GpuBranchGroup, SameBitsEveryRun) {
     SKIP_WITHOUT_GPU();
-    const Model m = busyring(64, 20, 20);
-    for (const std::string v : {"coupling=fold", "coupling=edd", "coupling=edd:cut=16"}) {
-        const Result first = run(m, "gpu-branch", v);
-        for (int k = 1; k < 20; ++k) expect_identical(run(m, "gpu-branch", v), first, v + ", run " + std::to_string(k));
-    }
+    for (const std::string v : {"coupling=fold", "coupling=edd", "coupling=edd:cut=16"})
+        expect_same_bits_every_run("gpu-branch", v);
 }

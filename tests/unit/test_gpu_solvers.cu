@@ -237,7 +237,7 @@ namespace {
 // not): the solution, with padding rows left at 0 and u intact.
 std::vector<double> branch_solve(const BranchNumbering& g, const test_systems::LayoutSystems& sys,
                                  const GpuBranchOptions& o) {
-    const GpuBranchPlan plan = make_gpu_branch_plan(g, o);
+    const GpuBranchPlan plan = make_gpu_branch_plan(g.layout, g.slots, g.junctions, o);
     DeviceArray<double> d(sys.d), u(sys.u), rhs(sys.rhs);
     gpu_branch_solve(plan, d.data(), u.data(), rhs.data(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -340,7 +340,7 @@ TEST(GpuBranch, GraphFollowsTheArrays) {
     std::mt19937 gen(4);
     const std::vector<std::vector<int>> cells = trees::random_batch(50, 1, 300, 1, gen);
     const BranchNumbering g = branch_level_layout(cells, 32);
-    const GpuBranchPlan plan = make_gpu_branch_plan(g);
+    const GpuBranchPlan plan = make_gpu_branch_plan(g.layout, g.slots, g.junctions);
     for (int k = 0; k < 3; ++k) {
         const test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, gen);
         DeviceArray<double> d(sys.d), u(sys.u), rhs(sys.rhs);

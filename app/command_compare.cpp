@@ -135,7 +135,7 @@ int command_compare(const CompareArgs& a) {
     }
 
     // The table: stdout; CSV and JSON beside the traces.
-    const std::vector<std::string> phase_names = {"events", "currents", "assemble", "solve", "states", "detect", "sample"};
+    const std::vector<std::string> phase_names = {"events", "currents", "assemble", "solve", "states", "detect", "sample", "fused"};
     std::cout << fmt::format("{:<28} {:>8} {:>9} {:>11} {:>8} {:>11} {:>7}", "solver", "setup_s", "run_s", "ns/CV-step",
                              "speedup", "max|dV|_mV", "spikes")
               << "\n";

@@ -87,12 +87,12 @@ void reduce_over_ranks(RunReport& rep, Communicator& comm) {
     rep.exchange_exposed_s = slowest[3];
     rep.mpi_s = slowest[4];
     PhaseTimes& p = rep.phases;
-    double sum[] = {p.events, p.currents, p.assemble, p.solve, p.states, p.detect, p.sample,
+    double sum[] = {p.events, p.currents, p.assemble, p.solve, p.states, p.detect, p.sample, p.fused,
                     static_cast<double>(rep.n_cv), static_cast<double>(rep.n_events)};
-    comm.sum(sum, 9);
-    p = PhaseTimes{sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6]};
-    rep.n_cv = std::lround(sum[7]);
-    rep.n_events = static_cast<std::size_t>(std::llround(sum[8]));
+    comm.sum(sum, 10);
+    p = PhaseTimes{sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7]};
+    rep.n_cv = std::lround(sum[8]);
+    rep.n_events = static_cast<std::size_t>(std::llround(sum[9]));
 }
 
 }  // namespace arbolito

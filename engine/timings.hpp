@@ -8,14 +8,16 @@ namespace arbolito {
 
 struct PhaseTimes {
     double events = 0, currents = 0, assemble = 0, solve = 0, states = 0, detect = 0, sample = 0;
+    double fused = 0;  // steps run as one kernel (gpu-fine step=resident): its phases are not told apart
     PhaseTimes& operator+=(const PhaseTimes& o) {
         events += o.events; currents += o.currents; assemble += o.assemble; solve += o.solve;
-        states += o.states; detect += o.detect; sample += o.sample;
+        states += o.states; detect += o.detect; sample += o.sample; fused += o.fused;
         return *this;
     }
     std::map<std::string, double> as_map() const {
         return {{"events", events}, {"currents", currents}, {"assemble", assemble}, {"solve", solve},
-                {"states", states}, {"detect", detect}, {"sample", sample}};
+                {"states", states}, {"detect", detect}, {"sample", sample},
+                {"fused", fused}};
     }
 };
 

@@ -50,7 +50,34 @@ __global__ void deliver_kernel(std::size_t begin, std::size_t end, const std::ui
     apply_run_any(all_mechanisms{}, t.mech[target], t, t.instance[target], i, end, key, k, weight);
 }
 
+// offset[b·(n_steps + 1) + s]: the first event of block b at local step s or later (keys
+// block, step, target from the high bits), by binary search over the sorted keys.
+__global__ void block_offsets_kernel(const std::uint64_t* __restrict__ key, unsigned n, int n_blocks, long n_steps,
+                                     int target_bits, int step_bits, unsigned* __restrict__ offset) {
+    const long i = blockIdx.x * long(blockDim.x) + threadIdx.x;
+    if (i >= n_blocks * (n_steps + 1)) return;
+    const long b = i / (n_steps + 1), s = i % (n_steps + 1);
+    // (b, n_steps) is (b + 1, 0) for the search's purpose: every key of block b is below it.
+    const std::uint64_t want = s == n_steps ? std::uint64_t(b + 1) << (step_bits + target_bits)
+                                            : (std::uint64_t(b) << step_bits | std::uint64_t(s)) << target_bits;
+    unsigned lo = 0, hi = n;
+    while (lo < hi) {
+        const unsigned mid = lo + (hi - lo) / 2;
+        if (key[mid] < want) lo = mid + 1; else hi = mid;
+    }
+    offset[i] = lo;
+}
+
 }  // namespace
+
+std::uint64_t EventQueue::target_mask() const {
+    return target_bits_ == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << target_bits_) - 1;
+}
+
+BlockEvents EventQueue::by_block() const {
+    return {keys_.data(), weights_.data(), block_offset_.data(), static_cast<long>(offset_.size()) - 1, step_begin_,
+            target_mask()};
+}
 
 void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream) {
     step_begin_ = step_begin;
@@ -58,8 +85,10 @@ void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, lo
     offset_.assign(n_steps + 1, 0);
     const std::size_t n = events.size();
     target_bits_ = bits_for(n_targets_);
-    const int end_bit = std::max(1, target_bits_ + bits_for(static_cast<std::uint64_t>(n_steps)));
-    if (end_bit > 64) throw std::runtime_error("gpu events: step and target do not fit a 64-bit key");
+    const int step_bits = bits_for(static_cast<std::uint64_t>(n_steps));
+    const int block_bits = n_blocks_ > 0 ? bits_for(static_cast<std::uint64_t>(n_blocks_) + 1) : 0;
+    const int end_bit = std::max(1, target_bits_ + step_bits + block_bits);
+    if (end_bit > 64) throw std::runtime_error("gpu events: block, step and target do not fit a 64-bit key");
     if (n > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("gpu events: too many events in one epoch");
 
     // Keys (local step, target) and weights, packed for one copy; per-step offsets.
@@ -71,12 +100,18 @@ void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, lo
         if (e.step < step_begin || e.step >= step_end || e.target >= n_targets_)
             throw std::logic_error("gpu events: event outside the epoch or the group's targets");
         const auto s = static_cast<std::uint64_t>(e.step - step_begin);
-        hk[i] = s << target_bits_ | e.target;
+        const std::uint64_t b = n_blocks_ > 0 ? target_block_[e.target] : 0;
+        hk[i] = (b << step_bits | s) << target_bits_ | e.target;
         hw[i] = e.weight;
         ++offset_[s + 1];
     }
     for (long s = 0; s < n_steps; ++s) offset_[s + 1] += offset_[s];
-    if (n == 0) return;
+    if (n_blocks_ > 0) grow(block_offset_, static_cast<std::size_t>(n_blocks_) * (n_steps + 1));
+    if (n == 0) {
+        if (n_blocks_ > 0)
+            CUDA_CHECK(cudaMemsetAsync(block_offset_.data(), 0, block_offset_.size() * sizeof(unsigned), stream));
+        return;
+    }
 
     grow(in_, n * 16);
     grow(keys_, n);
@@ -90,6 +125,12 @@ void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, lo
     grow(temp_, temp_bytes);
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes, dk, keys_.data(), dw, weights_.data(),
                                                static_cast<int>(n), 0, end_bit, stream));
+    if (n_blocks_ > 0) {
+        const long m = n_blocks_ * (n_steps + 1);
+        block_offsets_kernel<<<static_cast<unsigned>((m + 255) / 256), 256, 0, stream>>>(
+            keys_.data(), static_cast<unsigned>(n), n_blocks_, n_steps, target_bits_, step_bits, block_offset_.data());
+        CUDA_CHECK_LAUNCH();
+    }
     // host_ is reused by the next stage(): that one runs after this epoch's synchronisation.
 }
 
@@ -104,8 +145,7 @@ void EventQueue::deliver(long n, const EventTargets& t, cudaStream_t stream) {
     const std::size_t begin = offset_[s], end = offset_[s + 1];
     const int threads = 128;
     const auto blocks = static_cast<unsigned>((end - begin + threads - 1) / threads);
-    const std::uint64_t mask = target_bits_ == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << target_bits_) - 1;
-    deliver_kernel<<<blocks, threads, 0, stream>>>(begin, end, keys_.data(), weights_.data(), mask, t);
+    deliver_kernel<<<blocks, threads, 0, stream>>>(begin, end, keys_.data(), weights_.data(), target_mask(), t);
     CUDA_CHECK_LAUNCH();
 }
 

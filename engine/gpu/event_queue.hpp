@@ -3,6 +3,7 @@
 // step by step by kernels. Within a step, the events on one target are applied one after
 // another in the CPU's order (time, then weight), so that sums match it bit for bit.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -20,9 +21,27 @@ struct EventTargets {
     MechColumns columns[n_mechanisms];   // the mechanisms' instances (synapses: states read and written)
 };
 
+// The epoch's events of each CUDA block of the epoch-resident step (resident_epoch.cu):
+// block b's events of local step s are [offset[b·(n_steps + 1) + s], offset[... + s + 1])
+// of key and weight, sorted by target there (time order on each target kept).
+struct BlockEvents {
+    const std::uint64_t* key = nullptr;
+    const double* weight = nullptr;
+    const unsigned* offset = nullptr;
+    long n_steps = 0;
+    long step_begin = 0;  // global step of local step 0
+    std::uint64_t target_mask = 0;
+};
+
 class EventQueue {
 public:
     explicit EventQueue(std::uint32_t n_targets) : n_targets_(n_targets) {}
+    // From now on events are sorted by block first (target_block: each target's block of
+    // n_blocks > 0), for the epoch-resident step: by_block() after stage(), not deliver().
+    void sort_by_block(std::vector<std::uint32_t> target_block, int n_blocks) {
+        target_block_ = std::move(target_block);
+        n_blocks_ = n_blocks;
+    }
 
     // `events` sorted (StepEvent order) with steps in [step_begin, step_end). One copy to
     // the device on `stream`, then a stable sort by (step, target) there, which keeps the
@@ -32,9 +51,15 @@ public:
     // Applies the events of global step n; launches nothing when it has none.
     void deliver(long n, const EventTargets& t, cudaStream_t stream);
 
+    BlockEvents by_block() const;
+
 private:
     bool has_events(long n) const;
+    std::uint64_t target_mask() const;
     std::uint32_t n_targets_;
+    int n_blocks_ = 0;                       // > 0: sorted by block first
+    std::vector<std::uint32_t> target_block_;
+    DeviceArray<unsigned> block_offset_;     // by_block()'s offsets
     int target_bits_ = 0;
     long step_begin_ = 0;
     std::vector<std::size_t> offset_;  // per local step: first event (plus the end)

@@ -13,6 +13,7 @@
 #include "engine/gpu/event_queue.hpp"
 #include "engine/gpu/gpu_solve.hpp"
 #include "engine/gpu/phase_timer.hpp"
+#include "engine/gpu/resident_epoch.hpp"
 #include "core/gpu/memory.hpp"
 #include "engine/gpu/step_kernels.cuh"
 #include "mechanisms/catalogue.hpp"
@@ -60,8 +61,10 @@ struct DeviceMech {
 class GpuCellGroup final : public CellGroup {
 public:
     GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve);
-    ~GpuCellGroup() override {
-        if (stream_) cudaStreamDestroy(stream_);  // no throw from a destructor
+    ~GpuCellGroup() override {  // no throw from a destructor
+        if (stream_) cudaStreamDestroy(stream_);
+        for (cudaEvent_t e : piece_events_)
+            if (e) cudaEventDestroy(e);
     }
     void advance(long step_begin, long step_end, const std::vector<StepEvent>& events, std::vector<Spike>& spikes,
                  std::vector<double>& frames) override;
@@ -73,6 +76,7 @@ public:
 private:
     void run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames);
     void step(long n, long& rows);
+    long run_resident(long b, long e);
 
     FvmData f_;
     StepSettings s_;
@@ -104,6 +108,9 @@ private:
 
     PhaseTimer timer_;
     PhaseTimes times_;
+
+    std::unique_ptr<ResidentEpoch> resident_;  // gpu-fine step=resident: one kernel per piece
+    std::array<cudaEvent_t, 2> piece_events_{};  // around it (timing=on)
 };
 
 GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve)
@@ -150,6 +157,12 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     if (n_det > 0) max_piece_steps_ = std::min(max_piece_steps_, 2 * (std::max(1L << 20, n_det) / n_det));
     if (ncol > 0 && s_.n_frames > 0)
         max_piece_steps_ = std::min(max_piece_steps_, std::max(1L, (256L << 20) / (8 * ncol)) * s_.steps_per_sample);
+    if (const ResidentRequest* r = solve_->resident()) {
+        resident_ = std::make_unique<ResidentEpoch>(f_, *r->schedule, *r->plan, r->shared_bytes, r->threads, globals_);
+        events_.sort_by_block(resident_->plan().target_block, static_cast<int>(resident_->plan().blocks.size()));
+        if (opt_.phase_times)
+            for (cudaEvent_t& e : piece_events_) CUDA_CHECK(cudaEventCreate(&e));
+    }
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -194,16 +207,26 @@ void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::ve
     host_frames_.reserve(n_rows * ncol);
     CUDA_CHECK(cudaMemsetAsync(spike_count_.data(), 0, sizeof(unsigned), stream_));
 
-    timer_.begin(e - b);
     long rows = 0;
-    for (long n = b; n < e; ++n) step(n, rows);
+    if (resident_) {
+        rows = run_resident(b, e);
+    } else {
+        timer_.begin(e - b);
+        for (long n = b; n < e; ++n) step(n, rows);
+    }
 
     if (rows * ncol > 0)
         CUDA_CHECK(cudaMemcpyAsync(host_frames_.data(), frames_.data(), rows * ncol * sizeof(double),
                                    cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaMemcpyAsync(host_count_.data(), spike_count_.data(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
-    timer_.collect(times_);
+    if (resident_ && opt_.phase_times) {
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, piece_events_[0], piece_events_[1]));
+        times_.fused += 1e-3 * ms;
+    } else {
+        timer_.collect(times_);
+    }
     frames.insert(frames.end(), host_frames_.data(), host_frames_.data() + rows * ncol);
 
     const std::size_t count = host_count_[0];
@@ -219,6 +242,36 @@ void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::ve
         const int c = det_cell_[sp.detector];
         spikes.push_back({f_.gids[c], sp.detector - f_.detector_offset[c], sp.time});
     }
+}
+
+// The piece [b, e) as one kernel (resident_epoch.hpp); returns the frame rows written.
+long GpuCellGroup::run_resident(long b, long e) {
+    const int ncol = n_columns();
+    std::vector<int> frame_row(e - b, -1);
+    long rows = 0;
+    for (long n = b; n < e; ++n)
+        if (s_.frame_after(n) >= 0 && ncol > 0) frame_row[n - b] = static_cast<int>(rows++);
+    ResidentState st;
+    st.v = v_;
+    st.rhs = rhs_;
+    st.d = d_.data();
+    st.u = u_.data();
+    st.cap = cap_.data();
+    st.g_sum = g_sum_.data();
+    for (int x = 0; x < n_mechanisms; ++x) st.mechs[x] = mechs_[x].columns();
+    st.target_mech = target_mech_.data();
+    st.target_instance = target_instance_.data();
+    st.det_cv = det_cv_.data();
+    st.det_threshold = det_threshold_.data();
+    st.spikes = spikes_.data();
+    st.spike_count = spike_count_.data();
+    st.spike_capacity = static_cast<unsigned>(spikes_.size());
+    st.frames = frames_.data();
+    st.n_columns = ncol;
+    if (opt_.phase_times) CUDA_CHECK(cudaEventRecord(piece_events_[0], stream_));
+    resident_->run(st, events_.by_block(), b, e, s_.dt, s_.rules == EventRules::neuron, frame_row, stream_);
+    if (opt_.phase_times) CUDA_CHECK(cudaEventRecord(piece_events_[1], stream_));
+    return rows;
 }
 
 void GpuCellGroup::step(long n, long& rows) {

@@ -19,32 +19,52 @@ namespace arbolito {
 
 namespace {
 
+// Shared memory a resident block may take by default: two blocks per multiprocessor on
+// an H100 (228 KiB each, 1 KiB of it reserved per block, and the kernel's own ~1 KiB).
+constexpr int resident_default_kib = 110;
+// CVs per block of a resident schedule when `block=auto`: about what fits the budget at
+// busyring's ~64 bytes of staged state per CV.
+constexpr int resident_bytes_per_cv = 64;
+
+std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" : check_whole_number(v); }
+
 #ifdef ARBOLITO_HAVE_CUDA
 FineOptions fine_options(const SolverOptions& o) {
     FineOptions f;
     f.sort = o.at("sort") == "on";
     f.reroot = o.at("reroot") == "on";
     f.split = o.at("split") == "on";
-    f.block_cvs = std::stoi(o.at("block"));
-    f.shared_bytes = o.at("memory") == "shared" ? 96 * 1024 : 0;
+    const bool resident = o.at("step") == "resident";
+    const int shared_kib = o.at("shared") == "auto" ? resident_default_kib : std::stoi(o.at("shared"));
+    f.block_cvs = o.at("block") != "auto" ? std::stoi(o.at("block"))
+                  : resident            ? shared_kib * 1024 / resident_bytes_per_cv
+                                        : 8192;
+    f.shared_bytes = o.at("memory") == "shared" && !resident ? 96 * 1024 : 0;
     return f;
 }
 
 class GpuFineSolve final : public GpuSolve {
 public:
-    GpuFineSolve(const FineSchedule& s, int ahead) : plan_(gpu::make_gpu_fine_plan(s, ahead)) {}
+    GpuFineSolve(const FineSchedule& s, int ahead, const ResidentRequest& r)
+        : schedule_(s), plan_(gpu::make_gpu_fine_plan(s, ahead)), resident_(r) {
+        resident_.schedule = &schedule_;
+        resident_.plan = &plan_;
+    }
     void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
         gpu::gpu_fine_solve(plan_, d, u, rhs, stream);
     }
+    const ResidentRequest* resident() const override { return resident_.shared_bytes > 0 ? &resident_ : nullptr; }
 
 private:
+    FineSchedule schedule_;
     gpu::GpuFinePlan plan_;
+    ResidentRequest resident_;  // shared_bytes 0: streaming
 };
 
-GpuSolverParts gpu_fine_parts(const FineOptions& fo, int ahead) {
+GpuSolverParts gpu_fine_parts(const FineOptions& fo, int ahead, const ResidentRequest& r) {
     return numbered_parts<FineNumbering>(
         [fo](const std::vector<std::vector<int>>& np) { return fine_layout(np, fo); },
-        [ahead](const Layout&, const FineNumbering& f) { return std::make_unique<GpuFineSolve>(f.schedule, ahead); });
+        [ahead, r](const Layout&, const FineNumbering& f) { return std::make_unique<GpuFineSolve>(f.schedule, ahead, r); });
 }
 #endif
 
@@ -59,11 +79,20 @@ SolverInfo gpu_fine_solver() {
         {"sort", {"on", "off"}, "", "on", "each level's branches longest first (off: padded to the longest)", {}},
         {"reroot", {"on", "off"}, "", "on", "each cell re-rooted where its branch tree is shallowest", {}},
         {"split", {"on", "off"}, "", "off", "branches over twice their level's median length cut in two", {}},
-        {"block", {}, "N >= 1", "8192", "CVs per CUDA block to aim at (a cell is never split)", check_whole_number},
+        {"block", {}, "N >= 1 or auto", "auto",
+         "CVs per CUDA block to aim at (a cell is never split); auto: 8192, or what fits shared= with step=resident",
+         check_auto_or_whole},
         {"memory", {"device", "shared"}, "", "device",
          "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB", {}},
         {"ahead", {"4", "8"}, "", "8", "rows each thread loads before their arithmetic (more: fewer waits, more registers)",
          {}},
+        {"step", {"streaming", "resident"}, "", "streaming",
+         "resident: every step of an epoch piece in one kernel, each block's state in shared memory", {}},
+        {"shared", {}, "KiB >= 1 or auto", "auto",
+         "step=resident: shared memory per CUDA block (auto: " + std::to_string(resident_default_kib) +
+             ", two blocks per H100 multiprocessor); what does not fit stays in device memory",
+         check_auto_or_whole},
+        {"threads", {"64", "128", "256"}, "", "256", "step=resident: threads per CUDA block", {}},
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA
@@ -71,8 +100,13 @@ SolverInfo gpu_fine_solver() {
                       const StepSettings& st, int local_rank) {
         GpuGroupOptions g;
         apply_gpu_step_keys(o, g);
-        return make_gpu_group(m, gid_begin, gid_end, "gpu-fine", gpu_fine_parts(fine_options(o), std::stoi(o.at("ahead"))),
-                              g, st, local_rank);
+        ResidentRequest r;  // shared_bytes 0: streaming
+        if (o.at("step") == "resident") {
+            r.shared_bytes = 1024 * (o.at("shared") == "auto" ? resident_default_kib : std::stoi(o.at("shared")));
+            r.threads = std::stoi(o.at("threads"));
+        }
+        return make_gpu_group(m, gid_begin, gid_end, "gpu-fine",
+                              gpu_fine_parts(fine_options(o), std::stoi(o.at("ahead")), r), g, st, local_rank);
     };
 #endif
     return s;

@@ -5,6 +5,20 @@
 
 namespace arbolito {
 
+struct FineSchedule;
+namespace gpu {
+struct GpuFinePlan;
+}
+
+// gpu-fine's `step=resident`: the group runs each epoch piece as one kernel on chip
+// (engine/gpu/resident_epoch) with this schedule instead of calling solve() per step.
+struct ResidentRequest {
+    const FineSchedule* schedule = nullptr;
+    const gpu::GpuFinePlan* plan = nullptr;  // the schedule on the device
+    int shared_bytes = 0;                    // per CUDA block
+    int threads = 256;                       // per CUDA block
+};
+
 class GpuSolve {
 public:
     virtual ~GpuSolve() = default;
@@ -12,6 +26,8 @@ public:
     // rhs holds the solution of the real CVs; d may be overwritten, u is read only.
     // Padding rows hold d = 1, u = 0, rhs = 0.
     virtual void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const = 0;
+    // Non-null: the whole step runs epoch-resident instead (only gpu-fine offers it).
+    virtual const ResidentRequest* resident() const { return nullptr; }
 };
 
 }  // namespace arbolito

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include "engine/gpu/device_spike.hpp"
 #include "engine/gpu/point_sum.cuh"
 #include "mechanisms/all.hpp"
 #include "mechanisms/assemble.hpp"
@@ -64,11 +65,6 @@ __global__ void advance_kernel(MechColumns m, typename M::Globals gl, double dt,
     M::advance(v[m.cv[k]], dt, gl, in.p.v, in.s.v, in.c.v);
     in.store_states(m, k);
 }
-
-struct DeviceSpike {
-    double time;
-    std::uint32_t detector;  // group-wide detector index
-};
 
 // v0: the voltage at the step's start, v1 at its end. Spikes are appended in any order
 // (the simulation sorts them); `capacity` is never exceeded (see GpuCellGroup::advance).

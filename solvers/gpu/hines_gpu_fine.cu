@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "solvers/fine_sweeps.hpp"
+#include "solvers/gpu/fine_block.cuh"
 
 namespace arbolito::gpu {
 
@@ -11,28 +11,6 @@ namespace {
 
 using Block = FineSchedule::Block;
 using Level = FineSchedule::Level;
-
-// The level loop of one block over D, U, R (shared or device memory) and the folds FD, FR,
-// with the block's schedule in shared memory (lev, pos, len, pcv, cb, ch: block-local).
-// Every thread reaches every barrier: the loops over a level's branches have no early exit.
-template <int Ahead>
-__device__ __forceinline__ void solve_levels(int n_levels, const Level* lev, const int* pos, const int* len,
-                                             const int* pcv, const int* cb, const int* ch, double* D, const double* U,
-                                             double* R, double* FD, double* FR) {
-    const int t = threadIdx.x, nt = blockDim.x;
-    for (int L = n_levels - 1; L >= 0; --L) {
-        const Level l = lev[L];
-        for (int k = t; k < l.n; k += nt)
-            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, pos + l.pos0, len[l.branch0 + k], cb, ch, D, U, R, FD, FR);
-        __syncthreads();
-    }
-    for (int L = 0; L < n_levels; ++L) {
-        const Level l = lev[L];
-        for (int k = t; k < l.n; k += nt)
-            fine_sweeps::forward<Ahead>(k, l.base, pos + l.pos0, len[l.branch0 + k], pcv[l.branch0 + k], D, R);
-        __syncthreads();
-    }
-}
 
 // Shared memory of a block: in shared mode D, U, R and the folds (doubles), then the
 // block's schedule (ints), so that the level loop's bookkeeping costs no device-memory
@@ -47,19 +25,7 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
     const Block B = blocks[blockIdx.x];
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, nb = B.n_branches;
     int* si = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * n + 2 * nb : 0));
-    int* spos = si;
-    Level* slev = reinterpret_cast<Level*>(spos + B.n_pos);
-    int* slen = reinterpret_cast<int*>(slev + B.n_levels);
-    int* spcv = slen + nb;
-    int* scb = spcv + nb;
-    int* sch = scb + nb + 1;
-    const int c0 = child_begin[B.branch0];
-    for (int i = t; i < B.n_pos; i += nt) spos[i] = pos_base[B.pos0 + i];
-    for (int i = t; i < B.n_levels; i += nt) slev[i] = levels[B.level0 + i];
-    for (int i = t; i < nb; i += nt) slen[i] = length[B.branch0 + i], spcv[i] = parent_cv[B.branch0 + i];
-    for (int i = t; i <= nb; i += nt) scb[i] = child_begin[B.branch0 + i] - c0;
-    for (int i = t; i < B.n_child; i += nt) sch[i] = child[c0 + i];
-    const int* pos = spos - B.pos0;  // indexed as pos_base
+    const FineBlockSchedule s = load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child);
     if (B.in_shared) {
         double* D = sm;
         double* U = sm + n;
@@ -70,12 +36,11 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
             R[i] = rhs[B.first_cv + i];
         }
         __syncthreads();
-        solve_levels<Ahead>(B.n_levels, slev, pos, slen, spcv, scb, sch, D, U, R, sm + 3 * n, sm + 3 * n + nb);
+        solve_levels<Ahead>(s, D, U, R, sm + 3 * n, sm + 3 * n + nb);
         for (int i = t; i < n; i += nt) rhs[B.first_cv + i] = R[i];
     } else {
         __syncthreads();
-        solve_levels<Ahead>(B.n_levels, slev, pos, slen, spcv, scb, sch, d + B.first_cv, u + B.first_cv, rhs + B.first_cv,
-                     fold_d + B.branch0, fold_r + B.branch0);
+        solve_levels<Ahead>(s, d + B.first_cv, u + B.first_cv, rhs + B.first_cv, fold_d + B.branch0, fold_r + B.branch0);
     }
 }
 

@@ -1,0 +1,332 @@
+#include "engine/gpu/resident_epoch.hpp"
+
+#include <array>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "mechanisms/assemble.hpp"
+#include "mechanisms/threshold.hpp"
+#include "solvers/gpu/fine_block.cuh"
+
+namespace arbolito::gpu {
+
+namespace {
+
+// Where each mechanism's Globals sits in MechGlobals (8-byte aligned, list order).
+template <class... Ms>
+constexpr std::array<int, sizeof...(Ms) + 1> globals_offsets_of(mech_list<Ms...>) {
+    std::array<int, sizeof...(Ms) + 1> o{};
+    const int size[] = {static_cast<int>((sizeof(typename Ms::Globals) + 7) / 8 * 8)...};
+    for (std::size_t i = 0; i < sizeof...(Ms); ++i) o[i + 1] = o[i] + size[i];
+    return o;
+}
+constexpr auto globals_offsets = globals_offsets_of(all_mechanisms{});
+static_assert(globals_offsets[n_mechanisms] <= static_cast<int>(sizeof(MechGlobals::bytes)));
+template <class M>
+constexpr int globals_offset = globals_offsets[mech_index<M>];
+
+template <class M>
+__device__ __forceinline__ const typename M::Globals& globals_of(const MechGlobals& g) {
+    return *reinterpret_cast<const typename M::Globals*>(g.bytes + globals_offset<M>);
+}
+
+struct Args {
+    ResidentState st;
+    BlockEvents ev;
+    const ResidentBlock* blocks;
+    const FineSchedule::Block* fine_blocks;
+    const FineSchedule::Level* levels;
+    const int *pos_base, *length, *parent_cv, *child_begin, *child;
+    double *fold_d, *fold_r;
+    const int *probe_col, *probe_cv, *frame_row;
+    long b, e;
+    double dt;
+    bool at_step_end;
+    MechGlobals g;
+};
+
+// A per-CV array of the block: staged in shared memory, or the group's in device memory.
+__device__ __forceinline__ double* block_array(const ResidentBlock& rb, int a, char* base, double* global) {
+    return rb.offset[a] >= 0 ? reinterpret_cast<double*>(base + rb.offset[a]) : global;
+}
+
+// Mechanism M's instances of the block as columns: staged (stride: the block's count; see
+// resident_array_bytes for the order), or the group's columns from the block's first
+// instance on. Loads the staged copy with every thread.
+template <class M>
+__device__ __forceinline__ MechColumns block_mech(const ResidentBlock& rb, char* base, const MechColumns& g) {
+    constexpr int x = mech_index<M>;
+    const int n = rb.inst_n[x], i0 = rb.inst_begin[x];
+    if (rb.offset[res_mech0 + x] < 0 || n == 0) {
+        const bool w = M::kind == MechKind::density;
+        return {g.n, g.cv + i0, w ? g.weight + i0 : nullptr, g.p + i0, g.s + i0, g.c + i0};
+    }
+    auto* at = reinterpret_cast<double*>(base + rb.offset[res_mech0 + x]);
+    MechColumns m;
+    m.n = n;
+    double* weight = M::kind == MechKind::density ? at : nullptr;
+    double* p = at + (M::kind == MechKind::density ? n : 0);
+    double* s = p + static_cast<long>(n_params<M>) * n;
+    double* c = s + static_cast<long>(n_states<M>) * n;
+    int* cv = reinterpret_cast<int*>(c + static_cast<long>(n_derived<M>) * n);
+    for (int k = threadIdx.x; k < n; k += blockDim.x) {
+        cv[k] = g.cv[i0 + k];
+        if (weight) weight[k] = g.weight[i0 + k];
+        for (int j = 0; j < n_params<M>; ++j) p[j * n + k] = g.p[static_cast<long>(j) * g.n + i0 + k];
+        for (int j = 0; j < n_states<M>; ++j) s[j * n + k] = g.s[static_cast<long>(j) * g.n + i0 + k];
+        for (int j = 0; j < n_derived<M>; ++j) c[j * n + k] = g.c[static_cast<long>(j) * g.n + i0 + k];
+    }
+    m.cv = cv;
+    m.weight = weight;
+    m.p = p;
+    m.s = s;
+    m.c = c;
+    return m;
+}
+
+template <class M>
+__device__ __forceinline__ void store_mech(const ResidentBlock& rb, const MechColumns& m, const MechColumns& g) {
+    constexpr int x = mech_index<M>;
+    const int n = rb.inst_n[x], i0 = rb.inst_begin[x];
+    if (rb.offset[res_mech0 + x] < 0 || n == 0) return;
+    for (int k = threadIdx.x; k < n; k += blockDim.x)
+        for (int j = 0; j < n_states<M>; ++j) g.s[static_cast<long>(j) * g.n + i0 + k] = m.s[j * n + k];
+}
+
+// The events on one target (run [i, end) of key k), in order, if it leads to synapse M.
+template <class M>
+__device__ __forceinline__ void apply_run(int x, const MechColumns& m, int inst, unsigned i, unsigned end,
+                                          const std::uint64_t* __restrict__ key, std::uint64_t k,
+                                          const double* __restrict__ weight) {
+    if constexpr (M::kind == MechKind::synapse) {
+        if (x != mech_index<M>) return;
+        Instance<M> in(m, inst);
+        for (unsigned j = i; j < end && key[j] == k; ++j) M::on_event(weight[j], in.p.v, in.s.v, in.c.v);
+        in.store_states(m, inst);
+    }
+}
+
+// M's currents into D and R (block-local CVs), as the streaming current_kernel adds them;
+// point instances sharing a CV are summed in instance order by the first one's thread.
+template <class M>
+__device__ __forceinline__ void add_currents(const MechColumns& m, int n, int first, const MechGlobals& g, double t_mid,
+                                             const double* V, double* D, double* R) {
+    const auto& gl = globals_of<M>(g);
+    for (int k = threadIdx.x; k < n; k += blockDim.x) {
+        const int cv = m.cv[k], c = cv - first;
+        if constexpr (M::kind == MechKind::density) {
+            const Instance<M> in(m, k);
+            double i_m, g_m;
+            M::current(V[c], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+            add_current(m.weight[k] * i_m, m.weight[k] * g_m, V[c], D[c], R[c]);
+        } else {
+            if (k > 0 && m.cv[k - 1] == cv) continue;  // not the first instance on its CV
+            double dd = 0, dr = 0;
+            for (int j = k; j < n && m.cv[j] == cv; ++j) {
+                const Instance<M> in(m, j);
+                double i_m, g_m, tdd = 0, tdr;
+                M::current(V[c], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+                if constexpr (M::kind == MechKind::synapse)
+                    current_terms(i_m, g_m, V[c], tdd, tdr);
+                else
+                    tdr = i_m;  // the injected current (add_injected)
+                if (j == k) dd = tdd, dr = tdr;
+                else dd += tdd, dr += tdr;
+            }
+            D[c] += dd;
+            R[c] += dr;
+        }
+    }
+}
+
+template <class M>
+__device__ __forceinline__ void advance_states(const MechColumns& m, int n, int first, const MechGlobals& g, double dt,
+                                               const double* V) {
+    if constexpr (n_states<M> > 0) {
+        for (int k = threadIdx.x; k < n; k += blockDim.x) {
+            Instance<M> in(m, k);
+            M::advance(V[m.cv[k] - first], dt, globals_of<M>(g), in.p.v, in.s.v, in.c.v);
+            in.store_states(m, k);
+        }
+    }
+}
+
+// The mechanisms, in list order (the order of the additions to D and R).
+template <class... Ms>
+struct ForMechs {
+    template <class F>
+    __device__ __forceinline__ static void run(F&& f) {
+        (f(MechTag<Ms>{}), ...);
+    }
+};
+template <class... Ms>
+ForMechs<Ms...> for_mechs_of(mech_list<Ms...>);
+using for_mechs = decltype(for_mechs_of(all_mechanisms{}));
+
+template <int Ahead>
+__global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
+    extern __shared__ double sm[];
+    __shared__ MechColumns loc[n_mechanisms];
+    __shared__ ResidentBlock rb;
+    const FineSchedule::Block B = a.fine_blocks[blockIdx.x];
+    const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, first = B.first_cv;
+    if (t == 0) rb = a.blocks[blockIdx.x];
+    __syncthreads();
+    char* base = reinterpret_cast<char*>(sm);
+
+    double* V = block_array(rb, res_v, base, a.st.v + first);
+    double* R = block_array(rb, res_rhs, base, a.st.rhs + first);
+    double* D = block_array(rb, res_d, base, a.st.d + first);
+    const double* U = block_array(rb, res_u, base, const_cast<double*>(a.st.u) + first);
+    const double* CAP = block_array(rb, res_cap, base, const_cast<double*>(a.st.cap) + first);
+    const double* GS = block_array(rb, res_gsum, base, const_cast<double*>(a.st.g_sum) + first);
+    double* FD = rb.offset[res_fold] >= 0 ? reinterpret_cast<double*>(base + rb.offset[res_fold]) : a.fold_d + B.branch0;
+    double* FR = rb.offset[res_fold] >= 0 ? FD + B.n_branches : a.fold_r + B.branch0;
+    const FineBlockSchedule sched = load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels,
+                                                       a.pos_base, a.length, a.parent_cv, a.child_begin, a.child);
+    // Stage: the voltages and the constant per-CV arrays that live in shared memory.
+    for (int i = t; i < n; i += nt) {
+        if (rb.offset[res_v] >= 0) V[i] = a.st.v[first + i];
+        if (rb.offset[res_u] >= 0) const_cast<double*>(U)[i] = a.st.u[first + i];
+        if (rb.offset[res_cap] >= 0) const_cast<double*>(CAP)[i] = a.st.cap[first + i];
+        if (rb.offset[res_gsum] >= 0) const_cast<double*>(GS)[i] = a.st.g_sum[first + i];
+    }
+    for_mechs::run([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        const MechColumns m = block_mech<M>(rb, base, a.st.mechs[mech_index<M>]);
+        if (t == 0) loc[mech_index<M>] = m;
+    });
+    __syncthreads();
+
+    const double dt = a.dt;
+    const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
+    for (long step = a.b; step < a.e; ++step) {
+        const double t0 = step * dt, t_mid = t0 + 0.5 * dt;
+        // Events of the step: the first event of each target applies the target's run.
+        if (eo) {
+            const long s = step - a.ev.step_begin;
+            const unsigned e0 = eo[s], e1 = eo[s + 1];
+            if (e0 < e1) {
+                for (unsigned i = e0 + t; i < e1; i += nt) {
+                    const std::uint64_t k = a.ev.key[i];
+                    if (i > e0 && a.ev.key[i - 1] == k) continue;
+                    const auto target = static_cast<std::uint32_t>(k & a.ev.target_mask);
+                    const int x = a.st.target_mech[target];
+                    const int inst = a.st.target_instance[target] - rb.inst_begin[x];
+                    for_mechs::run([&](auto tag) {
+                        using M = typename decltype(tag)::type;
+                        apply_run<M>(x, loc[mech_index<M>], inst, i, e1, a.ev.key, k, a.ev.weight);
+                    });
+                }
+                __syncthreads();
+            }
+        }
+        for (int i = t; i < n; i += nt) assemble_base(CAP[i], GS[i], dt, V[i], D[i], R[i]);
+        __syncthreads();
+        for_mechs::run([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int x = mech_index<M>;
+            if (rb.inst_n[x] == 0) return;
+            add_currents<M>(loc[x], rb.inst_n[x], first, a.g, t_mid, V, D, R);
+            __syncthreads();
+        });
+        solve_levels<Ahead>(sched, D, U, R, FD, FR);  // ends with a barrier
+        double* old = V;  // the solution is the new V; the old one stays for the detectors
+        V = R;
+        R = old;
+        for_mechs::run([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int x = mech_index<M>;
+            advance_states<M>(loc[x], rb.inst_n[x], first, a.g, dt, V);
+        });
+        for (int j = t; j < rb.det_n; j += nt) {
+            const int k = rb.det_begin + j, c = a.st.det_cv[k] - first;
+            const double v0 = R[c], v1 = V[c], th = a.st.det_threshold[k];
+            if (threshold::crossed(v0, v1, th)) {
+                const unsigned slot = atomicAdd(a.st.spike_count, 1u);  // order-free: the host sorts spikes
+                if (slot < a.st.spike_capacity)
+                    a.st.spikes[slot] = {threshold::crossing_time(t0, dt, v0, v1, th, a.at_step_end),
+                                         static_cast<std::uint32_t>(k)};
+            }
+        }
+        if (const int row = a.frame_row[step - a.b]; row >= 0)
+            for (int j = t; j < rb.probe_n; j += nt)
+                a.st.frames[static_cast<long>(row) * a.st.n_columns + a.probe_col[rb.probe_begin + j]] =
+                    V[a.probe_cv[rb.probe_begin + j]];
+        __syncthreads();
+    }
+
+    // Write back: the final voltage to the group's v, and the staged states.
+    if (V != a.st.v + first)
+        for (int i = t; i < n; i += nt) a.st.v[first + i] = V[i];
+    for_mechs::run([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        store_mech<M>(rb, loc[mech_index<M>], a.st.mechs[mech_index<M>]);
+    });
+}
+
+}  // namespace
+
+ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
+                             int threads, const all_mechanisms::Globals& globals)
+    : plan_(resident_plan(f, s, budget_bytes)), solve_(solve), threads_(std::max(threads, solve.threads)),
+      ahead_(solve.ahead) {
+    if (threads < 32 || threads > 256 || threads % 32 != 0)
+        throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
+    int dev = 0, optin = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const int static_bytes = static_cast<int>(sizeof(MechColumns) * n_mechanisms + sizeof(ResidentBlock));
+    if (plan_.shared_bytes + static_bytes > optin)
+        throw std::invalid_argument("gpu-fine step=resident: a block needs " +
+                                    std::to_string(plan_.shared_bytes + static_bytes) +
+                                    " bytes of shared memory, the device offers " + std::to_string(optin) +
+                                    " (lower shared=)");
+    for (auto* k : {resident_kernel<4>, resident_kernel<8>})
+        CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, std::max(plan_.shared_bytes, 1)));
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        std::memcpy(globals_.bytes + globals_offsets[x], &std::get<x>(globals), sizeof(typename M::Globals));
+    });
+    blocks_ = DeviceArray<ResidentBlock>(plan_.blocks);
+    probe_col_ = DeviceArray<int>(plan_.probe_col);
+    probe_cv_ = DeviceArray<int>(plan_.probe_cv);
+}
+
+void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, long e, double dt, bool at_step_end,
+                        const std::vector<int>& frame_row, cudaStream_t stream) {
+    if (plan_.blocks.empty() || e <= b) return;
+    const std::size_t steps = static_cast<std::size_t>(e - b);
+    host_rows_.reserve(steps);
+    std::copy(frame_row.begin(), frame_row.begin() + steps, host_rows_.data());
+    grow(frame_row_, steps);
+    CUDA_CHECK(cudaMemcpyAsync(frame_row_.data(), host_rows_.data(), steps * sizeof(int), cudaMemcpyHostToDevice, stream));
+    Args a;
+    a.st = st;
+    a.ev = ev;
+    a.blocks = blocks_.data();
+    a.fine_blocks = solve_.blocks.data();
+    a.levels = solve_.levels.data();
+    a.pos_base = solve_.pos_base.data();
+    a.length = solve_.length.data();
+    a.parent_cv = solve_.parent_cv.data();
+    a.child_begin = solve_.child_begin.data();
+    a.child = solve_.child.data();
+    a.fold_d = solve_.fold_d.data();
+    a.fold_r = solve_.fold_r.data();
+    a.probe_col = probe_col_.data();
+    a.probe_cv = probe_cv_.data();
+    a.frame_row = frame_row_.data();
+    a.b = b;
+    a.e = e;
+    a.dt = dt;
+    a.at_step_end = at_step_end;
+    a.g = globals_;
+    auto kernel = ahead_ == 4 ? resident_kernel<4> : resident_kernel<8>;
+    kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
+    CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace arbolito::gpu

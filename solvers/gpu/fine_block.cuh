@@ -1,0 +1,68 @@
+#pragma once
+// gpu-fine's block-level solve (Huber's level loop), shared by its solve kernel
+// (hines_gpu_fine.cu) and the epoch-resident step (engine/gpu/resident_epoch.cu): the
+// block's schedule copied to shared memory once, then one thread per branch of a level
+// with a block-wide barrier between levels.
+#include <cuda_runtime.h>
+
+#include "solvers/fine_layout.hpp"
+#include "solvers/fine_sweeps.hpp"
+
+namespace arbolito::gpu {
+
+// A block's schedule in shared memory, block-local (FineSchedule's arrays from the
+// block's first entry on; pos indexed as pos_base).
+struct FineBlockSchedule {
+    int n_levels;
+    const FineSchedule::Level* lev;
+    const int *pos, *len, *pcv, *cb, *ch;
+};
+
+// Copies block B's schedule into shared memory at `si` (FineSchedule::schedule_bytes(B)
+// bytes) with every thread of the block; the caller's barrier makes it visible.
+__device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedule::Block& B, int* si,
+                                                                const FineSchedule::Level* __restrict__ levels,
+                                                                const int* __restrict__ pos_base,
+                                                                const int* __restrict__ length,
+                                                                const int* __restrict__ parent_cv,
+                                                                const int* __restrict__ child_begin,
+                                                                const int* __restrict__ child) {
+    const int t = threadIdx.x, nt = blockDim.x, nb = B.n_branches;
+    int* spos = si;
+    auto* slev = reinterpret_cast<FineSchedule::Level*>(spos + B.n_pos);
+    int* slen = reinterpret_cast<int*>(slev + B.n_levels);
+    int* spcv = slen + nb;
+    int* scb = spcv + nb;
+    int* sch = scb + nb + 1;
+    const int c0 = child_begin[B.branch0];
+    for (int i = t; i < B.n_pos; i += nt) spos[i] = pos_base[B.pos0 + i];
+    for (int i = t; i < B.n_levels; i += nt) slev[i] = levels[B.level0 + i];
+    for (int i = t; i < nb; i += nt) slen[i] = length[B.branch0 + i], spcv[i] = parent_cv[B.branch0 + i];
+    for (int i = t; i <= nb; i += nt) scb[i] = child_begin[B.branch0 + i] - c0;
+    for (int i = t; i < B.n_child; i += nt) sch[i] = child[c0 + i];
+    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch};
+}
+
+// The level loop of one block over D, U, R (shared or device memory: generic pointers)
+// and the folds FD, FR. Every thread reaches every barrier: the loops over a level's
+// branches have no early exit. Ends with a barrier: R holds the solution.
+template <int Ahead>
+__device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
+                                             double* FD, double* FR) {
+    const int t = threadIdx.x, nt = blockDim.x;
+    for (int L = s.n_levels - 1; L >= 0; --L) {
+        const FineSchedule::Level l = s.lev[L];
+        for (int k = t; k < l.n; k += nt)
+            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D, U,
+                                         R, FD, FR);
+        __syncthreads();
+    }
+    for (int L = 0; L < s.n_levels; ++L) {
+        const FineSchedule::Level l = s.lev[L];
+        for (int k = t; k < l.n; k += nt)
+            fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
+        __syncthreads();
+    }
+}
+
+}  // namespace arbolito::gpu

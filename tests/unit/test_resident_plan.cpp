@@ -1,0 +1,137 @@
+// The host half of gpu-fine's epoch-resident step (engine/gpu/resident_plan): every
+// instance, detector, probe and target belongs to exactly one block, and each block's
+// staged arrays fit its budget without overlapping, in the documented order.
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/fvm_data.hpp"
+#include "engine/gpu/resident_plan.hpp"
+#include "engine/network_builders.hpp"
+#include "solvers/fine_layout.hpp"
+
+using namespace arbolito;
+
+namespace {
+
+struct Built {
+    FvmData f;
+    FineSchedule s;
+};
+
+Built build(const Model& m, int block_cvs) {
+    Built b;
+    FineOptions o;
+    o.block_cvs = block_cvs;
+    b.f = build_fvm(m, 0, m.cells.size(), [&](const std::vector<std::vector<int>>& np) {
+        FineNumbering n = fine_layout(np, o);
+        b.s = std::move(n.schedule);
+        return std::move(n.layout);
+    });
+    return b;
+}
+
+Model ring_of(std::uint64_t cells, int depth) {
+    Model m;
+    BusyringNetwork p;
+    p.num_cells = cells;
+    p.synapses = 3;
+    p.min_delay = 5;
+    p.ring_size = 4;
+    p.record = true;
+    p.cell.depth = depth;
+    build_busyring(m, p);
+    return m;
+}
+
+void check_plan(const Built& b, const ResidentPlan& p, int budget) {
+    const FineSchedule& s = b.s;
+    ASSERT_EQ(p.blocks.size(), s.blocks.size());
+    for (int x = 0; x < n_mechanisms; ++x) {  // instances: consecutive runs covering all
+        int next = 0;
+        for (std::size_t k = 0; k < p.blocks.size(); ++k) {
+            const ResidentBlock& rb = p.blocks[k];
+            EXPECT_EQ(rb.inst_begin[x], next);
+            for (int i = rb.inst_begin[x]; i < rb.inst_begin[x] + rb.inst_n[x]; ++i) {
+                EXPECT_GE(b.f.mechs[x].cv[i], s.blocks[k].first_cv);
+                EXPECT_LT(b.f.mechs[x].cv[i], s.blocks[k].first_cv + s.blocks[k].n_cv);
+            }
+            next += rb.inst_n[x];
+        }
+        EXPECT_EQ(next, b.f.mechs[x].size());
+    }
+    int dets = 0;
+    std::vector<int> probes_seen(b.f.probe_cv.size(), 0);
+    for (std::size_t k = 0; k < p.blocks.size(); ++k) {
+        const ResidentBlock& rb = p.blocks[k];
+        EXPECT_EQ(rb.det_begin, dets);
+        for (int j = rb.det_begin; j < rb.det_begin + rb.det_n; ++j)
+            EXPECT_EQ(b.f.detector_cv[j] - s.blocks[k].first_cv >= 0 &&
+                          b.f.detector_cv[j] < s.blocks[k].first_cv + s.blocks[k].n_cv,
+                      true);
+        dets += rb.det_n;
+        for (int j = rb.probe_begin; j < rb.probe_begin + rb.probe_n; ++j) {
+            ++probes_seen[p.probe_col[j]];
+            EXPECT_EQ(p.probe_cv[j] + s.blocks[k].first_cv, b.f.probe_cv[p.probe_col[j]]);
+        }
+        // Staged arrays: inside [0, data_bytes), disjoint, 8-aligned, within the budget.
+        std::vector<std::pair<int, int>> spans;
+        for (int a = 0; a < res_n_arrays; ++a)
+            if (rb.offset[a] >= 0) {
+                const int n = a >= res_mech0 ? rb.inst_n[a - res_mech0] : 0;
+                spans.push_back({rb.offset[a], rb.offset[a] + static_cast<int>(resident_array_bytes(
+                                                                  a, s.blocks[k].n_cv, s.blocks[k].n_branches, n))});
+                EXPECT_EQ(rb.offset[a] % 8, 0);
+            }
+        std::sort(spans.begin(), spans.end());
+        for (std::size_t i = 1; i < spans.size(); ++i) EXPECT_LE(spans[i - 1].second, spans[i].first);
+        if (!spans.empty()) EXPECT_LE(spans.back().second, rb.data_bytes);
+        EXPECT_LE(rb.data_bytes + FineSchedule::schedule_bytes(s.blocks[k]), budget);
+        EXPECT_LE(rb.data_bytes + FineSchedule::schedule_bytes(s.blocks[k]), p.shared_bytes);
+    }
+    EXPECT_EQ(dets, static_cast<int>(b.f.detector_cv.size()));
+    for (int c : probes_seen) EXPECT_EQ(c, 1);
+    for (std::size_t t = 0; t < p.target_block.size(); ++t) {
+        const int cv = b.f.mechs[b.f.target_mech[t]].cv[b.f.target_instance[t]];
+        const auto& blk = s.blocks[p.target_block[t]];
+        EXPECT_GE(cv, blk.first_cv);
+        EXPECT_LT(cv, blk.first_cv + blk.n_cv);
+    }
+}
+
+}  // namespace
+
+TEST(ResidentPlan, EverythingOwnedOnceAndWithinBudget) {
+    const Model m = ring_of(24, 4);
+    for (int block : {1, 300, 100000})
+        for (int budget : {8 * 1024, 16 * 1024, 110 * 1024}) {
+            SCOPED_TRACE("block " + std::to_string(block) + " budget " + std::to_string(budget));
+            const Built b = build(m, block);
+            check_plan(b, resident_plan(b.f, b.s, budget), budget);
+        }
+}
+
+// A generous budget stages everything; a tight one keeps v first and leaves the rest in
+// device memory, in ResidentArray order.
+TEST(ResidentPlan, StagingOrder) {
+    const Built b = build(ring_of(4, 3), 1);
+    const ResidentPlan all = resident_plan(b.f, b.s, 200 * 1024);
+    EXPECT_EQ(all.staged_bytes, all.total_bytes);
+    for (const ResidentBlock& rb : all.blocks)
+        for (int a = 0; a < res_mech0; ++a) EXPECT_GE(rb.offset[a], 0) << a;
+
+    const FineSchedule::Block& fb = b.s.blocks[0];
+    const int only_v = static_cast<int>(FineSchedule::schedule_bytes(fb) + 8L * fb.n_cv);
+    const ResidentPlan tight = resident_plan(b.f, b.s, only_v);
+    EXPECT_EQ(tight.blocks[0].offset[res_v], 0);
+    for (int a = res_rhs; a < res_n_arrays; ++a) EXPECT_LT(tight.blocks[0].offset[a], 0) << a;  // the budget is spent
+    EXPECT_LT(tight.staged_bytes, tight.total_bytes);
+}
+
+TEST(ResidentPlan, ScheduleOverBudgetRejected) {
+    const Built b = build(ring_of(2, 4), 100000);
+    EXPECT_THROW(resident_plan(b.f, b.s, 64), std::invalid_argument);
+}

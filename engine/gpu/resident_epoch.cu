@@ -202,7 +202,9 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     const double dt = a.dt;
     const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
     for (long step = a.b; step < a.e; ++step) {
-        const double t0 = step * dt, t_mid = t0 + 0.5 * dt;
+        // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
+        // into what follows): the same spike times and stimulus onsets to the bit.
+        const double t0 = __dmul_rn(static_cast<double>(step), dt), t_mid = __dadd_rn(t0, 0.5 * dt);
         // Events of the step: the first event of each target applies the target's run.
         if (eo) {
             const long s = step - a.ev.step_begin;
@@ -278,6 +280,10 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     const int static_bytes = static_cast<int>(sizeof(MechColumns) * n_mechanisms + sizeof(ResidentBlock));
+    if (budget_bytes + static_bytes > optin)
+        throw std::invalid_argument("gpu-fine step=resident: shared=" + std::to_string(budget_bytes / 1024) +
+                                    " KiB per block is more than the device offers (" +
+                                    std::to_string((optin - static_bytes) / 1024) + " KiB)");
     if (plan_.shared_bytes + static_bytes > optin)
         throw std::invalid_argument("gpu-fine step=resident: a block needs " +
                                     std::to_string(plan_.shared_bytes + static_bytes) +

@@ -5,7 +5,7 @@
 # fine_bench (Huber's study and DeepDendrite's anchor), branch_bench (BRANCH_CELLS,
 # BRANCH_ARGS: the seed's multi-morphology study), optionally
 # whole busyring runs per solver (FINE_BUSYRING="1024 8192"), and Nsight Compute on the
-# fine solve (FINE_NCU=1). One log, $OUT/fine.log, and fine_bench's tables beside it.
+# fine solve (FINE_NCU=1; NCU_KERNEL, NCU_SOLVER, NCU_SECTIONS, NCU_METRICS, NCU_SKIP, NCU_TFINAL). One log, $OUT/fine.log, and fine_bench's tables beside it.
 # Environment: FINE_TESTS (gtest filter, default *), FINE_SANITIZE (1), FINE_CELLS
 # (fine_bench --cells), FINE_BENCH_ARGS, FINE_BUSYRING, FINE_TFINAL (200), FINE_SOLVERS
 # ("gpu-fine gpu-cell"), FINE_OMP=1 (omp on every core, 1,024 cells, 50 ms), FINE_ARBOR
@@ -48,10 +48,12 @@ if [ -n "${FINE_ARBOR:-}" ] && [ -d .arbor-gpu ]; then  # Arbor 0.12's own busyr
   grep -iE "cells|model-init|model-run|spikes|cell-count|^ *[0-9]+ +[0-9.]+" $T/arbor.log | tail -40 >> "$L"
   cp $T/arbor.log "$O/arbor.log" 2>/dev/null
 fi
-if [ -n "${FINE_NCU:-}" ]; then
+if [ -n "${FINE_NCU:-}" ]; then  # NCU_KERNEL (regex, default fine_solve), NCU_SOLVER, NCU_SECTIONS
   sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": ${NCU_CELLS:-1024}/" examples/busyring.json > $T/n.json
-  timeout 240 ncu --clock-control none -k regex:fine_solve --launch-skip 20 --launch-count 1 --section SpeedOfLight \
-    --section WarpStateStats --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis \
-    $P/arbolito run $T/n.json --tfinal 2 --spikes-only --solver gpu-fine ${NCU_ARGS:-} -o $T/n.h5 >> "$L" 2>&1
+  echo "== ncu ${NCU_KERNEL:-fine_solve} cells=${NCU_CELLS:-1024} ${NCU_SOLVER:-gpu-fine}" >> "$L"
+  timeout 300 ncu --clock-control none -k regex:${NCU_KERNEL:-fine_solve} --launch-skip ${NCU_SKIP:-20} --launch-count 1 \
+    ${NCU_SECTIONS:---section SpeedOfLight --section WarpStateStats --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis} \
+    ${NCU_METRICS:+--metrics $NCU_METRICS} \
+    $P/arbolito run $T/n.json --tfinal ${NCU_TFINAL:-2} --spikes-only --solver ${NCU_SOLVER:-gpu-fine} -o $T/n.h5 >> "$L" 2>&1
 fi
 echo "== done" >> "$L"; tail -60 "$L"

@@ -19,9 +19,11 @@ namespace arbolito {
 
 namespace {
 
-// Shared memory a resident block may take by default: two blocks per multiprocessor on
-// an H100 (228 KiB each, 1 KiB of it reserved per block, and the kernel's own ~1 KiB).
-constexpr int resident_default_kib = 110;
+// Shared memory and threads of a resident block by default: three blocks of 128 threads
+// per H100 multiprocessor (228 KiB each, 1 KiB reserved per block, the kernel's own ~0.4
+// KiB). Measured on busyring (bench/RESULTS.md, issue 13): 110 KiB and 256 threads (two
+// blocks, all of a cell staged) 23 % slower at 8,192 cells; 50 KiB (four blocks) 7 %.
+constexpr int resident_default_kib = 72;
 // CVs per block of a resident schedule when `block=auto`: about what fits the budget at
 // busyring's ~64 bytes of staged state per CV.
 constexpr int resident_bytes_per_cv = 64;
@@ -90,9 +92,9 @@ SolverInfo gpu_fine_solver() {
          "resident: every step of an epoch piece in one kernel, each block's state in shared memory", {}},
         {"shared", {}, "KiB >= 1 or auto", "auto",
          "step=resident: shared memory per CUDA block (auto: " + std::to_string(resident_default_kib) +
-             ", two blocks per H100 multiprocessor); what does not fit stays in device memory",
+             ", three blocks per H100 multiprocessor); what does not fit stays in device memory",
          check_auto_or_whole},
-        {"threads", {"64", "128", "256"}, "", "256", "step=resident: threads per CUDA block", {}},
+        {"threads", {"64", "128", "256"}, "", "128", "step=resident: threads per CUDA block", {}},
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA

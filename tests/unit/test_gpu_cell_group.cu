@@ -439,7 +439,7 @@ const std::vector<std::string> resident_variants = {"step=resident",
                                                     "step=resident:threads=64:ahead=4",
                                                     "step=resident:shared=8",  // most blocks in device memory
                                                     "step=resident:shared=24:sort=off:split=on",
-                                                    "step=resident:shared=200:block=4000:sum=atomic"};
+                                                    "step=resident:shared=200:block=4000:threads=256:sum=atomic"};
 
 TEST(GpuResidentGroup, RingAndBusyringMatchCpu) {
     SKIP_WITHOUT_GPU();

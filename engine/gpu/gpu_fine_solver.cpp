@@ -24,13 +24,13 @@ namespace {
 // KiB). Measured on busyring (bench/RESULTS.md, issue 13): 110 KiB and 256 threads (two
 // blocks, all of a cell staged) 23 % slower at 8,192 cells; 50 KiB (four blocks) 7 %.
 constexpr int resident_default_kib = 72;
+std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" : check_whole_number(v); }
+
+#ifdef ARBOLITO_HAVE_CUDA
 // CVs per block of a resident schedule when `block=auto`: about what fits the budget at
 // busyring's ~64 bytes of staged state per CV.
 constexpr int resident_bytes_per_cv = 64;
 
-std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" : check_whole_number(v); }
-
-#ifdef ARBOLITO_HAVE_CUDA
 FineOptions fine_options(const SolverOptions& o) {
     FineOptions f;
     f.sort = o.at("sort") == "on";

@@ -4,6 +4,7 @@
 
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance.hpp"
+#include "mechanisms/instance_currents.hpp"
 #include "mechanisms/threshold.hpp"
 #include "solvers/hines.hpp"
 
@@ -140,15 +141,17 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
         const auto& gl = std::get<x>(globals_);
         for (int k = ck.instances[x][0]; k < ck.instances[x][1]; ++k) {
             const int cv = m.cv[k];
-            const Instance<M> in(m, k);
-            double i_m, g_m;
-            M::current(v_[cv], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
-            if constexpr (M::kind == MechKind::density)
-                add_current(m.weight[k] * i_m, m.weight[k] * g_m, v_[cv], d_[cv], rhs_[cv]);
-            else if constexpr (M::kind == MechKind::synapse)
-                add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
-            else
-                add_injected(i_m, rhs_[cv]);
+            if constexpr (M::kind == MechKind::density) {
+                add_density_current<M>(m, k, v_[cv], t_mid, gl, d_[cv], rhs_[cv]);
+            } else {
+                const Instance<M> in(m, k);
+                double i_m, g_m;
+                M::current(v_[cv], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+                if constexpr (M::kind == MechKind::synapse)
+                    add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
+                else
+                    add_injected(i_m, rhs_[cv]);
+            }
         }
     });
     times_.currents += w.lap();

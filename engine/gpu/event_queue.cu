@@ -6,6 +6,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 
+#include "engine/gpu/apply_events.cuh"
 #include "mechanisms/all.hpp"
 
 namespace arbolito::gpu {
@@ -18,26 +19,6 @@ int bits_for(std::uint64_t n) {  // bits to count 0 .. n-1
     return b;
 }
 
-// Applies the run of events [i, ...) on one target (key k) if it leads to synapse M.
-template <class M>
-__device__ __forceinline__ void apply_run(int x, const MechColumns& m, int inst, std::size_t i, std::size_t end,
-                                          const std::uint64_t* __restrict__ key, std::uint64_t k,
-                                          const double* __restrict__ weight) {
-    if constexpr (M::kind == MechKind::synapse) {
-        if (x != mech_index<M>) return;
-        Instance<M> in(m, inst);
-        for (std::size_t j = i; j < end && key[j] == k; ++j) M::on_event(weight[j], in.p.v, in.s.v, in.c.v);
-        in.store_states(m, inst);
-    }
-}
-
-template <class... Ms>
-__device__ __forceinline__ void apply_run_any(mech_list<Ms...>, int x, const EventTargets& t, int inst, std::size_t i,
-                                              std::size_t end, const std::uint64_t* __restrict__ key, std::uint64_t k,
-                                              const double* __restrict__ weight) {
-    (apply_run<Ms>(x, t.columns[mech_index<Ms>], inst, i, end, key, k, weight), ...);
-}
-
 // One thread per event of the step; the first event of each target applies the target's
 // whole run, in order.
 __global__ void deliver_kernel(std::size_t begin, std::size_t end, const std::uint64_t* __restrict__ key,
@@ -47,7 +28,7 @@ __global__ void deliver_kernel(std::size_t begin, std::size_t end, const std::ui
     const std::uint64_t k = key[i];
     if (i > begin && key[i - 1] == k) return;
     const auto target = static_cast<std::uint32_t>(k & target_mask);
-    apply_run_any(all_mechanisms{}, t.mech[target], t, t.instance[target], i, end, key, k, weight);
+    apply_run_any(all_mechanisms{}, t.mech[target], t.columns, t.instance[target], i, end, key, k, weight);
 }
 
 // offset[b·(n_steps + 1) + s]: the first event of block b at local step s or later (keys

@@ -33,7 +33,13 @@ private:
     gpu::GpuBranchPlan plan_;
 };
 
-GpuSolverParts gpu_branch_parts(int block, int cut, const gpu::GpuBranchOptions& o) {
+GpuSolverParts gpu_branch_parts(const SolverOptions& opt) {
+    gpu::GpuBranchOptions o;
+    o.coupling = opt.at("coupling") == "edd" ? Coupling::edd : Coupling::fold;
+    o.padding = opt.at("padding") == "stop" ? Padding::stop : Padding::compute;
+    o.graph = opt.at("graph") == "on";
+    o.threads = opt.at("threads") == "auto" ? 0 : std::stoi(opt.at("threads"));
+    const int block = std::stoi(opt.at("block")), cut = std::stoi(opt.at("cut"));
     return numbered_parts<BranchNumbering>(
         [block, cut, o](const std::vector<std::vector<int>>& np) { return branch_level_layout(np, block, o.coupling, cut); },
         [o](const Layout& l, const BranchNumbering& n) { return std::make_unique<GpuBranchSolve>(l, n, o); });
@@ -64,18 +70,7 @@ SolverInfo gpu_branch_solver() {
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA
-    s.make_group = [](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
-                      const StepSettings& st, int local_rank) {
-        GpuGroupOptions g;
-        apply_gpu_step_keys(o, g);
-        gpu::GpuBranchOptions b;
-        b.coupling = o.at("coupling") == "edd" ? Coupling::edd : Coupling::fold;
-        b.padding = o.at("padding") == "stop" ? Padding::stop : Padding::compute;
-        b.graph = o.at("graph") == "on";
-        b.threads = o.at("threads") == "auto" ? 0 : std::stoi(o.at("threads"));
-        const GpuSolverParts parts = gpu_branch_parts(std::stoi(o.at("block")), std::stoi(o.at("cut")), b);
-        return make_gpu_group(m, gid_begin, gid_end, "gpu-branch", parts, g, st, local_rank);
-    };
+    s.make_group = gpu_group_maker("gpu-branch", gpu_branch_parts);
 #endif
     return s;
 }

@@ -79,4 +79,16 @@ std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begi
                                           const std::string& solver, const GpuSolverParts& parts,
                                           const GpuGroupOptions& o, const StepSettings& s, int local_rank = 0);
 
+// SolverInfo::make_group of a GPU solver built on the group: the shared step keys (sum,
+// timing) applied, then the solver's parts from its own options, parts_of(options).
+template <class PartsOf>
+auto gpu_group_maker(std::string solver, PartsOf parts_of) {
+    return [solver, parts_of](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
+                              const StepSettings& st, int local_rank) {
+        GpuGroupOptions g;
+        apply_gpu_step_keys(o, g);
+        return make_gpu_group(m, gid_begin, gid_end, solver, parts_of(o), g, st, local_rank);
+    };
+}
+
 }  // namespace arbolito

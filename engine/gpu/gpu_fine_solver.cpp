@@ -31,15 +31,24 @@ std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" 
 // busyring's ~64 bytes of staged state per CV.
 constexpr int resident_bytes_per_cv = 64;
 
-FineOptions fine_options(const SolverOptions& o) {
+// shared_bytes 0: the streaming step.
+ResidentRequest resident_request(const SolverOptions& o) {
+    ResidentRequest r;
+    if (o.at("step") == "resident") {
+        r.shared_bytes = 1024 * (o.at("shared") == "auto" ? resident_default_kib : std::stoi(o.at("shared")));
+        r.threads = std::stoi(o.at("threads"));
+    }
+    return r;
+}
+
+FineOptions fine_options(const SolverOptions& o, const ResidentRequest& r) {
     FineOptions f;
     f.sort = o.at("sort") == "on";
     f.reroot = o.at("reroot") == "on";
     f.split = o.at("split") == "on";
-    const bool resident = o.at("step") == "resident";
-    const int shared_kib = o.at("shared") == "auto" ? resident_default_kib : std::stoi(o.at("shared"));
+    const bool resident = r.shared_bytes > 0;
     f.block_cvs = o.at("block") != "auto" ? std::stoi(o.at("block"))
-                  : resident            ? shared_kib * 1024 / resident_bytes_per_cv
+                  : resident            ? r.shared_bytes / resident_bytes_per_cv
                                         : 8192;
     f.shared_bytes = o.at("memory") == "shared" && !resident ? 96 * 1024 : 0;
     return f;
@@ -48,7 +57,7 @@ FineOptions fine_options(const SolverOptions& o) {
 class GpuFineSolve final : public GpuSolve {
 public:
     GpuFineSolve(const FineSchedule& s, int ahead, const ResidentRequest& r)
-        : schedule_(s), plan_(gpu::make_gpu_fine_plan(s, ahead)), resident_(r) {
+        : schedule_(r.shared_bytes > 0 ? s : FineSchedule{}), plan_(gpu::make_gpu_fine_plan(s, ahead)), resident_(r) {
         resident_.schedule = &schedule_;
         resident_.plan = &plan_;
     }
@@ -58,12 +67,15 @@ public:
     const ResidentRequest* resident() const override { return resident_.shared_bytes > 0 ? &resident_ : nullptr; }
 
 private:
-    FineSchedule schedule_;
+    FineSchedule schedule_;  // kept for the resident step's plan only
     gpu::GpuFinePlan plan_;
     ResidentRequest resident_;  // shared_bytes 0: streaming
 };
 
-GpuSolverParts gpu_fine_parts(const FineOptions& fo, int ahead, const ResidentRequest& r) {
+GpuSolverParts gpu_fine_parts(const SolverOptions& o) {
+    const ResidentRequest r = resident_request(o);
+    const FineOptions fo = fine_options(o, r);
+    const int ahead = std::stoi(o.at("ahead"));
     return numbered_parts<FineNumbering>(
         [fo](const std::vector<std::vector<int>>& np) { return fine_layout(np, fo); },
         [ahead, r](const Layout&, const FineNumbering& f) { return std::make_unique<GpuFineSolve>(f.schedule, ahead, r); });
@@ -98,18 +110,7 @@ SolverInfo gpu_fine_solver() {
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA
-    s.make_group = [](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
-                      const StepSettings& st, int local_rank) {
-        GpuGroupOptions g;
-        apply_gpu_step_keys(o, g);
-        ResidentRequest r;  // shared_bytes 0: streaming
-        if (o.at("step") == "resident") {
-            r.shared_bytes = 1024 * (o.at("shared") == "auto" ? resident_default_kib : std::stoi(o.at("shared")));
-            r.threads = std::stoi(o.at("threads"));
-        }
-        return make_gpu_group(m, gid_begin, gid_end, "gpu-fine",
-                              gpu_fine_parts(fine_options(o), std::stoi(o.at("ahead")), r), g, st, local_rank);
-    };
+    s.make_group = gpu_group_maker("gpu-fine", gpu_fine_parts);
 #endif
     return s;
 }

@@ -16,7 +16,7 @@ struct ResidentRequest {
     const FineSchedule* schedule = nullptr;
     const gpu::GpuFinePlan* plan = nullptr;  // the schedule on the device
     int shared_bytes = 0;                    // per CUDA block
-    int threads = 128;                       // per CUDA block
+    int threads = 0;                         // per CUDA block (gpu-fine's `threads`)
 };
 
 class GpuSolve {

@@ -5,7 +5,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/gpu/apply_events.cuh"
 #include "mechanisms/assemble.hpp"
+#include "mechanisms/instance_currents.hpp"
 #include "mechanisms/threshold.hpp"
 #include "solvers/gpu/fine_block.cuh"
 
@@ -47,8 +49,9 @@ struct Args {
 };
 
 // A per-CV array of the block: staged in shared memory, or the group's in device memory.
-__device__ __forceinline__ double* block_array(const ResidentBlock& rb, int a, char* base, double* global) {
-    return rb.offset[a] >= 0 ? reinterpret_cast<double*>(base + rb.offset[a]) : global;
+template <class T>
+__device__ __forceinline__ T* block_array(const ResidentBlock& rb, int a, char* base, T* global) {
+    return rb.offset[a] >= 0 ? reinterpret_cast<T*>(base + rb.offset[a]) : global;
 }
 
 // Mechanism M's instances of the block as columns: staged (stride: the block's count; see
@@ -94,21 +97,9 @@ __device__ __forceinline__ void store_mech(const ResidentBlock& rb, const MechCo
         for (int j = 0; j < n_states<M>; ++j) g.s[static_cast<long>(j) * g.n + i0 + k] = m.s[j * n + k];
 }
 
-// The events on one target (run [i, end) of key k), in order, if it leads to synapse M.
-template <class M>
-__device__ __forceinline__ void apply_run(int x, const MechColumns& m, int inst, unsigned i, unsigned end,
-                                          const std::uint64_t* __restrict__ key, std::uint64_t k,
-                                          const double* __restrict__ weight) {
-    if constexpr (M::kind == MechKind::synapse) {
-        if (x != mech_index<M>) return;
-        Instance<M> in(m, inst);
-        for (unsigned j = i; j < end && key[j] == k; ++j) M::on_event(weight[j], in.p.v, in.s.v, in.c.v);
-        in.store_states(m, inst);
-    }
-}
-
-// M's currents into D and R (block-local CVs), as the streaming current_kernel adds them;
-// point instances sharing a CV are summed in instance order by the first one's thread.
+// M's currents into D and R (block-local CVs), with the streaming kernel's per-instance
+// functions; point instances sharing a CV are summed in instance order by the first
+// one's thread.
 template <class M>
 __device__ __forceinline__ void add_currents(const MechColumns& m, int n, int first, const MechGlobals& g, double t_mid,
                                              const double* V, double* D, double* R) {
@@ -116,23 +107,16 @@ __device__ __forceinline__ void add_currents(const MechColumns& m, int n, int fi
     for (int k = threadIdx.x; k < n; k += blockDim.x) {
         const int cv = m.cv[k], c = cv - first;
         if constexpr (M::kind == MechKind::density) {
-            const Instance<M> in(m, k);
-            double i_m, g_m;
-            M::current(V[c], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
-            add_current(m.weight[k] * i_m, m.weight[k] * g_m, V[c], D[c], R[c]);
+            add_density_current<M>(m, k, V[c], t_mid, gl, D[c], R[c]);
         } else {
             if (k > 0 && m.cv[k - 1] == cv) continue;  // not the first instance on its CV
-            double dd = 0, dr = 0;
-            for (int j = k; j < n && m.cv[j] == cv; ++j) {
-                const Instance<M> in(m, j);
-                double i_m, g_m, tdd = 0, tdr;
-                M::current(V[c], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
-                if constexpr (M::kind == MechKind::synapse)
-                    current_terms(i_m, g_m, V[c], tdd, tdr);
-                else
-                    tdr = i_m;  // the injected current (add_injected)
-                if (j == k) dd = tdd, dr = tdr;
-                else dd += tdd, dr += tdr;
+            double dd, dr;
+            point_terms<M>(m, k, V[c], t_mid, gl, dd, dr);
+            for (int j = k + 1; j < n && m.cv[j] == cv; ++j) {
+                double jd, jr;
+                point_terms<M>(m, j, V[c], t_mid, gl, jd, jr);
+                dd += jd;
+                dr += jr;
             }
             D[c] += dd;
             R[c] += dr;
@@ -175,23 +159,24 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     __syncthreads();
     char* base = reinterpret_cast<char*>(sm);
 
-    double* V = block_array(rb, res_v, base, a.st.v + first);
+    // Stage the voltages and the constant per-CV arrays that the plan put in shared memory.
+    auto staged = [&](int arr, auto* global) {
+        if (rb.offset[arr] >= 0) {
+            auto* to = reinterpret_cast<double*>(base + rb.offset[arr]);
+            for (int i = t; i < n; i += nt) to[i] = global[first + i];
+        }
+        return block_array(rb, arr, base, global + first);
+    };
+    double* V = staged(res_v, a.st.v);
     double* R = block_array(rb, res_rhs, base, a.st.rhs + first);
     double* D = block_array(rb, res_d, base, a.st.d + first);
-    const double* U = block_array(rb, res_u, base, const_cast<double*>(a.st.u) + first);
-    const double* CAP = block_array(rb, res_cap, base, const_cast<double*>(a.st.cap) + first);
-    const double* GS = block_array(rb, res_gsum, base, const_cast<double*>(a.st.g_sum) + first);
-    double* FD = rb.offset[res_fold] >= 0 ? reinterpret_cast<double*>(base + rb.offset[res_fold]) : a.fold_d + B.branch0;
+    const double* U = staged(res_u, a.st.u);
+    const double* CAP = staged(res_cap, a.st.cap);
+    const double* GS = staged(res_gsum, a.st.g_sum);
+    double* FD = block_array(rb, res_fold, base, a.fold_d + B.branch0);
     double* FR = rb.offset[res_fold] >= 0 ? FD + B.n_branches : a.fold_r + B.branch0;
     const FineBlockSchedule sched = load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels,
                                                        a.pos_base, a.length, a.parent_cv, a.child_begin, a.child);
-    // Stage: the voltages and the constant per-CV arrays that live in shared memory.
-    for (int i = t; i < n; i += nt) {
-        if (rb.offset[res_v] >= 0) V[i] = a.st.v[first + i];
-        if (rb.offset[res_u] >= 0) const_cast<double*>(U)[i] = a.st.u[first + i];
-        if (rb.offset[res_cap] >= 0) const_cast<double*>(CAP)[i] = a.st.cap[first + i];
-        if (rb.offset[res_gsum] >= 0) const_cast<double*>(GS)[i] = a.st.g_sum[first + i];
-    }
     for_mechs::run([&](auto tag) {
         using M = typename decltype(tag)::type;
         const MechColumns m = block_mech<M>(rb, base, a.st.mechs[mech_index<M>]);
@@ -216,10 +201,7 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
                     const auto target = static_cast<std::uint32_t>(k & a.ev.target_mask);
                     const int x = a.st.target_mech[target];
                     const int inst = a.st.target_instance[target] - rb.inst_begin[x];
-                    for_mechs::run([&](auto tag) {
-                        using M = typename decltype(tag)::type;
-                        apply_run<M>(x, loc[mech_index<M>], inst, i, e1, a.ev.key, k, a.ev.weight);
-                    });
+                    apply_run_any(all_mechanisms{}, x, loc, inst, i, e1, a.ev.key, k, a.ev.weight);
                 }
                 __syncthreads();
             }

@@ -11,6 +11,7 @@
 #include "mechanisms/all.hpp"
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance.hpp"
+#include "mechanisms/instance_currents.hpp"
 #include "mechanisms/threshold.hpp"
 
 namespace arbolito::gpu {
@@ -36,22 +37,10 @@ __global__ void current_kernel(MechColumns m, typename M::Globals gl, double t_m
     if constexpr (M::kind == MechKind::density) {
         if (k >= m.n) return;
         const int c = m.cv[k];
-        const Instance<M> in(m, k);
-        double i_m, g_m;
-        M::current(v[c], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
-        add_current(m.weight[k] * i_m, m.weight[k] * g_m, v[c], d[c], rhs[c]);
+        add_density_current<M>(m, k, v[c], t_mid, gl, d[c], rhs[c]);
     } else {
         double dd = 0, dr = 0;
-        if (k < m.n) {
-            const int c = m.cv[k];
-            const Instance<M> in(m, k);
-            double i_m, g_m;
-            M::current(v[c], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
-            if constexpr (M::kind == MechKind::synapse)
-                current_terms(i_m, g_m, v[c], dd, dr);
-            else
-                dr = i_m;  // the injected current (add_injected); dd stays 0
-        }
+        if (k < m.n) point_terms<M>(m, k, v[m.cv[k]], t_mid, gl, dd, dr);
         point_add<Mode>(k, m.n, m.cv, dd, dr, d, rhs);
     }
 }

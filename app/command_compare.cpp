@@ -106,7 +106,7 @@ int command_compare(const CompareArgs& a) {
         Simulation sim(m, o);
         const ReportMapping mapping = report_mapping(sim, m.run);
         const bool report = !a.spikes_only && !mapping.element_ids.empty();
-        std::string fname = s.text();  // gpu-cell:sum=atomic -> gpu-cell_sum=atomic.h5
+        std::string fname = s.text();  // gpu-cell:timing=off -> gpu-cell_timing=off.h5
         std::replace(fname.begin(), fname.end(), ':', '_');
         const std::string path = (dir / (fname + ".h5")).string();
         SonataSink file(path, m.name, report ? &mapping : nullptr, true);

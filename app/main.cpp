@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     try {
         if (*run_cmd && run_cmd->count("--layout") > 0)
             throw InputError("--layout", "", "gone: give gpu-cell's options in --solver, e.g. --solver "
-                                             "gpu-cell:layout=block-interleaved:block=32:sum=atomic (docs/solvers.md)");
+                                             "gpu-cell:layout=block-interleaved:block=32:timing=off (docs/solvers.md)");
         if (*run_cmd) return command_run(run, comm);
         if (comm->size() > 1)
             throw std::invalid_argument(std::string(*info_cmd ? "info" : "compare") + " runs on one rank (without mpirun)");

@@ -7,7 +7,7 @@
 #
 # Environment: ARBOLITO (binary), ARBOLITO_LIBS (its LD_LIBRARY_PATH prefix),
 # BUSYRING_RUNS (GPU runs "cells,tfinal,options ..."; options: gpu-cell's KEY=VALUE[:KEY=VALUE]...
-# (docs/solvers.md), e.g. "1024,200,layout=interleaved:sum=atomic"; empty: the defaults;
+# (docs/solvers.md), e.g. "1024,200,layout=interleaved:timing=off"; empty: the defaults;
 # default "1024,200, 8192,200, 32768,200,"; a run without options runs every solver of
 # BUSYRING_SOLVERS, default "gpu-cell gpu-fine gpu-branch"), OMP_THREADS (16), OMP_TFINAL (50),
 # OMP_CELLS (1024; 0: no omp run), STEP_SUMMARY (gpu_step_bench summary with the copy

@@ -2,7 +2,8 @@
 // step is compared with; (2) per-CV byte counts of a step (the floor: every per-CV array
 // read or written once; and what the kernels as written move); (3) point-current
 // summation on busyring cells whose 1,000 incoming connections each have their own expsyn
-// instance on one CV: segmented warp reduction versus one atomicAdd per instance.
+// instance on one CV (the deterministic warp-segmented sum, engine/gpu/point_sum.cuh)
+// against the same network with one instance per cell.
 //
 // (4) the solve's kernel and CUDA block size on the plain busyring.
 //
@@ -155,11 +156,11 @@ int main(int argc, char** argv) try {
         out << "summation   run_s   currents_s  us/step(currents)  events_s  spikes\n";
         const Model plain = busyring(cells, synapses, tfinal, false);
         for (int rep = 0; rep < 2; ++rep)
-            for (const std::string sum : {"segmented", "atomic", "baseline"}) {
+            for (const std::string sum : {"segmented", "baseline"}) {
                 // baseline: the same network with all connections on one instance per cell.
                 const bool base = sum == "baseline";
                 SimOptions o;
-                o.solver = "gpu-cell" + (options.empty() ? "" : ":" + options) + (base ? "" : ":sum=" + sum);
+                o.solver = "gpu-cell" + (options.empty() ? "" : ":" + options);
                 Simulation sim(base ? plain : m, o);
                 NullSink sink;
                 const RunReport r = sim.run(sink);

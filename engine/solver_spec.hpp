@@ -1,6 +1,6 @@
 #pragma once
 // A solver as the command line names it: NAME[:KEY=VALUE]... (docs/solvers.md), e.g.
-// "gpu-cell:layout=interleaved:sum=atomic". Keys are the solver's declared options; a key
+// "gpu-cell:layout=interleaved:timing=off". Keys are the solver's declared options; a key
 // left out takes its default.
 #include <string>
 #include <utility>

@@ -25,7 +25,7 @@ namespace arbolito {
 namespace gpu {
 namespace {
 
-constexpr int threads_per_block = 256;  // a multiple of 32: point_add needs whole warps
+constexpr int threads_per_block = 256;  // a multiple of 32: point_sum needs whole warps
 
 unsigned blocks_for(long n) { return static_cast<unsigned>((n + threads_per_block - 1) / threads_per_block); }
 
@@ -278,7 +278,6 @@ void GpuCellGroup::step(long n, long& rows) {
     const double dt = s_.dt, t = n * dt;
     const int ncv = f_.n_cv();
     const unsigned tb = threads_per_block;
-    const bool atomic = opt_.point_sum == PointSum::atomic;
     timer_.mark(stream_);
 
     events_.deliver(n, targets_, stream_);
@@ -298,12 +297,7 @@ void GpuCellGroup::step(long n, long& rows) {
         const MechColumns m = mechs_[x].columns();
         if (m.n == 0) return;
         const auto& gl = std::get<x>(globals_);
-        if constexpr (M::kind == MechKind::density)  // no point sums: one instantiation
-            current_kernel<M, PointSum::segmented><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
-        else if (atomic)
-            current_kernel<M, PointSum::atomic><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
-        else
-            current_kernel<M, PointSum::segmented><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
+        current_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
         CUDA_CHECK_LAUNCH();
     });
     timer_.mark(stream_);

@@ -14,15 +14,8 @@
 
 namespace arbolito {
 
-// How point-mechanism currents that land on one CV are summed into d and rhs.
-enum class PointSum {
-    segmented,  // instances sorted by CV, warp-level segmented reduction, one add per segment
-    atomic,     // one atomicAdd per instance
-};
-
 struct GpuGroupOptions {
     std::string layout;             // gpu_cell_layout option: flat, interleaved, block-interleaved:BS
-    PointSum point_sum = PointSum::segmented;
     bool phase_times = true;        // CUDA events around every phase of every step
     std::string solve_kernel;       // gpu::CellKernel by name (hines_gpu_cell.hpp); empty: the solver's default
     int solve_threads = 0;          // CUDA block size of the solve; 0: chosen from the cell count
@@ -30,10 +23,10 @@ struct GpuGroupOptions {
 
 // gpu-cell's options (docs/solvers.md, engine/gpu/gpu_cell_solver.cpp) as the group takes
 // them: from a spec's options, checked already (parse_solver_spec), or from the KEY=VALUE
-// part of a spec, e.g. "layout=interleaved:sum=atomic" ("": the defaults; throws
+// part of a spec, e.g. "layout=interleaved:timing=off" ("": the defaults; throws
 // std::invalid_argument).
 GpuGroupOptions gpu_group_options(const SolverOptions& o);
-// The keys every GPU solver shares (the group's, not the solve's): sum and timing; and
+// The keys every GPU solver shares (the group's, not the solve's): timing; and
 // their values applied to a solver's GpuGroupOptions.
 std::vector<SolverOption> gpu_step_keys();
 void apply_gpu_step_keys(const SolverOptions& o, GpuGroupOptions& g);

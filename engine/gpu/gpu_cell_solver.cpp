@@ -43,13 +43,10 @@ GpuGroupOptions parse_gpu_options(const std::string& options) {
 }
 
 std::vector<SolverOption> gpu_step_keys() {
-    return {{"sum", {"segmented", "atomic"}, "", "segmented",
-             "point currents on one CV: warp-segmented reduction, or one atomicAdd each", {}},
-            {"timing", {"on", "off"}, "", "on", "CUDA events around every phase of every step (--timings)", {}}};
+    return {{"timing", {"on", "off"}, "", "on", "CUDA events around every phase of every step (--timings)", {}}};
 }
 
 void apply_gpu_step_keys(const SolverOptions& o, GpuGroupOptions& g) {
-    g.point_sum = o.at("sum") == "atomic" ? PointSum::atomic : PointSum::segmented;
     g.phase_times = o.at("timing") == "on";
 }
 

@@ -1,65 +1,82 @@
 #pragma once
 // Adding the currents of point-mechanism instances to d and rhs of their CVs, where many
 // instances may share a CV (busyring's synapses all sit on one CV). Instances are sorted
-// by CV at set-up (build_fvm), so the instances of one CV are consecutive.
+// by CV at set-up (build_fvm), so the instances of one CV are consecutive: a run.
 //
-// segmented: the lanes of a warp sum their terms by key (CV) with shuffles; the first
-// lane of each run of equal keys adds the run's sum, with a plain add where no other
-// warp holds that CV and an atomic add where the run crosses the warp's edge.
-// atomic: every instance adds its terms with atomicAdd.
-#include <cuda_runtime.h>
+// The lanes of a warp sum their terms by key (CV) with shuffles and the first lane of each
+// run adds the run's sum with one plain add. A run that crosses the warp's edge belongs to
+// the warp holding its first instance: that warp goes on over the following instances, 32
+// at a time, and sums them in a fixed tree order, while the warps those instances fall in
+// leave them alone. No atomics: every CV's sum is taken in the same order every run
+// (GpuCellGroup.PointSumsSameBitsEveryRun).
+#include <climits>
 
-#include "engine/gpu/gpu_cell_group.hpp"
+#include <cuda_runtime.h>
 
 namespace arbolito::gpu {
 
 constexpr unsigned full_warp = 0xffffffffu;
 
-// Called by every lane of the warp (no early return before it: the shuffles need all 32
-// lanes). k: the instance of this lane, active when k < n; cv: the instances' CVs.
-template <PointSum Mode>
-__device__ __forceinline__ void point_add(int k, int n, const int* __restrict__ cv, double dd, double dr,
-                                          double* __restrict__ d, double* __restrict__ rhs) {
-    const bool active = k < n;
-    const int key = active ? cv[k] : -1;
-    if constexpr (Mode == PointSum::atomic) {
-        if (active) {
-            atomicAdd(d + key, dd);
-            atomicAdd(rhs + key, dr);
-        }
-    } else {
-        const int lane = threadIdx.x & 31;
-        if (!active) dd = dr = 0.0;
-        // After the step with offset o, a lane holds the sum over lanes [lane, lane + 2o) of
-        // its run: keys are sorted, so an equal key o lanes on means the whole gap is its run.
+// The sum over all 32 lanes, in a fixed order, returned to every lane.
+__device__ __forceinline__ double warp_total(double x) {
 #pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const double od = __shfl_down_sync(full_warp, dd, o);
-            const double orr = __shfl_down_sync(full_warp, dr, o);
-            const int ok = __shfl_down_sync(full_warp, key, o);
-            if (lane + o < 32 && ok == key) {
-                dd += od;
-                dr += orr;
-            }
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(full_warp, x, o);
+    return x;
+}
+
+// Called by every lane of the warp (no early return before it: the shuffles need all 32
+// lanes). k: the instance of this lane, active when k < n; cv: the instances' CVs (sorted);
+// terms(j, dd, dr): the terms instance j adds to d and rhs of its CV.
+template <class Terms>
+__device__ __forceinline__ void point_sum(int k, int n, const int* __restrict__ cv, const Terms& terms,
+                                          double* __restrict__ d, double* __restrict__ rhs) {
+    const int lane = threadIdx.x & 31, first = k - lane;  // first: the warp's first instance
+    const bool active = k < n;
+    // Lanes of a run that began in an earlier warp are summed by that warp. Keys stay sorted:
+    // those lanes form a prefix (key INT_MIN) and inactive lanes a suffix (key INT_MAX).
+    const bool continued = active && first > 0 && cv[first - 1] == cv[k];
+    const int key = !active ? INT_MAX : continued ? INT_MIN : cv[k];
+    double dd = 0, dr = 0;
+    if (active && !continued) terms(k, dd, dr);
+
+    // After the step with offset o, a lane holds the sum over lanes [lane, lane + 2o) of
+    // its run: keys are sorted, so an equal key o lanes on means the whole gap is its run.
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const double od = __shfl_down_sync(full_warp, dd, o);
+        const double orr = __shfl_down_sync(full_warp, dr, o);
+        const int ok = __shfl_down_sync(full_warp, key, o);
+        if (lane + o < 32 && ok == key) {
+            dd += od;
+            dr += orr;
         }
-        const int up = __shfl_up_sync(full_warp, key, 1);
-        const int down = __shfl_down_sync(full_warp, key, 1);
-        const bool head = lane == 0 || up != key;
-        const bool tail = lane == 31 || down != key;
-        const unsigned tails = __ballot_sync(full_warp, tail);
-        // Does lane 31's run continue in the next warp?
-        const bool spills = __shfl_sync(full_warp, lane == 31 && active && k + 1 < n && cv[k + 1] == key, 31);
-        if (active && head) {
-            const int end = __ffs(tails & (full_warp << lane)) - 1;  // last lane of this run
-            const bool shared = (lane == 0 && k > 0 && cv[k - 1] == key) || (end == 31 && spills);
-            if (shared) {
-                atomicAdd(d + key, dd);
-                atomicAdd(rhs + key, dr);
-            } else {
-                d[key] += dd;
-                rhs[key] += dr;
-            }
-        }
+    }
+    const int up = __shfl_up_sync(full_warp, key, 1);
+    const bool head = key != INT_MIN && key != INT_MAX && (lane == 0 || up != key);
+
+    // Does the warp's last run go on past its edge? (Uniform over the warp.)
+    const int last_key = __shfl_sync(full_warp, key, 31);
+    const bool spills = last_key != INT_MIN && last_key != INT_MAX && first + 32 < n && cv[first + 32] == last_key;
+    if (head && !(spills && key == last_key)) {
+        d[key] += dd;
+        rhs[key] += dr;
+    }
+    if (!spills) return;
+
+    // The spilling run: its in-warp sum sits in its head lane, the lowest lane with its key.
+    const unsigned with_key = __ballot_sync(full_warp, key == last_key);
+    const int head_lane = __ffs(with_key) - 1;
+    double sd = __shfl_sync(full_warp, dd, head_lane), sr = __shfl_sync(full_warp, dr, head_lane);
+    for (int base = first + 32; base < n && cv[base] == last_key; base += 32) {
+        const int j = base + lane;
+        double jd = 0, jr = 0;
+        if (j < n && cv[j] == last_key) terms(j, jd, jr);
+        sd += warp_total(jd);
+        sr += warp_total(jr);
+    }
+    if (lane == 0) {
+        d[last_key] += sd;
+        rhs[last_key] += sr;
     }
 }
 

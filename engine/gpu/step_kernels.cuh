@@ -28,9 +28,9 @@ __global__ void assemble_kernel(int n, const double* __restrict__ cap, const dou
 
 // The currents of mechanism M's instances, one thread each. Density mechanisms have at
 // most one instance per CV: plain adds of the area-scaled current. Point mechanisms may
-// share a CV: their terms are summed by point_add (every lane of the warp must reach it,
+// share a CV: their terms are summed by point_sum (every lane of the warp must reach it,
 // so no early return); a stimulus adds to the rhs only.
-template <class M, PointSum Mode>
+template <class M>
 __global__ void current_kernel(MechColumns m, typename M::Globals gl, double t_mid, const double* __restrict__ v,
                                double* __restrict__ d, double* __restrict__ rhs) {
     const int k = thread_index();
@@ -39,9 +39,8 @@ __global__ void current_kernel(MechColumns m, typename M::Globals gl, double t_m
         const int c = m.cv[k];
         add_density_current<M>(m, k, v[c], t_mid, gl, d[c], rhs[c]);
     } else {
-        double dd = 0, dr = 0;
-        if (k < m.n) point_terms<M>(m, k, v[m.cv[k]], t_mid, gl, dd, dr);
-        point_add<Mode>(k, m.n, m.cv, dd, dr, d, rhs);
+        const auto terms = [&](int j, double& dd, double& dr) { point_terms<M>(m, j, v[m.cv[j]], t_mid, gl, dd, dr); };
+        point_sum(k, m.n, m.cv, terms, d, rhs);
     }
 }
 

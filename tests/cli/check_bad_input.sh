@@ -42,7 +42,7 @@ expect_bad "--layout" "gone" run "$ex" --solver cpu --layout interleaved -o "$tm
 if [[ $cuda == yes ]]; then
   expect_bad "gpu-cell layout=bogus" "layout takes flat|interleaved|block-interleaved" run "$ex" --solver gpu-cell:layout=bogus -o "$tmp/out.h5"
   expect_bad "gpu-cell block=0" "block=0" run "$ex" --solver gpu-cell:block=0 -o "$tmp/out.h5"
-  expect_bad "gpu-cell warp=1" "keys: layout, block, kernel, sum, timing, threads" run "$ex" --solver gpu-cell:warp=1 -o "$tmp/out.h5"
+  expect_bad "gpu-cell warp=1" "keys: layout, block, kernel, timing, threads" run "$ex" --solver gpu-cell:warp=1 -o "$tmp/out.h5"
   expect_bad "gpu-cell threads=48" "threads takes auto|32|64|96|128" run "$ex" --solver gpu-cell:threads=48 -o "$tmp/out.h5"
 else
   expect_bad "gpu-cell without CUDA" "gpu-cell needs the CUDA build" run "$ex" --solver gpu-cell:layout=flat -o "$tmp/out.h5"

@@ -49,7 +49,7 @@ struct Result {
     PhaseTimes phases;
 };
 
-// options: the solver's KEY=VALUE part, e.g. "layout=flat:sum=atomic".
+// options: the solver's KEY=VALUE part, e.g. "layout=flat:timing=off".
 Result run(const Model& m, const std::string& solver, const std::string& options = "") {
     SimOptions o;
     o.solver = options.empty() ? solver : solver + ":" + options;
@@ -200,16 +200,13 @@ const std::vector<std::string> all_layouts = {"layout=flat", "layout=interleaved
 TEST(GpuOptions, Parse) {
     auto o = parse_gpu_options("");
     EXPECT_EQ(o.layout, "block-interleaved:32");
-    EXPECT_EQ(o.point_sum, PointSum::segmented);
     EXPECT_TRUE(o.phase_times);
     EXPECT_EQ(o.solve_threads, 0);
-    o = parse_gpu_options("layout=interleaved:sum=atomic:timing=off");
+    o = parse_gpu_options("layout=interleaved:timing=off");
     EXPECT_EQ(o.layout, "interleaved");
-    EXPECT_EQ(o.point_sum, PointSum::atomic);
     EXPECT_FALSE(o.phase_times);
-    o = parse_gpu_options("sum=atomic");
-    EXPECT_EQ(o.layout, "block-interleaved:32");
-    EXPECT_EQ(o.point_sum, PointSum::atomic);
+    // Point sums are always the deterministic segmented sum: no atomic variant.
+    EXPECT_THROW(parse_gpu_options("sum=atomic"), std::invalid_argument);
     o = parse_gpu_options("block=64:kernel=plain:threads=64");
     EXPECT_EQ(o.layout, "block-interleaved:64");
     EXPECT_EQ(o.solve_kernel, "plain");
@@ -259,8 +256,21 @@ TEST(GpuCellGroup, BusyringMatchesCpu) {
     const Model m = busyring(64, 20, 30);
     const Result cpu = run(m, "cpu");
     ASSERT_GT(cpu.rec.spikes_seen.size(), 32u);
-    for (const std::string& layout : {"layout=block-interleaved:block=32", "layout=interleaved", "layout=flat:sum=atomic"})
+    for (const std::string& layout : {"layout=block-interleaved:block=32", "layout=interleaved", "layout=flat"})
         expect_close(run(m, "gpu-cell", layout), cpu, 1e-9, "busyring 64 " + layout);
+}
+
+// 300 instances on one CV per cell: runs that start mid-warp and cross up to ten warp
+// edges. The sums have no atomics: the same bits every run.
+TEST(GpuCellGroup, PointSumsSameBitsEveryRun) {
+    SKIP_WITHOUT_GPU();
+    Model m = busyring(16, 300, 10);
+    split_synapses(m, 300);
+    for (const std::string solver : {"gpu-cell", "gpu-fine"}) {
+        const Result first = run(m, solver, "");
+        ASSERT_GT(first.rec.spikes_seen.size(), 0u);
+        for (int k = 1; k < 20; ++k) expect_identical(run(m, solver, ""), first, solver + ", run " + std::to_string(k));
+    }
 }
 
 TEST(GpuCellGroup, ManySynapsesOnOneCv) {
@@ -268,7 +278,7 @@ TEST(GpuCellGroup, ManySynapsesOnOneCv) {
     Model m = busyring(16, 300, 25);
     split_synapses(m, 300);
     const Result cpu = run(m, "cpu");
-    for (const std::string& layout : {"block=32:sum=segmented", "block=32:sum=atomic", "layout=flat:sum=segmented"})
+    for (const std::string& layout : {"block=32", "layout=interleaved", "layout=flat"})
         expect_close(run(m, "gpu-cell", layout), cpu, 1e-9, "busyring 16 x 300 synapses " + layout);
 }
 
@@ -284,8 +294,7 @@ TEST(GpuCellGroup, MixedSizesEveryMechanismMatchesCpu) {
     const Result cpu = run(m, "cpu");
     ASSERT_GT(cpu.rec.spikes_seen.size(), 10u);
     for (const auto& layout : all_layouts)
-        for (const char* sum : {":sum=segmented", ":sum=atomic"})
-            expect_close(run(m, "gpu-cell", layout + sum), cpu, mixed_tol, "mixed sizes " + layout + sum);
+        expect_close(run(m, "gpu-cell", layout), cpu, mixed_tol, "mixed sizes " + layout);
 }
 
 // NEURON's guard case tau1 = tau2: the conductance is the difference b - a of two states
@@ -307,7 +316,7 @@ TEST(GpuCellGroup, SanitizerSmoke) {
     const Model m = mixed_model(true, 1.0, 6);
     const Result cpu = run(m, "cpu");
     for (const std::string& opt :
-         {"layout=block-interleaved:block=32:sum=segmented", "layout=interleaved:sum=atomic:timing=off:kernel=pipelined2",
+         {"layout=block-interleaved:block=32", "layout=interleaved:timing=off:kernel=pipelined2",
           "layout=flat:kernel=plain:threads=128", "block=7:kernel=pipelined4:threads=32", "block=32:kernel=rowparent8"})
         expect_close(run(m, "gpu-cell", opt), cpu, mixed_tol, "smoke " + opt);
 }
@@ -321,7 +330,6 @@ TEST(GpuCellGroup, LayoutLeavesEachCellIdentical) {
     ASSERT_GT(ref.rec.spikes_seen.size(), 10u);
     for (const auto& layout : all_layouts) {
         expect_identical(run(m, "gpu-cell", layout), ref, "layout " + layout);
-        expect_identical(run(m, "gpu-cell", layout + ":sum=atomic"), ref, "layout " + layout + ":sum=atomic");
     }
     const Model br = busyring(40, 5, 20);
     const Result bref = run(br, "gpu-cell", "layout=flat");
@@ -380,7 +388,7 @@ const std::vector<std::string> fine_variants = {"",
                                                 "reroot=off",
                                                 "split=on",
                                                 "memory=shared:block=2048",
-                                                "block=1:sum=atomic",
+                                                "block=1:timing=off",
                                                 "sort=off:reroot=off:split=on:block=100000"};
 
 TEST(GpuFineGroup, RingAndBusyringMatchCpu) {
@@ -408,7 +416,7 @@ const std::vector<std::string> branch_variants = {"",
                                                   "graph=off:threads=32",
                                                   "coupling=edd",
                                                   "coupling=edd:padding=stop:graph=off",
-                                                  "coupling=edd:block=7:threads=256:sum=atomic",
+                                                  "coupling=edd:block=7:threads=256:timing=off",
                                                   "coupling=edd:cut=8",
                                                   "coupling=edd:cut=1:padding=stop",
                                                   "block=1"};
@@ -439,7 +447,7 @@ const std::vector<std::string> resident_variants = {"step=resident",
                                                     "step=resident:threads=64:ahead=4",
                                                     "step=resident:shared=8",  // most blocks in device memory
                                                     "step=resident:shared=24:sort=off:split=on",
-                                                    "step=resident:shared=200:block=4000:threads=256:sum=atomic"};
+                                                    "step=resident:shared=200:block=4000:threads=256:timing=off"};
 
 TEST(GpuResidentGroup, RingAndBusyringMatchCpu) {
     SKIP_WITHOUT_GPU();

@@ -56,7 +56,7 @@ TEST(SolverRegistry, ContentsPerBuild) {
         if (!s.needs_cuda && !s.is_auto) EXPECT_TRUE(s.make_group) << s.name;  // only GPU solvers may be missing
     }
     EXPECT_TRUE(has(describe_solvers(), "gpu-cell"));
-    EXPECT_TRUE(has(describe_solvers(), "sum=segmented|atomic (default segmented)"));
+    EXPECT_TRUE(has(describe_solvers(), "timing=on|off (default on)"));
 }
 
 TEST(SolverSpec, DefaultsAndGivenKeys) {
@@ -65,12 +65,12 @@ TEST(SolverSpec, DefaultsAndGivenKeys) {
     EXPECT_TRUE(cpu.options.empty());
     EXPECT_EQ(cpu.text(), "cpu");
 #ifdef ARBOLITO_HAVE_CUDA
-    const SolverSpec g = parse_solver_spec("gpu-cell:sum=atomic:layout=flat");
-    EXPECT_EQ(g.options.at("sum"), "atomic");
+    const SolverSpec g = parse_solver_spec("gpu-cell:timing=off:layout=flat");
+    EXPECT_EQ(g.options.at("timing"), "off");
     EXPECT_EQ(g.options.at("layout"), "flat");
     EXPECT_EQ(g.options.at("block"), "32");  // default
     EXPECT_EQ(g.options.at("kernel"), "auto");
-    EXPECT_EQ(g.text(), "gpu-cell:sum=atomic:layout=flat");
+    EXPECT_EQ(g.text(), "gpu-cell:timing=off:layout=flat");
 #endif
 }
 
@@ -81,16 +81,16 @@ TEST(SolverSpec, BadSpecsSayWhatIsAllowed) {
     EXPECT_TRUE(has(error_of("cpu:"), "is not KEY=VALUE"));
     EXPECT_TRUE(has(error_of("cpu:=1"), "is not KEY=VALUE"));
 #ifdef ARBOLITO_HAVE_CUDA
-    EXPECT_TRUE(has(error_of("gpu-cell:sum=fast"), "sum=fast: unknown value (sum takes segmented|atomic)"));
+    EXPECT_TRUE(has(error_of("gpu-cell:timing=fast"), "timing=fast: unknown value (timing takes on|off)"));
     EXPECT_TRUE(has(error_of("gpu-cell:block=0"), "block=0: not a whole number >= 1 (block takes N >= 1)"));
     EXPECT_TRUE(has(error_of("gpu-cell:block=x"), "not a whole number"));
     EXPECT_TRUE(has(error_of("gpu-cell:kernel=fast"), "rowparent8"));
-    EXPECT_TRUE(has(error_of("gpu-cell:warp=1"), "keys: layout, block, kernel, sum, timing, threads"));
-    EXPECT_TRUE(has(error_of("gpu-cell:sum=atomic:sum=segmented"), "given twice"));
+    EXPECT_TRUE(has(error_of("gpu-cell:warp=1"), "keys: layout, block, kernel, timing, threads"));
+    EXPECT_TRUE(has(error_of("gpu-cell:timing=on:timing=off"), "given twice"));
     EXPECT_TRUE(has(error_of("gpu-cell:layout=block-interleaved:32"), "is not KEY=VALUE"));  // the old grammar
 #else
     EXPECT_TRUE(has(error_of("gpu-cell"), "gpu-cell needs the CUDA build"));
-    EXPECT_TRUE(has(error_of("gpu-cell:sum=atomic"), "gpu-cell needs the CUDA build"));
+    EXPECT_TRUE(has(error_of("gpu-cell:timing=off"), "gpu-cell needs the CUDA build"));
 #endif
 }
 

@@ -40,6 +40,13 @@ struct StepSettings {
     }
 };
 
+// The first CV whose voltage is not a finite number (NaN or ±inf), if any.
+struct NonFiniteCv {
+    int cv = -1;        // layout index; -1: every voltage is finite
+    double value = 0;   // its voltage
+    explicit operator bool() const { return cv >= 0; }
+};
+
 class CellGroup {
 public:
     virtual ~CellGroup() = default;
@@ -50,6 +57,10 @@ public:
                          std::vector<Spike>& spikes, std::vector<double>& frames) = 0;
     // Frame 0 (t = 0) after initialisation.
     virtual void initial_frame(std::vector<double>& frames) = 0;
+    // The lowest layout index whose voltage was not finite at the end of the last
+    // advance: a blow-up (a huge weight, stimulus or initial voltage) is caught once per
+    // epoch, before the epoch's record reaches the output (Simulation::run).
+    virtual NonFiniteCv first_nonfinite_v() const = 0;
     virtual const FvmData& data() const = 0;
     virtual const PhaseTimes& times() const = 0;
     // Current membrane voltage in the group's natural per-cell order (tests, compare).

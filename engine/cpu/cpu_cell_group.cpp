@@ -1,6 +1,7 @@
 #include "engine/cpu/cpu_cell_group.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance.hpp"
@@ -92,6 +93,7 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
     for (std::size_t i = 0; i < events.size(); ++i) chunk_events_[target_chunk_[events[i].target]].push_back(static_cast<int>(i));
     times_.events += w.lap();
 
+    nonfinite_ = {};
     for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) {
         const std::vector<int>& ev = chunk_events_[k];
         std::size_t next = 0;
@@ -109,6 +111,14 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
                 times_.sample += wc.lap();
             }
         }
+        // Once per chunk and epoch, while its v is in cache: chunks run in CV order, so
+        // the first hit is the lowest index.
+        if (!nonfinite_)
+            for (int i = chunks_[k].cv_begin; i < chunks_[k].cv_end; ++i)
+                if (!std::isfinite(v_[i])) {
+                    nonfinite_ = {i, v_[i]};
+                    break;
+                }
     }
 }
 

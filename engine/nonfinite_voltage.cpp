@@ -1,0 +1,42 @@
+#include "engine/nonfinite_voltage.hpp"
+
+#include <cstdio>
+
+#include "engine/fvm_data.hpp"
+
+namespace arbolito {
+
+namespace {
+
+std::string describe(std::uint64_t gid, int branch, double x, double value, double t_finite, double t_found) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "non-finite voltage: gid %llu, CV on branch %d at x = %.6g: v = %g mV at t = %.9g ms (all finite at "
+                  "%.9g ms)",
+                  static_cast<unsigned long long>(gid), branch, x, value, t_found, t_finite);
+    return buf;
+}
+
+}  // namespace
+
+NonFiniteVoltage::NonFiniteVoltage(std::uint64_t gid_, int branch_, double x_, double value_, double t_finite_,
+                                   double t_found_)
+    : std::runtime_error(describe(gid_, branch_, x_, value_, t_finite_, t_found_)), gid(gid_), branch(branch_), x(x_),
+      value(value_), t_finite(t_finite_), t_found(t_found_) {}
+
+NonFiniteVoltage nonfinite_voltage(const Model& m, const FvmData& f, const NonFiniteCv& bad, double t_finite,
+                                   double t_found) {
+    // The solver owns the numbering: back from layout index to (cell, natural CV), then
+    // to branch and position through the cell's discretisation (only on this rare path).
+    for (int c = 0; c < f.n_cells(); ++c) {
+        const auto& idx = f.layout.index[c];
+        for (std::size_t i = 0; i < idx.size(); ++i) {
+            if (idx[i] != bad.cv) continue;
+            const CellCvs cvs = discretize_cell(m.cells.at(f.gids[c]));
+            return NonFiniteVoltage(f.gids[c], cvs.branch[i], cvs.pos[i], bad.value, t_finite, t_found);
+        }
+    }
+    throw std::logic_error("non-finite voltage in layout CV " + std::to_string(bad.cv) + ", which is no cell's");
+}
+
+}  // namespace arbolito

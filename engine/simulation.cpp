@@ -11,7 +11,7 @@
 
 #include "engine/decomposition.hpp"
 #include "engine/event_buckets.hpp"
-#include "engine/nonfinite_voltage.hpp"
+#include "engine/voltage_blowup.hpp"
 #include "engine/spike_fanout.hpp"
 #include "engine/thread_team.hpp"
 
@@ -152,10 +152,10 @@ void Simulation::fill_report(RunReport& rep) const {
     }
 }
 
-std::exception_ptr Simulation::check_finite(long b, long e) const {
+std::exception_ptr Simulation::check_blow_up(long b, long e) const {
     for (const auto& g : groups_)
-        if (const NonFiniteCv bad = g->first_nonfinite_v())
-            return std::make_exception_ptr(nonfinite_voltage(model_, g->data(), bad, b * steps_.dt, e * steps_.dt));
+        if (const BlownUpCv bad = g->first_blown_up_v())
+            return std::make_exception_ptr(voltage_blowup(model_, g->data(), bad, b * steps_.dt, e * steps_.dt));
     return nullptr;
 }
 
@@ -205,6 +205,8 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     std::exception_ptr update_error;
     auto all_well = [&] { return !update_error && !records.sink_error(); };
 
+    // An initial voltage blown up already stops the run before frame 0 is handed out.
+    update_error = check_blow_up(0, 0);
     // Frame 0 goes out with the first exchange, each epoch's record with the next one.
     if (steps_.n_frames > 0)
         for (int g = 0; g < ng; ++g) groups_[g]->initial_frame(frames[g]);
@@ -233,7 +235,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             }
             // Once per epoch: a voltage gone to NaN or inf ends the run here, so that the
             // epoch's record never reaches the sink.
-            if (!update_error) update_error = check_finite(b, e);
+            if (!update_error) update_error = check_blow_up(b, e);
         }
         Stopwatch wait;
         go = opt_.pipeline ? ex.get() : exchange(ok, stop, next_end, b * dt);

@@ -36,8 +36,8 @@ public:
     ~Simulation();
     // Collective: every rank calls it. Throws on every rank if any rank failed (the others
     // throw PeerFailure), after the sink has seen at most the epochs before the failure. A
-    // voltage that is no longer finite at an epoch's end is such a failure
-    // (NonFiniteVoltage, engine/nonfinite_voltage.hpp). stop_requested is asked once per
+    // voltage blown up (NaN, inf, past ±1e9 mV) at the start or an epoch's end is such a failure
+    // (VoltageBlowUp, engine/voltage_blowup.hpp). stop_requested is asked once per
     // epoch (a flag a signal handler sets): when it says yes on any rank, every rank ends
     // the run at the end of the epoch then integrating, hands the sink everything to that
     // time and returns with RunReport::stopped and t_end set.
@@ -66,8 +66,8 @@ private:
     std::size_t queue_generators(EventBuckets& queue) const;
     // This rank's part of rep: steps, ranks, pipelining, the groups' phases and CVs.
     void fill_report(RunReport& rep) const;
-    // The first group's (gid order) non-finite voltage after the epoch [b, e), or null.
-    std::exception_ptr check_finite(long b, long e) const;
+    // The first group's (gid order) blown-up voltage after the epoch [b, e), or null.
+    std::exception_ptr check_blow_up(long b, long e) const;
 
     const Model& model_;
     SimOptions opt_;

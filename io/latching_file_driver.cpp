@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -26,6 +27,7 @@ struct LatchingFile {
     dev_t device = 0;
     ino_t inode = 0;
     bool latched = false;  // a write failed: later ones are taken as done, unwritten
+    int error = 0;         // its errno
 };
 
 LatchingFile* of(H5FD_t* f) { return reinterpret_cast<LatchingFile*>(f); }
@@ -133,7 +135,8 @@ herr_t write(H5FD_t* h, H5FD_mem_t, hid_t, haddr_t addr, size_t size, const void
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             f->latched = true;
-            push_error(H5E_WRITEERROR, "pwrite", n < 0 ? errno : ENOSPC);
+            f->error = n < 0 ? errno : ENOSPC;
+            push_error(H5E_WRITEERROR, "pwrite", f->error);
             return -1;
         }
         size -= n;
@@ -151,7 +154,8 @@ herr_t truncate(H5FD_t* h, hid_t, hbool_t) {
     if (f->latched || f->eoa == f->eof) return 0;
     if (::ftruncate(f->fd, static_cast<off_t>(f->eoa)) != 0) {
         f->latched = true;
-        push_error(H5E_WRITEERROR, "ftruncate", errno);
+        f->error = errno;
+        push_error(H5E_WRITEERROR, "ftruncate", f->error);
         return -1;
     }
     f->eof = f->eoa;
@@ -188,6 +192,14 @@ hid_t driver_id() {
 }
 
 }  // namespace
+
+int latched_error(std::int64_t file) {
+    void* handle = nullptr;
+    if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) < 0 || !handle) return 0;
+    // The handle is the address of the file's descriptor inside its LatchingFile.
+    const auto* f = reinterpret_cast<const LatchingFile*>(static_cast<const char*>(handle) - offsetof(LatchingFile, fd));
+    return f->latched ? f->error : 0;
+}
 
 std::int64_t latching_fapl() {
     const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

@@ -16,4 +16,9 @@ namespace arbolito {
 // A new file access property list that selects the driver; the caller closes it (H5Pclose).
 std::int64_t latching_fapl();
 
+// The errno of the first failed write to `file` (an open file's hid_t, opened with
+// latching_fapl), or 0. HDF5 drops some write errors on the way up (a dataset's close
+// flushing its buffer): after a flush this says whether everything reached the disk.
+int latched_error(std::int64_t file);
+
 }  // namespace arbolito

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
@@ -81,6 +82,14 @@ template <class T>
 T ok(T r, const std::string& file, const std::string& op) {
     if (r < 0) fail(file, op);
     return r;
+}
+
+// Flushes the file and checks that every write of it reached the disk (some write errors
+// do not reach the caller through HDF5: io/latching_file_driver.hpp).
+void flush_checked(hid_t f, const std::string& file) {
+    ok(H5Fflush(f, H5F_SCOPE_LOCAL), file, "H5Fflush");
+    if (const int err = latched_error(f))
+        throw std::runtime_error(file + ": cannot write: " + std::strerror(err) + " (HDF5 H5Fflush)");
 }
 
 // An HDF5 identifier closed on scope exit.
@@ -209,7 +218,7 @@ SonataWriter::SonataWriter(const std::string& path, const std::string& populatio
         out.attribute(file_, "magic", H5T_STD_U32LE, H5T_NATIVE_UINT32, 0, nullptr, &kMagic);
         out.attribute(file_, "version", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, two, kVersion);
         if (!report) {
-            ok(H5Fflush(file_, H5F_SCOPE_LOCAL), file, "H5Fflush");  // a readable file from the start
+            flush_checked(file_, file);  // a readable file from the start
             return;
         }
 
@@ -255,7 +264,7 @@ SonataWriter::SonataWriter(const std::string& path, const std::string& populatio
         const double time[3] = {m.start, m.stop, m.step};
         Id t(out.dataset_1d(map, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, time));
         out.string_attribute(t, "units", "ms");
-        ok(H5Fflush(file_, H5F_SCOPE_LOCAL), file, "H5Fflush");
+        flush_checked(file_, file);
     } catch (...) {
         // H5Fcreate may have made the file before its first write failed (a full disk):
         // remove whatever of it exists.
@@ -324,7 +333,7 @@ void SonataWriter::flush() {
     check_open("flush");
     if (failed_) throw std::runtime_error(partial_path() + ": flush after a failed write");
     QuietErrors quiet;
-    guarded([&] { ok(H5Fflush(file_, H5F_SCOPE_LOCAL), partial_path(), "H5Fflush"); });
+    guarded([&] { flush_checked(file_, partial_path()); });
     frames_flushed_ = frames_written_;
 }
 
@@ -417,6 +426,7 @@ void SonataWriter::finish() {
         QuietErrors quiet;
         guarded([&] {
             write_spikes(spikes_);
+            flush_checked(file_, file);
             close_handles();
         });
     }
@@ -444,6 +454,7 @@ std::string SonataWriter::interrupt(const std::string& reason) {
         Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate");
         make_out(file, gcpl, dcpl).string_attribute(file_, "interrupted", reason.c_str());
         write_spikes(spikes);
+        flush_checked(file_, file);
         close_handles();
     } catch (const std::runtime_error&) {
         failed_ = true;  // the disk holds what the last flush wrote
@@ -481,14 +492,15 @@ std::string SonataWriter::salvage(const std::string& reason) {
             const hsize_t extent[2] = {frames, n_values_};
             ok(H5Dset_extent(data_, extent), file, "H5Dset_extent data");
             write_time(stop_after(frames));
-            ok(H5Fflush(file_, H5F_SCOPE_LOCAL), file, "H5Fflush");
+            flush_checked(file_, file);
         }
         Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, file, "H5Pcreate");
         Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate");
         make_out(file, gcpl, dcpl).string_attribute(file_, "interrupted", reason.c_str());
-        ok(H5Fflush(file_, H5F_SCOPE_LOCAL), file, "H5Fflush");
+        flush_checked(file_, file);
         const std::vector<Spike> spikes = spikes_before(stop_after(frames));
         write_spikes(spikes);
+        flush_checked(file_, file);
         close_handles();
         n_spikes = spikes.size();
     } catch (const std::runtime_error& e) {

@@ -17,6 +17,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s)
     for (int c = 0; c < f_.n_cells(); ++c) cell_begin_.push_back(f_.layout.index[c][0]);
     cell_begin_.push_back(n);
     v_ = f_.v_init;
+    blown_up_ = first_blown_up(f_);
     d_.assign(n, 0.0);
     rhs_.assign(n, 0.0);
     u_ = axial_u(f_);
@@ -93,7 +94,7 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
     for (std::size_t i = 0; i < events.size(); ++i) chunk_events_[target_chunk_[events[i].target]].push_back(static_cast<int>(i));
     times_.events += w.lap();
 
-    nonfinite_ = {};
+    blown_up_ = {};
     for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) {
         const std::vector<int>& ev = chunk_events_[k];
         std::size_t next = 0;
@@ -113,10 +114,10 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
         }
         // Once per chunk and epoch, while its v is in cache: chunks run in CV order, so
         // the first hit is the lowest index.
-        if (!nonfinite_)
+        if (!blown_up_)
             for (int i = chunks_[k].cv_begin; i < chunks_[k].cv_end; ++i)
-                if (!std::isfinite(v_[i])) {
-                    nonfinite_ = {i, v_[i]};
+                if (blown_up(v_[i])) {
+                    blown_up_ = {i, v_[i]};
                     break;
                 }
     }

@@ -13,6 +13,7 @@
 #include "app/run_common.hpp"
 #include "app/stop_signals.hpp"
 #include "engine/simulation.hpp"
+#include "io/input_error.hpp"
 #include "io/model_reader.hpp"
 #include "io/sonata_sink.hpp"
 
@@ -25,6 +26,22 @@ struct NoSink final : RecordSink {
     void frames(const double*, std::size_t) override {}
     void spikes(const std::vector<Spike>&) override {}
 };
+
+// Runs `check` on rank 0 (which writes the output). Collective: an InputError there is
+// one on every rank (exit 2 whichever rank mpirun hears from first); rank 0 alone says why.
+template <class Check>
+void on_root_input_check(Communicator& comm, Check check) {
+    std::exception_ptr bad;
+    if (comm.is_root()) try {
+            check();
+        } catch (const InputError&) {
+            bad = std::current_exception();
+        }
+    double refused = bad ? 1 : 0;
+    comm.max(&refused, 1);
+    if (bad) std::rethrow_exception(bad);
+    if (refused > 0) throw InputError("-o", "", "refused by rank 0");
+}
 
 }  // namespace
 
@@ -43,8 +60,12 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     on_all_ranks(comm, [&] {
         m = read_model(a.model);
         apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
-        // Rank 0 alone writes: it checks the output's path before the set-up.
-        if (root) out = checked_output_path(a.output, a.output_given, m.name);
+    });
+    // Rank 0 alone writes: it checks the output's path before the set-up. A bad one is an
+    // input error on every rank (exit 2 whichever rank mpirun hears from first); rank 0
+    // alone says why.
+    on_root_input_check(comm, [&] { out = checked_output_path(a.output, a.output_given, m.name); });
+    on_all_ranks(comm, [&] {
         o.solver = a.solver;
         o.threads = a.threads;
         o.exchange_threads = a.exchange_threads;
@@ -60,13 +81,14 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     // rank that creates, writes or removes anything.
     const ReportMapping mapping = report_mapping(*sim, m.run);
     std::unique_ptr<SonataSink> file;
-    on_all_ranks(comm, [&] {
-        const bool report = !a.spikes_only && !mapping.element_ids.empty();
-        if (!root) return;
+    const bool report = !a.spikes_only && !mapping.element_ids.empty();
+    on_root_input_check(comm, [&] {
         if (report)
             check_output_room(out, output_bytes(mapping.n_frames() + 1, mapping.n_values(),
                                                 a.double_report ? sizeof(double) : sizeof(float)));
-        file = std::make_unique<SonataSink>(out, m.name, report ? &mapping : nullptr, a.double_report);
+    });
+    on_all_ranks(comm, [&] {
+        if (root) file = std::make_unique<SonataSink>(out, m.name, report ? &mapping : nullptr, a.double_report);
     });
     NoSink nothing;
     ProgressBar bar(m.run.tfinal);

@@ -36,7 +36,7 @@ expect_bad "--dt -1" "--dt" run "$ex" --dt -1 -o "$tmp/out.h5"
 # solver in a CPU-only build says it needs the CUDA build.
 cuda=$("$bin" info | grep -q "gpu-cell (needs the CUDA build)" && echo no || echo yes)
 expect_bad "--solver warp" "this build has: cpu, omp" run "$ex" --solver warp -o "$tmp/out.h5"
-expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: none)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
+expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: lanes)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
 expect_bad "--solver cpu:" "is not KEY=VALUE" run "$ex" --solver cpu: -o "$tmp/out.h5"
 expect_bad "--layout" "gone" run "$ex" --solver cpu --layout interleaved -o "$tmp/out.h5"
 if [[ $cuda == yes ]]; then

@@ -129,8 +129,8 @@ TEST(HinesVsEigen, BranchLevelOrder) {
 // The CPU backend's numbering (lane_layout) and its solve of W cells at once in SIMD
 // lanes: per cell, the solution equals Eigen's on the natural numbering (1e-12 relative:
 // the same bound as the serial solve, both direct eliminations of well-conditioned
-// matrices), and every width gives the same bits as W = 1, which is level_layout's serial
-// hines_solve (each lane does its arithmetic in its order).
+// matrices), and every width gives the same bits as W = 1 (each lane does the same
+// arithmetic on its cell). W = 1 is level_layout's numbering.
 TEST(HinesVsEigen, LaneLayoutEveryWidth) {
     std::mt19937 gen(99);
     std::vector<std::vector<int>> trees;
@@ -190,7 +190,6 @@ TEST(HinesVsEigen, LaneLayoutEveryWidth) {
             for (std::size_t i = 0; i < trees[k].size(); ++i) x[k].push_back(rhs[l.index[k][i]]);
         return x;
     };
-    // W = 1 is level_layout's numbering and its serial hines_solve, cell by cell.
     const Layout level = level_layout(trees);
     const LaneNumbering one = lane_layout(trees, 1);
     EXPECT_EQ(one.layout.parent, level.parent);

@@ -6,6 +6,7 @@
 
 #include "app/commands.hpp"
 #include "engine/fvm_data.hpp"
+#include "engine/cpu/cpu_cell_group.hpp"
 #include "engine/solver_auto.hpp"
 #include "engine/solver_spec.hpp"
 #include "io/geometry_dump.hpp"
@@ -57,6 +58,8 @@ int command_info(const InfoArgs& a) {
     std::cout << "\nmemory estimate: " << bytes / (1 << 20) << " MiB of simulation state\n";
     const AutoChoice choice = choose_solver(model_shape(m), gpu_available(), a.threads);
     std::cout << "solver auto would choose: " << choice.spec << " (" << choice.why << ")\n";
+    std::cout << "CPU SIMD lanes: " << native_lane_width() << " cells side by side (" << native_lane_isa()
+              << "; cpu and omp, lanes=auto)\n";
     if (!a.geometry.empty()) {
         std::ofstream out(a.geometry);
         if (!out) throw std::runtime_error("cannot write " + a.geometry);

@@ -20,6 +20,18 @@ int native_lane_width() {
 #endif
 }
 
+const char* native_lane_isa() {
+#if defined(__AVX512F__)
+    return "AVX-512";
+#elif defined(__AVX2__)
+    return "AVX2";
+#elif defined(__AVX__)
+    return "AVX";
+#else
+    return "SSE2/other";
+#endif
+}
+
 namespace {
 
 // W consecutive instances, from k, of mechanism M: their parameters, states and constants

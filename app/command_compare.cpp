@@ -88,8 +88,10 @@ void sort_spikes(std::vector<Spike>& s) {
 int command_compare(const CompareArgs& a) {
     // Every solver is checked before any runs (and before the output directory exists).
     const auto specs = parse_solvers(a.solvers);
-    Model m = read_model(a.model);
+    check_thread_count("--threads", a.threads);
+    Model m = read_model(a.model, a.sets);
     apply_run_overrides(m, a.dt, a.tfinal, "");
+    require_run_memory(m, a.model, 1);
     const std::filesystem::path dir = a.output.empty() ? m.name + "_compare" : a.output;
     std::filesystem::create_directories(dir);
 

@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
     RunArgs run;
     auto* run_cmd = app.add_subcommand("run", "run a model and write voltage traces and spikes (SONATA HDF5)");
     run_cmd->add_option("model", run.model, "model file (JSON)")->required();
+    run_cmd->add_option("--set", run.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
     run_cmd->add_option("-o,--output", run.output, "output file (default: <model name>.h5)");
     run_cmd->add_option("--solver", run.solver, "NAME[:KEY=VALUE]...: " + available_solver_names() + " (below)")
         ->check(spec_check(parse_solver_spec, "SPEC"));
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
                             available_solver_names())
         ->required()
         ->check(spec_check(parse_solver_list, "SPEC,..."));
+    cmp_cmd->add_option("--set", cmp.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
     cmp_cmd->add_option("-o,--output", cmp.output, "output directory (default: <model name>_compare)");
     cmp_cmd->add_option("--threads", cmp.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
     cmp_cmd->add_option("--dt", cmp.dt, "time step, ms (overrides the model)");
@@ -98,6 +100,7 @@ int main(int argc, char** argv) {
     InfoArgs info;
     auto* info_cmd = app.add_subcommand("info", "describe a model: cells, CVs, mechanisms, memory (without a model: the solvers of this build)");
     info_cmd->add_option("model", info.model, "model file (JSON); without one: the solvers of this build");
+    info_cmd->add_option("--set", info.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
     info_cmd->add_option("--geometry", info.geometry, "write the discretised model for NEURON (JSON)");
     info_cmd->add_option("--threads", info.threads, "threads to assume for what --solver auto would choose")
         ->check(CLI::Range(1, 1024));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <set>
@@ -107,6 +108,22 @@ ModelSize model_size(const Model& m) {
     return s;
 }
 
+ModelSize busyring_size(const BusyringNetwork& p) {
+    const BusyringShape shape = busyring_expected_shape(p.cell);
+    // Soma: two points, one piece, its end node and the root node; a section: its
+    // segments' points and pieces, one point and one end node more (every_segment).
+    ModelSize one;
+    one.cells = 1;
+    one.points = 2 + shape.segments + shape.sections;
+    one.cvs = 3 + shape.segments + shape.sections;
+    one.instances = one.cvs + 1;  // hh on the soma, pas on the dendrites, one expsyn
+    one.mech_values = one.cvs * values_of("pas") + values_of("expsyn");
+    ModelSize s = one.times(static_cast<double>(p.num_cells));
+    s.connections = static_cast<double>(p.num_cells) * p.synapses;
+    s.events = std::ceil(static_cast<double>(p.num_cells) / std::max(1u, p.ring_size));
+    return s;
+}
+
 MemoryEstimate estimate_memory(const ModelSize& s, int ranks) {
     MemoryEstimate e;
     e.model_bytes = s.cells * cell_desc_bytes + s.points * point_bytes + s.connections * connection_model_bytes +
@@ -141,6 +158,12 @@ double available_memory_bytes() {
         used = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes");
     }
     if (limit > 0 && limit < 1e18 && limit - used < avail) avail = std::max(0.0, limit - used);
+    // A user's own cap (a shared node; the fuzz tests): ARBOLITO_MAX_MEMORY in bytes.
+    if (const char* cap = std::getenv("ARBOLITO_MAX_MEMORY")) {
+        char* end = nullptr;
+        const double v = std::strtod(cap, &end);
+        if (end != cap && v > 0 && (avail <= 0 || v < avail)) avail = v;
+    }
     return avail;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/model.hpp"
+#include "engine/network_builders.hpp"
 
 namespace arbolito {
 
@@ -29,6 +30,8 @@ struct ModelSize {
 ModelSize cell_size(const CellDesc& c, bool with_morphology = true);
 // The whole model: every cell, connection and generator.
 ModelSize model_size(const Model& m);
+// What build_busyring would add, from the cells' expected shape, without drawing them.
+ModelSize busyring_size(const BusyringNetwork& p);
 
 struct MemoryEstimate {
     double model_bytes = 0;  // the model description every process holds (cells, morphologies, connections, events)
@@ -41,7 +44,8 @@ struct MemoryEstimate {
 MemoryEstimate estimate_memory(const ModelSize& s, int ranks = 1);
 
 // Memory this process may still use, bytes: MemAvailable of /proc/meminfo, lowered to a
-// cgroup's limit where one is set; 0 when unknown (no check then).
+// cgroup's limit where one is set and to $ARBOLITO_MAX_MEMORY (bytes) where that is
+// set; 0 when unknown (no check then).
 double available_memory_bytes();
 
 // "" when `needed` fits in `available` (or available is 0: unknown), else the sentence

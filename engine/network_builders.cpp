@@ -20,11 +20,12 @@ void build_ring(Model& m, double weight, double delay, double kick_time, double 
     m.generators.push_back({0, 0, kick_weight, {kick_time}});
 }
 
-namespace {
-
-// A busyring cell but for its morphology.
-CellDesc busyring_proto(const BusyringNetwork& p) {
-    CellDesc proto;
+void build_busyring(Model& m, const BusyringNetwork& p) {
+    if (p.num_cells < 2) throw std::invalid_argument("num-cells must be >= 2");
+    if (p.ring_size < 1) throw std::invalid_argument("ring-size must be >= 1");
+    if (p.synapses < 1) throw std::invalid_argument("synapses must be >= 1");
+    const std::uint64_t first = m.cells.size(), n = p.num_cells;
+    CellDesc proto;  // all but the morphology
     proto.policy.kind = CvPolicy::every_segment;
     proto.cm[-1] = 1.0;
     proto.ra[-1] = 100.0;
@@ -33,23 +34,6 @@ CellDesc busyring_proto(const BusyringNetwork& p) {
     proto.detectors.push_back({{0, 0.0}, 10.0});
     proto.synapses.push_back({{1, 0.0}, "expsyn", resolve_params("expsyn", {})});
     if (p.record) proto.probes.push_back({false, {0, 0.5}});
-    return proto;
-}
-
-}  // namespace
-
-CellDesc busyring_cell_desc(std::uint64_t i, const BusyringNetwork& p) {
-    CellDesc c = busyring_proto(p);
-    c.morphology = std::make_shared<Morphology>(busyring_cell(i, p.cell));
-    return c;
-}
-
-void build_busyring(Model& m, const BusyringNetwork& p) {
-    if (p.num_cells < 2) throw std::invalid_argument("num-cells must be >= 2");
-    if (p.ring_size < 1) throw std::invalid_argument("ring-size must be >= 1");
-    if (p.synapses < 1) throw std::invalid_argument("synapses must be >= 1");
-    const std::uint64_t first = m.cells.size(), n = p.num_cells;
-    const CellDesc proto = busyring_proto(p);
 
     // Every cell and its fan-in come from the cell's own seed: draw them in parallel, each
     // into its own slots, in the same order as one after another.

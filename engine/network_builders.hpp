@@ -22,10 +22,6 @@ struct BusyringNetwork {
     BusyringParams cell;
 };
 
-// Cell `i` of the network as build_busyring makes it (its morphology drawn from seed i):
-// the model reader sizes the network from a few of these before building it.
-CellDesc busyring_cell_desc(std::uint64_t i, const BusyringNetwork& p);
-
 // Appends the network's cells, connections and generators. Cell: busyring_cell(gid), hh
 // soma, pas dendrites, Ra 100 Ω·cm, one CV per segment, detector at the soma's proximal
 // end (10 mV), expsyn at the proximal end of the first dendrite. Ring: the predecessor in

@@ -202,9 +202,13 @@ std::shared_ptr<const Morphology> morphology(const Reader& r, const json& j, con
     const std::string b = r.string(r.require(j, path, "builder"), Reader::join(path, "builder"));
     if (b == "ball_and_stick") {
         r.only_keys(j, path, {"builder", "soma_diameter", "dend_length", "dend_radius"});
-        return std::make_shared<Morphology>(ball_and_stick(r.positive(j, path, "soma_diameter", 12.6157),
-                                                           r.positive(j, path, "dend_length", 200.0),
-                                                           r.positive(j, path, "dend_radius", 0.5)));
+        const double soma = r.positive(j, path, "soma_diameter", 12.6157), length = r.positive(j, path, "dend_length", 200.0),
+                     radius = r.positive(j, path, "dend_radius", 0.5);
+        try {
+            return std::make_shared<Morphology>(ball_and_stick(soma, length, radius));
+        } catch (const std::invalid_argument& e) {  // sizes that vanish in rounding (1e-300)
+            r.fail(path, e.what());
+        }
     }
     if (b == "busyring") {
         r.only_keys(j, path, {"builder", "depth", "branch-probs", "compartments", "lengths"});
@@ -440,13 +444,15 @@ void busyring(const Reader& r, const json& n, Model& m, const json* run) {
         r.fail(!here ? e.key : e.key == "run.dt" ? "network.dt" : "network.duration", e.reason);
     }
     if (n.contains("name")) m.name = population_name(r, n["name"], "network.name");
-    // Sized from its first cells before any is built: num-cells 1e8 is an error, not bad_alloc.
-    ModelSize sample;
-    const std::uint64_t n_sample = std::min<std::uint64_t>(p.num_cells, 8);
-    for (std::uint64_t i = 0; i < n_sample; ++i) sample += cell_size(busyring_cell_desc(i, p));
+    // Sized from the cells' expected shape before any is built: num-cells 1e8 is an
+    // error, not bad_alloc; so is a cell of 2^64 sections.
+    try {
+        busyring_cell(0, p.cell);
+    } catch (const std::invalid_argument& e) {
+        r.fail("network", e.what());
+    }
     ModelSize size = model_size(m);
-    size += sample.times(static_cast<double>(p.num_cells) / static_cast<double>(n_sample));
-    size.connections += static_cast<double>(p.num_cells) * p.synapses;
+    size += busyring_size(p);
     require_room(r, n.contains("num-cells") ? "network.num-cells" : "network", size);
     try {
         build_busyring(m, p);

@@ -92,7 +92,8 @@ int command_compare(const CompareArgs& a) {
     Model m = read_model(a.model, a.sets);
     apply_run_overrides(m, a.dt, a.tfinal, "");
     require_run_memory(m, a.model, 1);
-    const std::filesystem::path dir = a.output.empty() ? m.name + "_compare" : a.output;
+    // Under out/ (git-ignored) unless -o says where: not loose in the work tree.
+    const std::filesystem::path dir = a.output.empty() ? std::filesystem::path("out") / (m.name + "_compare") : std::filesystem::path(a.output);
     std::filesystem::create_directories(dir);
 
     std::vector<double> ref_frames;
@@ -146,7 +147,9 @@ int command_compare(const CompareArgs& a) {
                                  r.r.run_s, r.ns_cv_step, r.speedup, r.traces_compared ? r.max_dv : NAN,
                                  r.spikes_same ? "same" : "DIFFER")
                   << "\n";
-    std::cout << "per-phase seconds (summed over cell groups):\n" << fmt::format("{:<28}", "solver");
+    std::cout << "per-phase seconds (summed over cell groups; exch_exp: spike exchange not hidden behind the cell "
+                 "update, i.e. time the cells waited for it):\n"
+              << fmt::format("{:<28}", "solver");
     for (const auto& p : phase_names) std::cout << fmt::format(" {:>9}", p);
     std::cout << fmt::format(" {:>9}\n", "exch_exp");
     for (const Row& r : rows) {

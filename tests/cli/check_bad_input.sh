@@ -57,6 +57,14 @@ expect_bad "--set num-cells too big" "network.num-cells: the model's description
 if "$bin" info "$dir/../../../examples/busyring.json" --set network.num-cells=64 --set 'network.lengths=[100, 10]' | grep -q ": 64 cells,"; then
   echo "ok   --set network.num-cells=64"
 else echo "FAIL --set network.num-cells=64 did not give 64 cells"; fail=1; fi
+# Mistyped commands and options are named, with the nearest valid word.
+expect_bad "runn" "unknown command 'runn' (did you mean 'run'?)" runn "$ex"
+expect_bad "--spike-only" "unknown option '--spike-only' for run (did you mean --spikes-only?)" run "$ex" --spike-only -o "$tmp/out.h5"
+expect_bad "--thread 2" "unknown option '--thread' for run (did you mean --threads?)" run "$ex" --thread 2 -o "$tmp/out.h5"
+expect_bad "compare --solver" "unknown option '--solver' for compare (did you mean --solvers?)" compare "$ex" --solver cpu -o "$tmp/out_cmp"
+if "$bin" --version | grep -Eq "^arbolito [0-9.]+ \(commit [0-9a-f]+|unknown\), CUDA (on|off), MPI (on|off)$"; then
+  echo "ok   --version: $("$bin" --version)"
+else echo "FAIL --version: $("$bin" --version 2>&1)"; fail=1; fi
 # Solver specs (docs/solvers.md): one error naming the option and what is allowed. A GPU
 # solver in a CPU-only build says it needs the CUDA build.
 cuda=$("$bin" info | grep -q "gpu-cell (needs the CUDA build)" && echo no || echo yes)
@@ -76,5 +84,6 @@ fi
 expect_bad "compare cpu,omp,warp" "unknown solver 'warp'" compare "$ex" --solvers cpu,omp,warp -o "$tmp/out_cmp"
 bad_gpu_cell=$([[ $cuda == yes ]] && echo "kernel=fast: unknown value" || echo "gpu-cell needs the CUDA build")
 expect_bad "compare bad gpu-cell" "$bad_gpu_cell" compare "$ex" --solvers cpu,omp,gpu-cell:kernel=fast -o "$tmp/out_cmp"
+[[ $cuda == no ]] && expect_bad "compare cpu,omp,gpu-cell" "gpu-cell needs the CUDA build" compare "$ex" --solvers cpu,omp,gpu-cell -o "$tmp/out_cmp"
 expect_bad "compare ," "names no solver" compare "$ex" --solvers , -o "$tmp/out_cmp"
 exit $fail

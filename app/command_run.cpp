@@ -33,8 +33,11 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     SimOptions o;
     std::unique_ptr<Simulation> sim;
     on_all_ranks(comm, [&] {
-        m = read_model(a.model);
+        check_thread_count("--threads", a.threads);
+        check_thread_count("--exchange-threads", a.exchange_threads);
+        m = read_model(a.model, a.sets);
         apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
+        require_run_memory(m, a.model, comm.size());  // every rank of one host: see docs/memory.md
         o.solver = a.solver;
         o.threads = a.threads;
         o.exchange_threads = a.exchange_threads;

@@ -1,6 +1,6 @@
 #pragma once
 // Writes voltage reports and spikes in the SONATA simulation-output layout
-// (shared/formats/sonata-output.md) with the HDF5 C API. The file is written as
+// (docs/sonata-output.md) with the HDF5 C API. The file is written as
 // <path>.partial and renamed to <path> only by finish().
 #include <cstddef>
 #include <cstdint>

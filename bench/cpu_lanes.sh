@@ -5,28 +5,30 @@
 # arbolito binary for "today's" scalar figure (--baseline BIN), and Arbor 0.12.2 from PyPI
 # on the same network (bench/arbor_busyring.py, where `import arbor` works). Variants run
 # interleaved, REPS rounds; the table gives the minimum run time of each (run = the
-# integration, no set-up), ns per CV-step and the ratios.
+# integration, no set-up; arbolito without the exchange thread, --no-pipeline, so that
+# each runs on one core), ns per CV-step and the ratios.
 #
 # Usage: bench/cpu_lanes.sh [--cells "64 1024"] [--tfinal "200 50"] [--reps 5] [--build DIR]
-#                           [--baseline BIN] [--lanes "1 2 4 8"] [--no-arbor]
+#                           [--bin ARBOLITO] [--baseline BIN] [--lanes "1 2 4 8"] [--no-arbor]
 #   --tfinal: one per --cells entry (1,024 cells × 200 ms take a minute a run on one core)
 # Prints the table; the raw JSON lines go to bench/out/cpu_lanes.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cells="64 1024"; tfinals="200 50"; reps=5; build=build; baseline=""; lanes="1 2 4 8"; arbor=1
+cells="64 1024"; tfinals="200 50"; reps=5; build=build; bin=""; baseline=""; lanes="1 2 4 8"; arbor=1
 while [ $# -gt 0 ]; do
   case $1 in
     --cells) cells=$2; shift 2 ;;
     --tfinal) tfinals=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --bin) bin=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
     --lanes) lanes=$2; shift 2 ;;
     --no-arbor) arbor=0; shift ;;
     *) echo "usage: $0 [--cells LIST] [--tfinal LIST] [--reps N] [--build DIR] [--baseline BIN] [--lanes LIST] [--no-arbor]" >&2; exit 2 ;;
   esac
 done
-bin=$build/app/arbolito
+bin=${bin:-$build/app/arbolito}
 [ -x "$bin" ] || { echo "no arbolito at $bin (--build DIR)" >&2; exit 1; }
 py=${PYTHON:-python3}
 if [ "$arbor" = 1 ] && ! $py -c "import arbor" 2>/dev/null; then
@@ -35,7 +37,7 @@ fi
 export OMP_NUM_THREADS=1
 out=bench/out; mkdir -p $out; raw=$out/cpu_lanes.jsonl; : > $raw
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; arbolito $(git rev-parse --short HEAD), lanes auto: $($bin info bench/models/busyring64.json 2>/dev/null | sed -n "s/^CPU SIMD lanes: //p")"
+echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc --all) cores; arbolito $(git rev-parse --short HEAD), lanes auto: $($bin info bench/models/busyring64.json 2>/dev/null | sed -n "s/^CPU SIMD lanes: //p")"
 set -- $tfinals
 for c in $cells; do
   tf=$1; shift || true
@@ -48,8 +50,8 @@ for c in $cells; do
   for ((r = 0; r < reps; r++)); do
     for v in "${variants[@]}"; do
       case $v in
-        lanes=*) line=$($bin run $model --tfinal $tf --solver cpu:$v --spikes-only --timings json -o $tmp/o.h5 2>/dev/null | tail -1) ;;
-        baseline) line=$($baseline run $model --tfinal $tf --solver cpu --spikes-only --timings json -o $tmp/o.h5 2>/dev/null | tail -1) ;;
+        lanes=*) line=$($bin run $model --tfinal $tf --solver cpu:$v --no-pipeline --spikes-only --timings json -o $tmp/o.h5 2>/dev/null | tail -1) ;;
+        baseline) line=$($baseline run $model --tfinal $tf --solver cpu --no-pipeline --spikes-only --timings json -o $tmp/o.h5 2>/dev/null | tail -1) ;;
         arbor) line=$($py bench/arbor_busyring.py $model --tfinal $tf --threads 1 --reps 1 --arbolito $bin 2>/dev/null | tail -1) ;;
       esac
       echo "{\"cells\": $c, \"tfinal\": $tf, \"variant\": \"$v\", \"result\": $line}" >> $raw

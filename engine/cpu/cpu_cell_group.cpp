@@ -70,7 +70,7 @@ struct LaneInstances {
 // Instances [k0, k1) of M add their currents to d and rhs: W at a time, the rest one by
 // one. The terms are assemble.hpp's (add_current, add_injected), lane by lane.
 template <class M, int W>
-void add_currents(const MechColumns& m, int k0, int k1, const double* v, double t_mid, const typename M::Globals& gl,
+void add_currents(const MechColumns m, int k0, int k1, const double* v, double t_mid, const typename M::Globals& gl,
                   double* d, double* rhs) {
     auto group = [&](auto width, int k) {
         constexpr int N = decltype(width)::value;
@@ -95,7 +95,7 @@ void add_currents(const MechColumns& m, int k0, int k1, const double* v, double 
 }
 
 template <class M, int W>
-void advance_states(const MechColumns& m, int k0, int k1, const double* v, double dt, const typename M::Globals& gl) {
+void advance_states(const MechColumns m, int k0, int k1, const double* v, double dt, const typename M::Globals& gl) {
     auto group = [&](auto width, int k) {
         constexpr int N = decltype(width)::value;
         LaneInstances<M, N> in(m, k, v);
@@ -245,10 +245,18 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     const Chunk& ck = chunks_[chunk];
     const double dt = s_.dt;
 
+    // The arrays as local restrict pointers: Lanes' loads and stores (memcpy) may alias any
+    // object, so through the members the compiler would reload every pointer every row.
+    double* __restrict v = v_.data();
+    double* __restrict d = d_.data();
+    double* __restrict rhs = rhs_.data();
+    const double* __restrict d_base = d_base_.data();
+    const double* __restrict cap_dt = cap_dt_.data();
+
     // assemble_base: d = cap/dt + g_sum, rhs = cap/dt · v (the constant terms precomputed).
     for (int i = ck.cv_begin; i < ck.cv_end; i += W) {
-        L::load(d_base_.data() + i).store(d_.data() + i);
-        (L::load(cap_dt_.data() + i) * L::load(v_.data() + i)).store(rhs_.data() + i);
+        L::load(d_base + i).store(d + i);
+        (L::load(cap_dt + i) * L::load(v + i)).store(rhs + i);
     }
     times_.assemble += w.lap();
 
@@ -257,26 +265,22 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;
-        add_currents<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v_.data(), t_mid, std::get<x>(globals_),
-                           d_.data(), rhs_.data());
+        add_currents<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v, t_mid, std::get<x>(globals_), d, rhs);
     });
     times_.currents += w.lap();
 
-    for (int b = ck.block_begin; b < ck.block_end; ++b)
-        lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d_.data(), u_.data(), rhs_.data());
-    times_.solve += w.lap();
-
-    // The solution replaces v; detectors keep the voltage of the step's start.
+    // Detectors keep the voltage of the step's start; the solution replaces v.
     for (int c : ck.cells)
-        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v_[f_.detector_cv[k]];
-    std::copy(rhs_.begin() + ck.cv_begin, rhs_.begin() + ck.cv_end, v_.begin() + ck.cv_begin);
+        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v[f_.detector_cv[k]];
+    for (int b = ck.block_begin; b < ck.block_end; ++b)
+        lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v);
+    times_.solve += w.lap();
 
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;
         if constexpr (n_states<M> > 0)
-            advance_states<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v_.data(), dt,
-                                 std::get<x>(globals_));
+            advance_states<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v, dt, std::get<x>(globals_));
     });
     times_.states += w.lap();
 }

@@ -68,6 +68,10 @@ struct Lanes {
         for (int l = 0; l < W; ++l) r.set(l, p[index[l]]);
         return r;
     }
+    // p[index[l]] = lane l, for distinct indices.
+    void scatter(double* p, const int* index) const {
+        for (int l = 0; l < W; ++l) p[index[l]] = (*this)[l];
+    }
     // Lane l (vector types may be read and written through their element type).
     double operator[](int l) const { return reinterpret_cast<const double*>(&v)[l]; }
     void set(int l, double x) { reinterpret_cast<double*>(&v)[l] = x; }

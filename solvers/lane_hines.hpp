@@ -3,7 +3,7 @@
 // Every lane does hines_solve's arithmetic on its cell, rows in the order hines_solve takes
 // them in level_layout, so every W gives the bits of W = 1 and of the serial solve. Where
 // a row's lanes share their parents' row the parent updates are vector loads and stores;
-// otherwise they go lane by lane. Padding rows (u = 0, d = 1, rhs = 0) leave their parents
+// otherwise gathers and scatters. Padding rows (u = 0, d = 1, rhs = 0) leave their parents
 // unchanged and solve to 0. The solution goes to x (which may be rhs itself): the CPU
 // group writes it straight into v, saving a pass over the block.
 #include "core/lanes.hpp"
@@ -25,12 +25,10 @@ void lane_hines_solve(const LaneBlocks& blocks, int b, const int* parent, double
             const int rp = base + q * W;
             (L::load(d + rp) - f * ui).store(d + rp);
             (L::load(rhs + rp) - f * ri).store(rhs + rp);
-        } else {
-            for (int l = 0; l < W; ++l) {
-                const int p = parent[r + l];
-                d[p] -= f[l] * ui[l];
-                rhs[p] -= f[l] * ri[l];
-            }
+        } else {  // the lanes are different cells: their parents are distinct rows
+            const int* p = parent + r;
+            (L::gather(d, p) - f * ui).scatter(d, p);
+            (L::gather(rhs, p) - f * ri).scatter(rhs, p);
         }
     }
     (L::load(rhs + base) / L::load(d + base)).store(x + base);

@@ -10,10 +10,12 @@
 
 namespace arbolito {
 
+// 4 also with AVX-512: on busyring one core (bench/RESULTS.md, CPU lanes) 8 lanes took
+// twice 4's solve time (eight-wide gathers and scatters where the lanes' parents differ,
+// 8 % padding against 3.5 %), and 2 and 4 ran alike: the sweeps are bound by the division's
+// throughput per double, which is the same at every width.
 int native_lane_width() {
-#if defined(__AVX512F__)
-    return 8;
-#elif defined(__AVX__)
+#if defined(__AVX__)
     return 4;
 #else
     return 2;

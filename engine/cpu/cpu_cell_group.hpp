@@ -11,7 +11,7 @@
 
 namespace arbolito {
 
-// The widest lanes the build's target has: 8 doubles with AVX-512, 4 with AVX, else 2.
+// The lane width of lanes=auto: 4 doubles where the target has AVX (AVX2, AVX-512), else 2.
 int native_lane_width();
 const char* native_lane_isa();  // "AVX-512", "AVX2", "AVX" or "SSE2/other"
 

@@ -8,8 +8,8 @@ namespace {
 
 std::vector<SolverOption> cpu_keys() {
     return {{"lanes", {"auto", "1", "2", "4", "8"}, "", "auto",
-             "cells stepped side by side in SIMD lanes; auto: the build's widest (" +
-                 std::to_string(native_lane_width()) + " here); 1: the scalar path",
+             "cells stepped side by side in SIMD lanes; auto: " +
+                 std::to_string(native_lane_width()) + " here; 1: the scalar path",
              {}}};
 }
 

@@ -1,3 +1,5 @@
+#include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -6,8 +8,10 @@
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
+#include "app/output_checks.hpp"
 #include "app/progress_bar.hpp"
 #include "app/run_common.hpp"
+#include "app/stop_signals.hpp"
 #include "engine/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "io/sonata_sink.hpp"
@@ -27,17 +31,23 @@ struct NoSink final : RecordSink {
 int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr) {
     Communicator& comm = *comm_ptr;
     const bool root = comm.is_root();
+    // From here a first SIGINT/SIGTERM ends the run at the next epoch boundary, keeping
+    // what it simulated (docs: README, "Running").
+    StopSignals signals;
     // Each step that may fail on some ranks only ends with an agreement (on_all_ranks),
     // so that a failure anywhere stops every rank instead of leaving the others waiting.
     Model m;
     SimOptions o;
+    std::string out;
     std::unique_ptr<Simulation> sim;
     on_all_ranks(comm, [&] {
         check_thread_count("--threads", a.threads);
         check_thread_count("--exchange-threads", a.exchange_threads);
         m = read_model(a.model, a.sets);
         apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
-        require_run_memory(m, a.model, comm.size());  // every rank of one host: see docs/memory.md
+        // Rank 0 alone writes: it checks the output's path before the set-up.
+        if (root) out = checked_output_path(a.output, a.output_given, m.name);
+        require_run_memory(m, a.model, comm.size());  // every rank of one host: see README, Limits
         o.solver = a.solver;
         o.threads = a.threads;
         o.exchange_threads = a.exchange_threads;
@@ -51,21 +61,53 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
 
     // Rank 0 writes the one output file (as <out>.partial until the end): it is the only
     // rank that creates, writes or removes anything.
-    const std::string out = a.output.empty() ? m.name + ".h5" : a.output;
     const ReportMapping mapping = report_mapping(*sim, m.run);
     std::unique_ptr<SonataSink> file;
     on_all_ranks(comm, [&] {
         const bool report = !a.spikes_only && !mapping.element_ids.empty();
-        if (root) file = std::make_unique<SonataSink>(out, m.name, report ? &mapping : nullptr, a.double_report);
+        if (!root) return;
+        if (report)
+            check_output_room(out, output_bytes(mapping.n_frames() + 1, mapping.n_values(),
+                                                a.double_report ? sizeof(double) : sizeof(float)));
+        file = std::make_unique<SonataSink>(out, m.name, report ? &mapping : nullptr, a.double_report);
     });
     NoSink nothing;
     ProgressBar bar(m.run.tfinal);
-    const RunReport r = sim->run(root ? static_cast<RecordSink&>(*file) : nothing, [&](double t) {
-        if (root) bar.update(t);
-    });
-    on_all_ranks(comm, [&] {
-        if (root) file->writer().finish();
-    });
+    RunReport r;
+    std::string failure;  // rank 0: why the run or the output failed
+    try {
+        r = sim->run(root ? static_cast<RecordSink&>(*file) : nothing, [&](double t) {
+                if (root) bar.update(t);
+            },
+            [] { return StopSignals::received() != 0; });
+        if (root && !r.stopped) file->writer().finish();
+    } catch (const std::exception& e) {
+        if (!root) throw;  // rank 0 keeps the output; this rank reports its own failure
+        failure = e.what();
+    }
+    bar.end_line();
+    // A failure, a blow-up or a signal: rank 0 keeps what reached the disk as
+    // <out>.partial, marked as interrupted, and says so in one line.
+    if (root && !failure.empty()) {
+        std::string kept;
+        try {
+            kept = file->writer().interrupt(failure);
+        } catch (const std::runtime_error&) {
+            kept = file->writer().partial_path();  // finish() wrote and closed it, then failed to rename it
+        }
+        spdlog::error("{}; kept {}", failure, kept);
+        return 1;
+    }
+    if (!failure.empty()) return 1;
+    if (r.stopped) {
+        const int sig = StopSignals::received() != 0 ? StopSignals::received() : SIGTERM;
+        if (root) {
+            char why[96];
+            std::snprintf(why, sizeof why, "stopped by %s at t = %.9g ms", StopSignals::name(sig), r.t_end);
+            spdlog::warn("{}: kept {}", why, file->writer().interrupt(why));
+        }
+        return 128 + sig;
+    }
 
     const double ns_cv_step = ns_per_cv_step(r.run_s, r.n_cv, r.steps);
     if (root) spdlog::info("wrote {}: {} spikes; set-up {:.3f} s, run {:.3f} s ({:.1f} ns per CV-step)", out, r.n_spikes, r.setup_s,

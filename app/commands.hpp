@@ -16,6 +16,7 @@ struct RunArgs {
     int threads = 1;
     int exchange_threads = 0;  // 0: Simulation chooses
     bool spikes_only = false, no_pipeline = false, double_report = false;
+    bool output_given = false;  // -o was given (an empty one is an error, not the default)
 };
 
 struct InfoArgs {

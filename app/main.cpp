@@ -194,6 +194,7 @@ int main(int argc, char** argv) {
         if (*run_cmd && run_cmd->count("--layout") > 0)
             throw InputError("--layout", "", "gone: give gpu-cell's options in --solver, e.g. --solver "
                                              "gpu-cell:layout=block-interleaved:block=32:timing=off (docs/solvers.md)");
+        run.output_given = run_cmd->count("--output") > 0;
         if (*run_cmd) return command_run(run, comm);
         if (comm->size() > 1)
             throw std::invalid_argument(std::string(*info_cmd ? "info" : "compare") + " runs on one rank (without mpirun)");

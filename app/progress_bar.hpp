@@ -24,6 +24,12 @@ public:
                      "########################################", t, tfinal_, s, left);
         if (t >= tfinal_) std::fprintf(stderr, "\n");
         shown_ = true;
+        line_open_ = t < tfinal_;
+    }
+    // Ends a bar left part-way (a run stopped early) so that the next line starts clean.
+    void end_line() {
+        if (line_open_) std::fprintf(stderr, "\n");
+        line_open_ = false;
     }
     ~ProgressBar() {
         if (shown_) std::fflush(stderr);
@@ -34,6 +40,7 @@ private:
     std::chrono::steady_clock::time_point start_;
     int last_ = -1;
     bool shown_ = false;
+    bool line_open_ = false;  // the bar is on the current line
     bool tty_;
 };
 

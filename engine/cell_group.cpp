@@ -32,6 +32,12 @@ MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globa
     return out;
 }
 
+BlownUpCv first_blown_up(const FvmData& f) {
+    for (int i = 0; i < f.n_cv(); ++i)
+        if (blown_up(f.v_init[i])) return {i, f.v_init[i]};
+    return {};
+}
+
 std::vector<double> natural_order(const FvmData& f, const double* per_cv) {
     std::vector<double> out;
     out.reserve(f.n_real_cv());

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/blow_up_bound.hpp"
 #include "engine/fvm_data.hpp"
 #include "engine/spike.hpp"
 #include "engine/timings.hpp"
@@ -40,6 +41,13 @@ struct StepSettings {
     }
 };
 
+// The first CV whose voltage has blown up (engine/blow_up_bound.hpp: NaN, ±inf or past ±1e9 mV), if any.
+struct BlownUpCv {
+    int cv = -1;        // layout index; -1: none
+    double value = 0;   // its voltage
+    explicit operator bool() const { return cv >= 0; }
+};
+
 class CellGroup {
 public:
     virtual ~CellGroup() = default;
@@ -50,6 +58,10 @@ public:
                          std::vector<Spike>& spikes, std::vector<double>& frames) = 0;
     // Frame 0 (t = 0) after initialisation.
     virtual void initial_frame(std::vector<double>& frames) = 0;
+    // The lowest layout index whose voltage had blown up at the end of the last advance
+    // (or at initialisation, before any): a blow-up (a huge weight, stimulus or initial voltage) is caught once per
+    // epoch, before the epoch's record reaches the output (Simulation::run).
+    virtual BlownUpCv first_blown_up_v() const = 0;
     virtual const FvmData& data() const = 0;
     virtual const PhaseTimes& times() const = 0;
     // Current membrane voltage in the group's natural per-cell order (tests, compare).
@@ -67,6 +79,8 @@ struct MechState {
 using MechStates = std::array<MechState, n_mechanisms>;
 // Every instance's states at rest at v_init, and its constants.
 MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals);
+// The first CV whose initial voltage (v_init) has blown up already.
+BlownUpCv first_blown_up(const FvmData& f);
 // Per-CV values (layout numbering) in the cells' natural order, cell after cell.
 std::vector<double> natural_order(const FvmData& f, const double* per_cv);
 

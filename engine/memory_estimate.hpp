@@ -1,7 +1,7 @@
 #pragma once
 // How much memory a model needs, estimated before anything large is allocated, and how
 // much this machine has: the model reader refuses a model whose description cannot fit
-// (num-cells 1e8), `run` and `compare` a run that cannot (docs/memory.md), and `info`
+// (num-cells 1e8), `run` and `compare` a run that cannot (README, Limits), and `info`
 // prints the same numbers. One place for the bytes per CV, instance and connection.
 #include <string>
 

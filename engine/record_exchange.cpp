@@ -18,14 +18,17 @@ bool spike_before(const Spike& a, const Spike& b) {
 
 }  // namespace
 
-bool RecordExchange::exchange(bool ok, const std::vector<Spike>& spikes, const std::vector<double>& rows, double t) {
-    const Header mine{ok ? 1 : 0, static_cast<std::int64_t>(spikes.size()), static_cast<std::int64_t>(rows.size()), ncol_};
+bool RecordExchange::exchange(bool ok, bool stop, const std::vector<Spike>& spikes, const std::vector<double>& rows,
+                              double t) {
+    const Header mine{ok ? 1 : 0, static_cast<std::int64_t>(spikes.size()), static_cast<std::int64_t>(rows.size()), ncol_,
+                      stop ? 1 : 0};
     head_ = comm_.all_gather(mine);
     std::vector<std::size_t> n_spikes, n_values;
     bool all_ok = true;
     std::size_t any_spikes = 0, any_values = 0;
     for (const auto& h : head_) {
         all_ok = all_ok && h.ok != 0;
+        stop_ = stop_ || h.stop != 0;
         n_spikes.push_back(h.n_spikes);
         n_values.push_back(h.n_values);
         any_spikes += h.n_spikes;

@@ -37,6 +37,8 @@ struct RunReport {
     bool pipelined = true;          // whether the exchange overlapped the cell update
     std::size_t n_spikes = 0;
     std::size_t n_events = 0;       // events queued (generators and spikes through connections)
+    bool stopped = false;           // ended early on request (Simulation::run's stop_requested)
+    double t_end = 0;               // ms simulated: tfinal, or the epoch boundary where it stopped
 };
 
 // Copies n_frames rows of n values (one block's columns) into columns [col, col + n) of
@@ -51,14 +53,15 @@ public:
     // `sink`: called on rank 0 only. n_columns: this rank's recorded columns.
     RecordExchange(Communicator& comm, RecordSink& sink, long n_columns) : comm_(comm), sink_(sink), ncol_(n_columns) {}
 
-    // Collective. Announces `ok` and the sizes of this rank's spikes and frame rows (rows
-    // of n_columns); returns false, having done nothing else, when some rank announced a
-    // failure. Else gathers every rank's spikes on every rank, sorted globally (spikes()),
-    // and on rank 0 hands the frames in gid order, the spikes and `t` (the time the record
-    // reaches) to the sink. A sink failure is kept (sink_error) for the next exchange to
-    // announce.
-    bool exchange(bool ok, const std::vector<Spike>& spikes, const std::vector<double>& rows, double t);
+    // Collective. Announces `ok`, `stop` and the sizes of this rank's spikes and frame rows
+    // (rows of n_columns); returns false, having done nothing else, when some rank
+    // announced a failure. Else gathers every rank's spikes on every rank, sorted globally
+    // (spikes()), and on rank 0 hands the frames in gid order, the spikes and `t` (the time
+    // the record reaches) to the sink. A sink failure is kept (sink_error) for the next
+    // exchange to announce. stop_agreed(): some rank announced `stop` (the same on all).
+    bool exchange(bool ok, bool stop, const std::vector<Spike>& spikes, const std::vector<double>& rows, double t);
     const std::vector<Spike>& spikes() const { return global_; }
+    bool stop_agreed() const { return stop_; }
     std::exception_ptr sink_error() const { return sink_error_; }
 
 private:
@@ -70,6 +73,7 @@ private:
     std::vector<Spike> global_;
     std::vector<double> rows_;  // rank 0: every rank's frames in gid order
     std::exception_ptr sink_error_;
+    bool stop_ = false;
 
     // What every rank announces at the start of an exchange (one MPI_Allgather), so that
     // the variable-sized gathers that follow know their counts and a failure anywhere
@@ -79,6 +83,7 @@ private:
         std::int64_t n_spikes;   // spikes it hands over
         std::int64_t n_values;   // frame values it hands over (frames · columns)
         std::int64_t n_columns;  // its recorded columns
+        std::int64_t stop;       // 1: this rank was asked to stop (a signal)
     };
     std::vector<Header> head_;
 };

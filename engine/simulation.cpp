@@ -11,6 +11,7 @@
 
 #include "engine/decomposition.hpp"
 #include "engine/event_buckets.hpp"
+#include "engine/voltage_blowup.hpp"
 #include "engine/spike_fanout.hpp"
 #include "engine/thread_team.hpp"
 
@@ -151,7 +152,15 @@ void Simulation::fill_report(RunReport& rep) const {
     }
 }
 
-RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& progress) {
+std::exception_ptr Simulation::check_blow_up(long b, long e) const {
+    for (const auto& g : groups_)
+        if (const BlownUpCv bad = g->first_blown_up_v())
+            return std::make_exception_ptr(voltage_blowup(model_, g->data(), bad, b * steps_.dt, e * steps_.dt));
+    return nullptr;
+}
+
+RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& progress,
+                          const std::function<bool()>& stop_requested) {
     Communicator& comm = *opt_.comm;
     const double comm_before = comm.seconds();
     RunReport rep;
@@ -180,9 +189,9 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     // of this rank's incoming connections and those of the epoch ending at next_end. `t`
     // is the time the handed-over record reaches. False when some rank failed.
     RecordExchange records(comm, sink, n_columns());
-    auto exchange = [&](bool ok, long next_end, double t) -> bool {
+    auto exchange = [&](bool ok, bool stop, long next_end, double t) -> bool {
         Stopwatch w;
-        const bool go = records.exchange(ok, out_spikes, out_rows, t);
+        const bool go = records.exchange(ok, stop, out_spikes, out_rows, t);
         if (go) {
             rep.n_spikes += records.spikes().size();
             rep.n_events += fanout.deliver(records.spikes(), dt, steps_.rules, queue, team);
@@ -196,18 +205,22 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     std::exception_ptr update_error;
     auto all_well = [&] { return !update_error && !records.sink_error(); };
 
+    // An initial voltage blown up already stops the run before frame 0 is handed out.
+    update_error = check_blow_up(0, 0);
     // Frame 0 goes out with the first exchange, each epoch's record with the next one.
     if (steps_.n_frames > 0)
         for (int g = 0; g < ng; ++g) groups_[g]->initial_frame(frames[g]);
     collect(spikes, frames, out_spikes, out_rows);
     queue.take(current, team);
     bool go = true;
+    long reached = n_steps_;  // the step the run ends at
     for (long b = 0; b < n_steps_; b += epoch_steps_) {
         const long e = std::min(b + epoch_steps_, n_steps_);
         const long next_end = e < n_steps_ ? std::min(e + epoch_steps_, n_steps_) : 0;
         const bool ok = all_well();
+        const bool stop = stop_requested && stop_requested();
         std::future<bool> ex;
-        if (opt_.pipeline) ex = std::async(std::launch::async, exchange, ok, next_end, b * dt);
+        if (opt_.pipeline) ex = std::async(std::launch::async, exchange, ok, stop, next_end, b * dt);
         if (!update_error) {
             // No more threads than groups: idle OpenMP workers spin at the barrier, on the
             // cores the exchange's team needs (one GPU group: no team at all).
@@ -220,17 +233,25 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
                     if (!update_error) update_error = std::current_exception();
                 }
             }
+            // Once per epoch: a voltage gone to NaN or inf ends the run here, so that the
+            // epoch's record never reaches the sink.
+            if (!update_error) update_error = check_blow_up(b, e);
         }
         Stopwatch wait;
-        go = opt_.pipeline ? ex.get() : exchange(ok, next_end, b * dt);
+        go = opt_.pipeline ? ex.get() : exchange(ok, stop, next_end, b * dt);
         if (opt_.pipeline) rep.exchange_exposed_s += wait.lap();
         if (!go) break;
         collect(spikes, frames, out_spikes, out_rows);
         std::swap(current, next);
         if (progress) progress(e * dt);
+        // Every rank learnt of a stop request at the same exchange: all end at e.
+        if (records.stop_agreed() && e < n_steps_) {
+            reached = e;
+            break;
+        }
     }
     // The last epoch's record, then agree that rank 0's sink took it.
-    if (go) go = exchange(all_well(), 0, n_steps_ * dt);
+    if (go) go = exchange(all_well(), false, 0, reached * dt);
     if (go) go = comm.all(all_well());
     if (!go) {
         if (update_error) std::rethrow_exception(update_error);
@@ -242,6 +263,9 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     rep.run_s = total.lap();
     rep.mpi_s = comm.seconds() - comm_before;
     fill_report(rep);
+    rep.steps = reached;
+    rep.stopped = reached < n_steps_;
+    rep.t_end = reached * dt;
     reduce_over_ranks(rep, comm);
     return rep;
 }

@@ -35,8 +35,14 @@ public:
     Simulation(const Model& m, const SimOptions& o);
     ~Simulation();
     // Collective: every rank calls it. Throws on every rank if any rank failed (the others
-    // throw PeerFailure), after the sink has seen at most the epochs before the failure.
-    RunReport run(RecordSink& sink, const std::function<void(double t)>& progress = {});
+    // throw PeerFailure), after the sink has seen at most the epochs before the failure. A
+    // voltage blown up (NaN, inf, past ±1e9 mV) at the start or an epoch's end is such a failure
+    // (VoltageBlowUp, engine/voltage_blowup.hpp). stop_requested is asked once per
+    // epoch (a flag a signal handler sets): when it says yes on any rank, every rank ends
+    // the run at the end of the epoch then integrating, hands the sink everything to that
+    // time and returns with RunReport::stopped and t_end set.
+    RunReport run(RecordSink& sink, const std::function<void(double t)>& progress = {},
+                  const std::function<bool()>& stop_requested = {});
 
     long n_columns() const;  // this rank's recorded columns
     Communicator& comm() const { return *opt_.comm; }
@@ -60,6 +66,8 @@ private:
     std::size_t queue_generators(EventBuckets& queue) const;
     // This rank's part of rep: steps, ranks, pipelining, the groups' phases and CVs.
     void fill_report(RunReport& rep) const;
+    // The first group's (gid order) blown-up voltage after the epoch [b, e), or null.
+    std::exception_ptr check_blow_up(long b, long e) const;
 
     const Model& model_;
     SimOptions opt_;

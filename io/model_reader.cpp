@@ -129,10 +129,13 @@ std::vector<double> mech_params(const Reader& r, const json& obj, const std::str
     }
 }
 
-// Parameters below the least value the mechanism's description allows.
+// Parameters that are no finite number or below the least value the mechanism's
+// description allows (conductances and time constants: 0).
 void check_bounds(const Reader& r, const MechInfo& info, const std::vector<double>& params, const std::string& path) {
     for (std::size_t k = 0; k < params.size(); ++k)
-        if (params[k] < info.params[k].min)
+        if (!std::isfinite(params[k]))
+            r.fail(Reader::join(path, "params." + std::string(info.params[k].name)), "must be a finite number");
+        else if (params[k] < info.params[k].min)
             r.fail(Reader::join(path, "params." + std::string(info.params[k].name)), "must be >= " + Reader::fmt(info.params[k].min));
 }
 
@@ -476,6 +479,10 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
         m.run.tfinal = r.number(run, "run", "tfinal", 100.0);
         m.run.sample_dt = r.number(run, "run", "sample_dt", std::max(m.run.dt, 0.1));
         m.run.celsius = r.number(run, "run", "celsius", 6.3);
+        // hh's rates scale by 3^((celsius - 6.3)/10): below absolute zero or past 1000 °C
+        // the value is a typing error, and past ~6,000 °C the scale overflows.
+        if (!(m.run.celsius >= -273.15 && m.run.celsius <= 1000))
+            r.fail("run.celsius", "must lie in [-273.15, 1000] °C, got " + Reader::fmt(m.run.celsius));
         if (run.contains("event_rules")) {
             const std::string s = r.string(run["event_rules"], "run.event_rules");
             if (s == "arbor") m.run.rules = EventRules::arbor;

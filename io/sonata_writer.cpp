@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
@@ -13,6 +14,8 @@
 #include <type_traits>
 
 #include <spdlog/spdlog.h>
+
+#include "io/latching_file_driver.hpp"
 
 namespace arbolito {
 
@@ -47,17 +50,46 @@ herr_t take_innermost(unsigned n, const H5E_error2_t* e, void* out) {
     return 1;  // stop after the most specific entry
 }
 
+// HDF5's description of a failed system call holds the system's words for it ("...,
+// errno = 28, error message = 'No space left on device', ..."): those alone name the cause.
+std::string system_cause(const std::string& why) {
+    const std::string key = "error message = '";
+    const auto b = why.find(key);
+    if (b == std::string::npos) return "";
+    const auto e = why.find('\'', b + key.size());
+    return e == std::string::npos ? "" : why.substr(b + key.size(), e - b - key.size());
+}
+
 [[noreturn]] void fail(const std::string& file, const std::string& op) {
     std::string why;
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, &why);
     H5Eclear2(H5E_DEFAULT);
+    if (const std::string cause = system_cause(why); !cause.empty())
+        throw std::runtime_error(file + ": cannot write: " + cause + " (HDF5 " + op + ")");
+    std::replace(why.begin(), why.end(), '\n', ' ');  // one line in the log
     throw std::runtime_error(file + ": HDF5 " + op + " failed" + (why.empty() ? "" : " (" + why + ")"));
+}
+
+// Closes an HDF5 id, once more if the first close failed and left it open (a failed
+// flush); a file written through the latching driver closes at the second try.
+void close_id(hid_t& id, herr_t (*close)(hid_t)) noexcept {
+    for (int tries = 0; id >= 0 && tries < 2; ++tries)
+        if (close(id) >= 0 || H5Iis_valid(id) <= 0) id = -1;
+    id = -1;
 }
 
 template <class T>
 T ok(T r, const std::string& file, const std::string& op) {
     if (r < 0) fail(file, op);
     return r;
+}
+
+// Flushes the file and checks that every write of it reached the disk (some write errors
+// do not reach the caller through HDF5: io/latching_file_driver.hpp).
+void flush_checked(hid_t f, const std::string& file) {
+    ok(H5Fflush(f, H5F_SCOPE_LOCAL), file, "H5Fflush");
+    if (const int err = latched_error(f))
+        throw std::runtime_error(file + ": cannot write: " + std::strerror(err) + " (HDF5 H5Fflush)");
 }
 
 // An HDF5 identifier closed on scope exit.
@@ -174,7 +206,10 @@ SonataWriter::SonataWriter(const std::string& path, const std::string& populatio
 
     QuietErrors quiet;
     try {
-        file_ = ok(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), file, "H5Fcreate");
+        {
+            Id fapl(latching_fapl(), H5Pclose, file, "H5Pcreate");
+            file_ = ok(H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), file, "H5Fcreate");
+        }
         Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, file, "H5Pcreate");
         Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate");
         const Out out = make_out(file, gcpl, dcpl);
@@ -182,7 +217,10 @@ SonataWriter::SonataWriter(const std::string& path, const std::string& populatio
         const hsize_t two[1] = {2};
         out.attribute(file_, "magic", H5T_STD_U32LE, H5T_NATIVE_UINT32, 0, nullptr, &kMagic);
         out.attribute(file_, "version", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, two, kVersion);
-        if (!report) return;
+        if (!report) {
+            flush_checked(file_, file);  // a readable file from the start
+            return;
+        }
 
         const ReportMapping& m = *report;
         Id root(out.group(file_, "report"));
@@ -226,10 +264,13 @@ SonataWriter::SonataWriter(const std::string& path, const std::string& populatio
         const double time[3] = {m.start, m.stop, m.step};
         Id t(out.dataset_1d(map, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, time));
         out.string_attribute(t, "units", "ms");
+        flush_checked(file_, file);
     } catch (...) {
-        const bool created = file_ >= 0;
+        // H5Fcreate may have made the file before its first write failed (a full disk):
+        // remove whatever of it exists.
         close_quietly();
-        if (created) std::remove(file.c_str());
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(file, ec)) std::remove(file.c_str());
         throw;
     }
 }
@@ -250,8 +291,19 @@ void SonataWriter::append_frames(const float* rows, std::size_t n_frames) { appe
 
 void SonataWriter::append_frames(const double* rows, std::size_t n_frames) { append(rows, n_frames, H5T_NATIVE_DOUBLE); }
 
+template <class Op>
+void SonataWriter::guarded(Op op) {
+    try {
+        op();
+    } catch (const std::runtime_error&) {
+        failed_ = true;
+        throw;
+    }
+}
+
 void SonataWriter::append(const void* rows, std::size_t n_frames, std::int64_t mem_type) {
     check_open("append_frames");
+    if (failed_) throw std::runtime_error(partial_path() + ": append_frames after a failed write");
     const std::string file = partial_path();
     if (!has_report_) throw std::runtime_error(file + ": append_frames on a spikes-only file");
     if (n_frames == 0) return;
@@ -260,13 +312,15 @@ void SonataWriter::append(const void* rows, std::size_t n_frames, std::int64_t m
                                  std::to_string(frames_written_) + " exceeds the " + std::to_string(frames_expected_) +
                                  " frames of the report's time");
     QuietErrors quiet;
-    const hsize_t extent[2] = {frames_written_ + n_frames, n_values_};
-    ok(H5Dset_extent(data_, extent), file, "H5Dset_extent data");
-    Id fspace(H5Dget_space(data_), H5Sclose, file, "H5Dget_space data");
-    const hsize_t start[2] = {frames_written_, 0}, count[2] = {n_frames, n_values_};
-    ok(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr), file, "H5Sselect_hyperslab data");
-    Id mspace(H5Screate_simple(2, count, nullptr), H5Sclose, file, "H5Screate_simple");
-    ok(H5Dwrite(data_, mem_type, mspace, fspace, H5P_DEFAULT, rows), file, "H5Dwrite data");
+    guarded([&] {
+        const hsize_t extent[2] = {frames_written_ + n_frames, n_values_};
+        ok(H5Dset_extent(data_, extent), file, "H5Dset_extent data");
+        Id fspace(H5Dget_space(data_), H5Sclose, file, "H5Dget_space data");
+        const hsize_t start[2] = {frames_written_, 0}, count[2] = {n_frames, n_values_};
+        ok(H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, nullptr, count, nullptr), file, "H5Sselect_hyperslab data");
+        Id mspace(H5Screate_simple(2, count, nullptr), H5Sclose, file, "H5Screate_simple");
+        ok(H5Dwrite(data_, mem_type, mspace, fspace, H5P_DEFAULT, rows), file, "H5Dwrite data");
+    });
     frames_written_ += n_frames;
 }
 
@@ -277,8 +331,10 @@ void SonataWriter::append_spikes(const std::vector<Spike>& spikes) {
 
 void SonataWriter::flush() {
     check_open("flush");
+    if (failed_) throw std::runtime_error(partial_path() + ": flush after a failed write");
     QuietErrors quiet;
-    ok(H5Fflush(file_, H5F_SCOPE_LOCAL), partial_path(), "H5Fflush");
+    guarded([&] { flush_checked(file_, partial_path()); });
+    frames_flushed_ = frames_written_;
 }
 
 void SonataWriter::write_time(double stop) {
@@ -289,21 +345,22 @@ void SonataWriter::write_time(double stop) {
     ok(H5Dwrite(t, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, time), file, "H5Dwrite " + name);
 }
 
-void SonataWriter::write_spikes() {
+void SonataWriter::write_spikes(const std::vector<Spike>& spikes) {
     const std::string file = partial_path();
     Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, file, "H5Pcreate");
     Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate");
     const Out out = make_out(file, gcpl, dcpl);
 
     // by_time, ties broken by gid (and detector) so that the file is deterministic.
-    std::sort(spikes_.begin(), spikes_.end(), [](const Spike& a, const Spike& b) {
+    std::vector<Spike> sorted = spikes;
+    std::sort(sorted.begin(), sorted.end(), [](const Spike& a, const Spike& b) {
         return std::tie(a.time, a.gid, a.source) < std::tie(b.time, b.gid, b.source);
     });
-    std::vector<double> times(spikes_.size());
-    std::vector<std::uint64_t> gids(spikes_.size());
-    for (std::size_t k = 0; k < spikes_.size(); ++k) {
-        times[k] = spikes_[k].time;
-        gids[k] = spikes_[k].gid;
+    std::vector<double> times(sorted.size());
+    std::vector<std::uint64_t> gids(sorted.size());
+    for (std::size_t k = 0; k < sorted.size(); ++k) {
+        times[k] = sorted[k].time;
+        gids[k] = sorted[k].gid;
     }
 
     Id root(out.group(file_, "spikes"));
@@ -323,34 +380,55 @@ void SonataWriter::write_spikes() {
 
 void SonataWriter::close_handles() {
     const std::string file = partial_path();
-    const hid_t data = data_, f = file_;
-    data_ = file_ = -1;
-    const herr_t d = data >= 0 ? H5Dclose(data) : 0;
-    const herr_t c = f >= 0 ? H5Fclose(f) : 0;
+    const herr_t d = data_ >= 0 ? H5Dclose(data_) : 0;
+    if (d >= 0) data_ = -1;
     ok(d, file, "H5Dclose data");
+    const herr_t c = file_ >= 0 ? H5Fclose(file_) : 0;
+    if (c >= 0) file_ = -1;
     ok(c, file, "H5Fclose");
 }
 
 void SonataWriter::close_quietly() noexcept {
     QuietErrors quiet;
-    if (data_ >= 0) H5Dclose(data_);
-    if (file_ >= 0) H5Fclose(file_);
-    data_ = file_ = -1;
+    close_id(data_, H5Dclose);
+    close_id(file_, H5Fclose);
     H5Eclear2(H5E_DEFAULT);
+}
+
+std::vector<Spike> SonataWriter::spikes_before(double stop) const {
+    if (!has_report_) return spikes_;
+    std::vector<Spike> out;
+    for (const Spike& s : spikes_)
+        if (s.time < stop) out.push_back(s);
+    return out;
+}
+
+std::string SonataWriter::kept(std::size_t frames, std::size_t spikes) const {
+    std::string s;
+    if (has_report_) {
+        char t[32];
+        std::snprintf(t, sizeof t, "%.9g", stop_after(frames));
+        s = std::to_string(frames) + " of " + std::to_string(frames_expected_) + " frames (to " + t + " ms) and ";
+    }
+    return s + std::to_string(spikes) + " spikes in " + partial_path();
 }
 
 void SonataWriter::finish() {
     check_open("finish");
     const std::string file = partial_path();
     if (has_report_ && frames_written_ != frames_expected_) {
-        interrupt();
-        throw std::runtime_error(file + ": the run appended " + std::to_string(frames_written_) + " of the " +
-                                 std::to_string(frames_expected_) + " frames of the report; kept as .partial");
+        const std::string why = "the run appended " + std::to_string(frames_written_) + " of the " +
+                                std::to_string(frames_expected_) + " frames of the report";
+        interrupt(why);
+        throw std::runtime_error(file + ": " + why + "; kept as .partial");
     }
     {
         QuietErrors quiet;
-        write_spikes();
-        close_handles();
+        guarded([&] {
+            write_spikes(spikes_);
+            flush_checked(file_, file);
+            close_handles();
+        });
     }
     state_ = State::finished;
     std::error_code ec;
@@ -358,11 +436,13 @@ void SonataWriter::finish() {
     if (ec) throw std::runtime_error(path_ + ": cannot rename " + file + " to it: " + ec.message());
 }
 
-void SonataWriter::interrupt() {
+std::string SonataWriter::interrupt(const std::string& reason) {
     check_open("interrupt");
+    if (failed_) return salvage(reason);
     const std::string file = partial_path();
-    const double stop = start_ + static_cast<double>(frames_written_) * step_;
-    {
+    const double stop = stop_after(frames_written_);
+    const std::vector<Spike> spikes = spikes_before(stop);
+    try {
         QuietErrors quiet;
         if (has_report_) {
             // After a failed append the extent may run past the frames written.
@@ -370,15 +450,64 @@ void SonataWriter::interrupt() {
             ok(H5Dset_extent(data_, extent), file, "H5Dset_extent data");
             if (frames_written_ != frames_expected_) write_time(stop);
         }
-        write_spikes();
+        Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, file, "H5Pcreate");
+        Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate");
+        make_out(file, gcpl, dcpl).string_attribute(file_, "interrupted", reason.c_str());
+        write_spikes(spikes);
+        flush_checked(file_, file);
         close_handles();
+    } catch (const std::runtime_error&) {
+        failed_ = true;  // the disk holds what the last flush wrote
+        return salvage(reason);
     }
     state_ = State::interrupted;
-    if (has_report_)
-        spdlog::warn("run cut short: {} keeps {} of {} frames (to {:.9g} ms) and {} spikes", file, frames_written_,
-                     frames_expected_, stop, spikes_.size());
-    else
-        spdlog::warn("run cut short: {} keeps {} spikes", file, spikes_.size());
+    return kept(frames_written_, spikes.size());
+}
+
+std::string SonataWriter::salvage(const std::string& reason) {
+    const std::string file = partial_path();
+    close_quietly();  // the latching driver lets it close without writing more
+    state_ = State::interrupted;
+    QuietErrors quiet;
+    {
+        Id fapl(latching_fapl(), H5Pclose, file, "H5Pcreate");
+        file_ = H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl);
+    }
+    if (file_ < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(file, ec)) std::remove(file.c_str());
+        return "nothing readable reached the disk: removed " + file;
+    }
+    // Each step is flushed: what the disk takes stays a readable file.
+    std::size_t frames = 0, n_spikes = 0;
+    try {
+        if (has_report_) {
+            const std::string name = "/report/" + population_ + "/data";
+            data_ = ok(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), file, "H5Dopen2 " + name);
+            Id space(H5Dget_space(data_), H5Sclose, file, "H5Dget_space data");
+            hsize_t dims[2] = {0, 0};
+            ok(H5Sget_simple_extent_dims(space, dims, nullptr), file, "H5Sget_simple_extent_dims data");
+            frames = std::min<std::size_t>(dims[0], frames_flushed_);
+            const hsize_t extent[2] = {frames, n_values_};
+            ok(H5Dset_extent(data_, extent), file, "H5Dset_extent data");
+            write_time(stop_after(frames));
+            flush_checked(file_, file);
+        }
+        Id gcpl(H5Pcreate(H5P_GROUP_CREATE), H5Pclose, file, "H5Pcreate");
+        Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, file, "H5Pcreate");
+        make_out(file, gcpl, dcpl).string_attribute(file_, "interrupted", reason.c_str());
+        flush_checked(file_, file);
+        const std::vector<Spike> spikes = spikes_before(stop_after(frames));
+        write_spikes(spikes);
+        flush_checked(file_, file);
+        close_handles();
+        n_spikes = spikes.size();
+    } catch (const std::runtime_error& e) {
+        close_quietly();
+        return kept(frames, 0) + ", without its spikes (" + e.what() + ")";
+    }
+    return kept(frames, n_spikes);
 }
 
 }  // namespace arbolito

@@ -37,6 +37,8 @@ std::string num(double v) {
     return s.str();
 }
 
+constexpr double min_radius_um = 1e-3, max_coordinate_um = 1e6;
+
 std::string at_line(int line) { return "line " + std::to_string(line); }
 
 // from_chars rather than strtod: independent of the C locale.
@@ -79,6 +81,14 @@ std::vector<Sample> read_samples(std::istream& in, const std::string& path) {
         Sample s{static_cast<long long>(v[0]), static_cast<int>(v[1]), {v[2], v[3], v[4]}, v[5], static_cast<long long>(v[6]), line};
         if (s.id < 0) throw InputError(path, where, "id " + std::to_string(s.id) + " is negative (ids must be >= 0)");
         if (!(s.r > 0)) throw InputError(path, where, "radius " + num(s.r) + " (every radius must be > 0)");
+        // Thinner than any neurite, or farther than a metre: a unit or typing error, and
+        // a radius of 1e-310 µm makes conductances of inf (docs/swc.md).
+        if (s.r < min_radius_um)
+            throw InputError(path, where, "radius " + num(s.r) + " µm is below " + num(min_radius_um) + " µm");
+        for (int c = 0; c < 3; ++c)
+            if (std::abs(s.x[c]) > max_coordinate_um)
+                throw InputError(path, where, std::string(names[2 + c]) + " " + num(s.x[c]) + " µm lies beyond ±" +
+                                                  num(max_coordinate_um) + " µm");
         const auto [it, fresh] = line_of.emplace(s.id, line);
         if (!fresh)
             throw InputError(path, where, "duplicate id " + std::to_string(s.id) + " (first on line " + std::to_string(it->second) + ")");

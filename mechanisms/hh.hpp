@@ -11,7 +11,7 @@ struct hh : MechanismDefaults {
     static constexpr const char* name = "hh";
     static constexpr MechKind kind = MechKind::density;
     static constexpr std::array params{
-        Quantity{"gnabar", "S/cm2", 0.12}, Quantity{"gkbar", "S/cm2", 0.036}, Quantity{"gl", "S/cm2", 0.0003},
+        Quantity{"gnabar", "S/cm2", 0.12, 0.0}, Quantity{"gkbar", "S/cm2", 0.036, 0.0}, Quantity{"gl", "S/cm2", 0.0003, 0.0},
         Quantity{"ena", "mV", 50.0},       Quantity{"ek", "mV", -77.0},       Quantity{"el", "mV", -54.3}};
     enum Param { gnabar, gkbar, gl, ena, ek, el };
     static constexpr std::array states{Quantity{"m", "1"}, Quantity{"h", "1"}, Quantity{"n", "1"}};

@@ -7,7 +7,7 @@ namespace arbolito {
 struct pas : MechanismDefaults {
     static constexpr const char* name = "pas";
     static constexpr MechKind kind = MechKind::density;
-    static constexpr std::array params{Quantity{"g", "S/cm2", 0.001}, Quantity{"e", "mV", -70.0}};
+    static constexpr std::array params{Quantity{"g", "S/cm2", 0.001, 0.0}, Quantity{"e", "mV", -70.0}};
     enum Param { g, e };
 
     template <class T>

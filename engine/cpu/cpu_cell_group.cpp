@@ -1,6 +1,7 @@
 #include "engine/cpu/cpu_cell_group.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/lanes.hpp"
 #include "mechanisms/assemble.hpp"
@@ -122,6 +123,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     }
     for (int i : f_.layout.padding) d_base_[i] = 1.0;  // the inert row d = 1, rhs = 0: v stays 0
     v_ = f_.v_init;
+    blown_up_ = first_blown_up(f_);
     d_.assign(n, 0.0);
     rhs_.assign(n, 0.0);
     u_ = axial_u(f_);
@@ -204,6 +206,7 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
     for (std::size_t i = 0; i < events.size(); ++i) chunk_events_[target_chunk_[events[i].target]].push_back(static_cast<int>(i));
     times_.events += w.lap();
 
+    blown_up_ = {};
     for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) {
         const std::vector<int>& ev = chunk_events_[k];
         std::size_t next = 0;
@@ -226,6 +229,14 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
                 times_.sample += wc.lap();
             }
         }
+        // Once per chunk and epoch, while its v is in cache: chunks run in CV order, so
+        // the first hit is the lowest index.
+        if (!blown_up_)
+            for (int i = chunks_[k].cv_begin; i < chunks_[k].cv_end; ++i)
+                if (blown_up(v_[i])) {
+                    blown_up_ = {i, v_[i]};
+                    break;
+                }
     }
 }
 

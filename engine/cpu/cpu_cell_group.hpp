@@ -21,6 +21,7 @@ public:
     void advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
                  std::vector<Spike>& spikes, std::vector<double>& frames) override;
     void initial_frame(std::vector<double>& frames) override;
+    BlownUpCv first_blown_up_v() const override { return blown_up_; }
     const FvmData& data() const override { return f_; }
     const PhaseTimes& times() const override { return times_; }
     std::vector<double> voltages() const override;
@@ -60,6 +61,7 @@ private:
     std::vector<double> v_, d_, u_, rhs_;
     MechStates mech_;              // every mechanism's states and constants
     std::vector<double> det_v_;    // detector voltage at the start of the step
+    BlownUpCv blown_up_;        // after the last advance
     PhaseTimes times_;
 };
 

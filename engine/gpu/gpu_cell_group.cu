@@ -72,6 +72,7 @@ public:
     const FvmData& data() const override { return f_; }
     const PhaseTimes& times() const override { return times_; }
     std::vector<double> voltages() const override;
+    BlownUpCv first_blown_up_v() const override { return blown_up_; }
 
 private:
     void run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames);
@@ -103,6 +104,9 @@ private:
     DeviceArray<double> frames_;
     PinnedArray<double> host_frames_;
     PinnedArray<unsigned> host_count_;
+    DeviceArray<unsigned> first_blown_up_;    // the piece's first blown-up v (UINT_MAX: none)
+    PinnedArray<unsigned> host_first_blown_up_;
+    BlownUpCv blown_up_;                    // after the last advance
     std::vector<DeviceSpike> host_spikes_;
     long max_piece_steps_ = 0;
 
@@ -123,6 +127,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     std::vector<double> u = axial_u(f_), g_sum = f_.g_sum;
     for (int x : f_.layout.padding) u[x] = 0.0, g_sum[x] = 1.0;
     va_ = DeviceArray<double>(f_.v_init);
+    blown_up_ = first_blown_up(f_);
     vb_ = DeviceArray<double>(n);  // d and rhs: written in full by every step's assembly
     d_ = DeviceArray<double>(n);
     u_ = DeviceArray<double>(u);
@@ -149,6 +154,8 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     probe_cv_ = DeviceArray<int>(f_.probe_cv);
     spike_count_ = DeviceArray<unsigned>(1);
     host_count_.reserve(1);
+    first_blown_up_ = DeviceArray<unsigned>(1);
+    host_first_blown_up_.reserve(1);
 
     // An epoch runs in pieces short enough that the spike buffer cannot overflow (a
     // detector fires at most every other step) and the frames stay under 256 MiB.
@@ -190,7 +197,8 @@ void GpuCellGroup::initial_frame(std::vector<double>& frames) {
 void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
                            std::vector<Spike>& spikes, std::vector<double>& frames) {
     events_.stage(events, step_begin, step_end, stream_);
-    for (long b = step_begin; b < step_end;) {
+    blown_up_ = {};
+    for (long b = step_begin; b < step_end && !blown_up_;) {
         const long e = std::min(step_end, b + max_piece_steps_);
         run_piece(b, e, spikes, frames);
         b = e;
@@ -215,11 +223,26 @@ void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::ve
         for (long n = b; n < e; ++n) step(n, rows);
     }
 
+    // The blow-up check: one pass over v, its answer copied back with the spike count.
+    const int ncv = f_.n_cv();
+    CUDA_CHECK(cudaMemsetAsync(first_blown_up_.data(), 0xff, sizeof(unsigned), stream_));
+    if (ncv > 0) {
+        first_blown_up_kernel<<<blocks_for(ncv), threads_per_block, 0, stream_>>>(ncv, v_, first_blown_up_.data());
+        CUDA_CHECK_LAUNCH();
+    }
+
     if (rows * ncol > 0)
         CUDA_CHECK(cudaMemcpyAsync(host_frames_.data(), frames_.data(), rows * ncol * sizeof(double),
                                    cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaMemcpyAsync(host_count_.data(), spike_count_.data(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(host_first_blown_up_.data(), first_blown_up_.data(), sizeof(unsigned),
+                               cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (const unsigned i = host_first_blown_up_[0]; i != ~0u) {
+        // Only on a blow-up: the one voltage, for the message.
+        blown_up_.cv = static_cast<int>(i);
+        CUDA_CHECK(cudaMemcpy(&blown_up_.value, v_ + i, sizeof(double), cudaMemcpyDeviceToHost));
+    }
     if (resident_ && opt_.phase_times) {
         float ms = 0;
         CUDA_CHECK(cudaEventElapsedTime(&ms, piece_events_[0], piece_events_[1]));

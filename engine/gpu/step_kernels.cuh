@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include "engine/blow_up_bound.hpp"
 #include "engine/gpu/device_spike.hpp"
 #include "engine/gpu/point_sum.cuh"
 #include "mechanisms/all.hpp"
@@ -74,6 +75,13 @@ __global__ void sample_kernel(int n, const int* __restrict__ probe_cv, const dou
                               double* __restrict__ row) {
     const int k = thread_index();
     if (k < n) row[k] = v[probe_cv[k]];
+}
+
+// The lowest index i < n with v[i] blown up (blow_up_bound.hpp) into *first (set to UINT_MAX before): once
+// per epoch. atomicMin of an index gives the same answer in any order of the threads.
+__global__ void first_blown_up_kernel(int n, const double* __restrict__ v, unsigned* __restrict__ first) {
+    const int i = thread_index();
+    if (i < n && blown_up(v[i])) atomicMin(first, static_cast<unsigned>(i));
 }
 
 }  // namespace arbolito::gpu

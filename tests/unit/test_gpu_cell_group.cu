@@ -20,6 +20,7 @@
 #include "engine/gpu/gpu_cell_group.hpp"
 #include "engine/network_builders.hpp"
 #include "engine/simulation.hpp"
+#include "engine/voltage_blowup.hpp"
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
 #include "tests/support/gpu_skip.hpp"
@@ -524,4 +525,46 @@ TEST(GpuResidentGroup, SanitizerSmoke) {
     expect_resident_identical(m, "1760", "12", "busyring 6, partly staged");
     for (auto& c : m.connections) c.delay = 0.05;
     expect_resident_identical(m, "1760", "110", "busyring 6, one-step epochs");
+}
+
+// The device's blow-up check (first_blown_up_kernel, once per epoch): every GPU solver
+// stops where the CPU does: same cell, same epoch, same frames kept (the huge iclamp
+// blows the cell up in the epoch [20, 30) ms, tests/data/blowups). Which CV is named
+// follows each solver's numbering (the lowest blown-up layout index), so only its cell
+// is compared.
+TEST(GpuCellGroup, BlowUpStopsLikeTheCpu) {
+    SKIP_WITHOUT_GPU();
+    const Model m = read_model(source_path("tests/data/blowups/iclamp_1e300.json"));
+    struct Stop {
+        std::uint64_t gid = 99;
+        double t_found = -1;
+        std::size_t frames = 0;
+    };
+    auto stop = [&](const std::string& solver) {
+        SimOptions o;
+        o.solver = solver;
+        Simulation sim(m, o);
+        struct Count : RecordSink {
+            std::size_t n = 0;
+            void frames(const double*, std::size_t k) override { n += k; }
+            void spikes(const std::vector<Spike>&) override {}
+        } sink;
+        Stop s;
+        try {
+            sim.run(sink);
+        } catch (const VoltageBlowUp& e) {
+            s = {e.gid, e.t_found, sink.n};
+        }
+        return s;
+    };
+    const Stop cpu = stop("cpu");
+    EXPECT_EQ(cpu.gid, 0u);
+    EXPECT_DOUBLE_EQ(cpu.t_found, 30.0);
+    EXPECT_EQ(cpu.frames, 201u);
+    for (const std::string solver : {"gpu-cell", "gpu-fine", "gpu-fine:step=resident", "gpu-branch"}) {
+        const Stop g = stop(solver);
+        EXPECT_EQ(g.gid, cpu.gid) << solver;
+        EXPECT_EQ(g.t_found, cpu.t_found) << solver;
+        EXPECT_EQ(g.frames, cpu.frames) << solver;
+    }
 }

@@ -368,7 +368,8 @@ TEST(SonataWriter, InterruptKeepsReadablePartialWithShrunkStop) {
         SonataWriter w(out.string(), "ring", &m);
         write_frames(w, 12, 3, 5);
         w.append_spikes({{3, 0, 0.9}, {0, 0, 0.4}});
-        w.interrupt();
+        const std::string kept = w.interrupt("a test");
+        EXPECT_EQ(kept, "12 of 50 frames (to 1.2 ms) and 2 spikes in " + (dir / "out.h5.partial").string());
         EXPECT_THROW(w.append_frames(frames(12, 1, 3).data(), 1), std::runtime_error);
         EXPECT_THROW(w.finish(), std::runtime_error);
     }  // the destructor keeps the interrupted file
@@ -387,6 +388,7 @@ TEST(SonataWriter, InterruptKeepsReadablePartialWithShrunkStop) {
     EXPECT_EQ(std::llround((time[1] - time[0]) / time[2]), 12);  // the n_frames rule still holds
     EXPECT_EQ(read_all<float>(f, "/report/ring/data", H5T_NATIVE_FLOAT), frames(0, 12, 3));
     expect_spikes_group(f, "ring", {0.4, 0.9}, {0, 3});
+    EXPECT_EQ(str_attribute(f, "interrupted"), "a test");
 }
 
 TEST(SonataWriter, FinishWithMissingFramesKeepsPartial) {

@@ -317,6 +317,12 @@ TEST_F(SwcTemp, HandWrittenErrors) {
     EXPECT_TRUE(has(e, "word.swc:line 2: y 'abc' is not a number")) << e;
     e = error_for("nan.swc", "1 1 0 0 nan 5 -1\n");
     EXPECT_TRUE(has(e, "nan.swc:line 1: z 'nan' is not a number")) << e;
+    // Physically meaningless values (docs/swc.md): a radius of 1e-310 made inf conductances.
+    e = error_for("thin.swc", "1 1 0 0 0 5 -1\n2 3 0 5 0 1e-310 1\n");
+    EXPECT_TRUE(has(e, "thin.swc:line 2: radius 1e-310 µm is below 0.001 µm")) << e;
+    EXPECT_EQ(error_for("thin_ok.swc", "1 1 0 0 0 5 -1\n2 3 0 5 0 0.001 1\n"), "");
+    e = error_for("far.swc", "1 1 0 0 0 5 -1\n2 3 0 -2e6 0 1 1\n");
+    EXPECT_TRUE(has(e, "far.swc:line 2: y -2e+06 µm lies beyond ±1e+06 µm")) << e;
     e = error_for("frac.swc", "1 1 0 0 0 5 -1\n2.5 3 0 5 0 1 1\n");
     EXPECT_TRUE(has(e, "frac.swc:line 2: id '2.5' is not an integer")) << e;
     e = error_for("dup.swc", "1 1 0 0 0 5 -1\n2 3 0 5 0 1 1\n\n2 3 0 9 0 1 1\n");

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Faults during a run (issue 14): signals, a full disk, blow-ups and a bad -o. Each ends
+# with one line and its exit status; what was simulated stays as a readable .partial
+# (checked with h5py and accepted by tools/plot_traces.py).
+# Usage: check_faults.sh ARBOLITO PYTHON SOURCE_DIR
+set -u
+bin=$1; py=$2; src=$3
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+bad() { echo "FAIL $1"; [[ -f "$tmp/stderr" ]] && cat "$tmp/stderr"; fail=1; }
+ok() { echo "ok   $1"; }
+errors() { grep -c -E '^\[(error|warning|critical)\]' "$tmp/stderr"; }
+# The .partial's time stop and interrupted attribute, and how many spikes it holds.
+inspect() {
+  "$py" - "$1" <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+pop = next(iter(f["report"])) if "report" in f else None
+stop = f[f"report/{pop}/mapping/time"][1] if pop else -1
+frames = f[f"report/{pop}/data"].shape[0] if pop else 0
+spikes = sum(len(g["timestamps"]) for g in f["spikes"].values()) if "spikes" in f else -1
+print(f"{stop:.6g} {frames} {spikes} {f.attrs.get('interrupted', '')}")
+PY
+}
+ring="$src/examples/ring.json"
+
+# --- SIGTERM and SIGINT: stop at the next epoch boundary, exit 128 + signal ----------
+for sig in TERM INT; do
+  want=$([[ $sig == TERM ]] && echo 143 || echo 130)
+  out="$tmp/sig_$sig.h5"
+  "$bin" run "$ring" --tfinal 1e6 -o "$out" 2>"$tmp/stderr" &
+  pid=$!
+  sleep 1.5
+  kill -$sig $pid
+  wait $pid; rc=$?
+  read -r stop frames spikes why < <(inspect "$out.partial" 2>/dev/null)
+  if [[ $rc -ne $want ]]; then bad "SIG$sig: exit $rc, expected $want"
+  elif [[ $(errors) -ne 1 ]] || ! grep -q "stopped by SIG$sig at t = " "$tmp/stderr"; then bad "SIG$sig: not one line saying so"
+  elif [[ -z "${stop:-}" ]] || ! "$py" -c "import sys; s=float('$stop'); sys.exit(0 if 0 < s < 1e6 else 1)"; then bad "SIG$sig: time stop '${stop:-}'"
+  elif [[ "$why" != "stopped by SIG$sig at t = "* || ${spikes:--1} -lt 1 ]]; then bad "SIG$sig: attribute '$why', spikes ${spikes:-}"
+  elif ! "$py" "$src/tools/plot_traces.py" "$out.partial" -o "$tmp/sig.png" >/dev/null 2>&1 || [[ ! -s "$tmp/sig.png" ]]; then bad "SIG$sig: plot_traces.py refuses the file"
+  else ok "SIG$sig: exit $rc, $frames frames to $stop ms, $spikes spikes: $(grep -E "^\[(error|warning|critical)\]" "$tmp/stderr")"; fi
+  rm -f "$tmp/sig.png"
+done
+
+# --- A full disk: RLIMIT_FSIZE makes writes past a size fail (EFBIG), as ENOSPC would ---
+# (the limit holds for every file the run writes, so its stderr goes through a pipe)
+limited() {  # KB, arbolito args...: exit status in rc, stderr in $tmp/stderr
+  local kb=$1; shift
+  ( trap '' XFSZ; ulimit -f "$kb"; exec "$bin" "$@" 2>&1 >/dev/null ) | cat >"$tmp/stderr"
+  rc=${PIPESTATUS[0]}
+}
+out="$tmp/full.h5"
+limited 4096 run "$ring" --tfinal 50000 -o "$out"  # 32 MB of frames, chunks of 1 MiB
+read -r stop frames spikes why < <(inspect "$out.partial" 2>/dev/null)
+if [[ $rc -ne 1 ]]; then bad "full disk: exit $rc, expected 1"
+elif [[ $(errors) -ne 1 ]] || ! grep -q "full.h5.partial: cannot write: File too large" "$tmp/stderr"; then bad "full disk: not one line naming path and cause"
+elif [[ -z "${frames:-}" || ${frames:-0} -lt 1 ]]; then bad "full disk: nothing kept (${frames:-no readable file})"
+else ok "full disk: exit 1, kept $frames frames to $stop ms: $(grep -E "^\[(error|warning|critical)\]" "$tmp/stderr")"; fi
+out="$tmp/none.h5"
+limited 0 run "$ring" -o "$out"
+if [[ $rc -ne 1 ]] || compgen -G "$out*" >/dev/null || [[ $(errors) -ne 1 ]]; then bad "no room at all: exit $rc or a file left"
+else ok "no room at all: exit 1, no file: $(grep -E "^\[(error|warning|critical)\]" "$tmp/stderr")"; fi
+out="$tmp/spikes.h5"
+limited 16 run "$ring" --tfinal 200000 --spikes-only -o "$out"
+if [[ $rc -ne 1 ]] || [[ $(errors) -ne 1 ]] || ! grep -q "cannot write" "$tmp/stderr"; then bad "spikes-only, full disk: exit $rc"
+else ok "spikes-only, full disk: exit 1: $(grep -E "^\[(error|warning|critical)\]" "$tmp/stderr")"; fi
+
+# --- Blow-ups: exit 1, one line naming gid, CV, time; output kept to the last sound epoch ---
+for name in iclamp_1e300 weight_1e308 v_init_1e300; do
+  out="$tmp/$name.h5"
+  "$bin" run "$src/tests/data/blowups/$name.json" -o "$out" 2>"$tmp/stderr"; rc=$?
+  read -r stop frames spikes why < <(inspect "$out.partial" 2>/dev/null)
+  want_frames=$([[ $name == v_init_1e300 ]] && echo 0 || echo 201)
+  if [[ $rc -ne 1 ]]; then bad "$name: exit $rc, expected 1"
+  elif [[ $(errors) -ne 1 ]] || ! grep -q "voltage blew up: gid 0, CV on branch 0 at x = 0: v = .* at t = " "$tmp/stderr"; then bad "$name: not one line naming the place"
+  elif [[ "${frames:-}" != "$want_frames" || "$why" != "voltage blew up"* ]]; then bad "$name: kept ${frames:-?} frames (expected $want_frames), attribute '$why'"
+  else ok "$name: exit 1, $frames frames kept: $(grep -E "^\[(error|warning|critical)\]" "$tmp/stderr")"; fi
+done
+
+# --- -o checked before the run: exit 2, one line, nothing written --------------------
+mkdir -p "$tmp/adir"
+expect_2() {  # label, text, arbolito args...
+  local label=$1 text=$2; shift 2
+  "$bin" "$@" >/dev/null 2>"$tmp/stderr"; local rc=$?
+  if [[ $rc -ne 2 || $(errors) -ne 1 ]] || ! grep -qF -- "$text" "$tmp/stderr" || grep -q "wrote" "$tmp/stderr"; then bad "$label: exit $rc"
+  else ok "$label: $(grep -E "^\[(error|warning|critical)\]" "$tmp/stderr")"; fi
+}
+expect_2 "-o directory" "adir: is a directory" run "$ring" -o "$tmp/adir"
+expect_2 "-o ''" "-o: empty file name" run "$ring" -o ""
+expect_2 "-o /dev/null" "/dev/null: is a device" run "$ring" -o /dev/null
+expect_2 "-o missing folder" "does not exist" run "$ring" -o "$tmp/no/such/out.h5"
+# 100,000 cells' probes for 8e8 steps (within the 1e9 a run may take): ~160 TB of frames.
+expect_2 "no room for the output" "the output needs about" run "$ring" --set 'cells[0].count=100000' --tfinal 2e7 -o "$tmp/huge.h5"
+compgen -G "$tmp/huge.h5*" >/dev/null && bad "no room: a file was left"
+exit $fail

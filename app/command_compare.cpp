@@ -88,9 +88,12 @@ void sort_spikes(std::vector<Spike>& s) {
 int command_compare(const CompareArgs& a) {
     // Every solver is checked before any runs (and before the output directory exists).
     const auto specs = parse_solvers(a.solvers);
-    Model m = read_model(a.model);
+    check_thread_count("--threads", a.threads);
+    Model m = read_model(a.model, a.sets);
     apply_run_overrides(m, a.dt, a.tfinal, "");
-    const std::filesystem::path dir = a.output.empty() ? m.name + "_compare" : a.output;
+    require_run_memory(m, a.model, 1);
+    // Under out/ (git-ignored) unless -o says where: not loose in the work tree.
+    const std::filesystem::path dir = a.output.empty() ? std::filesystem::path("out") / (m.name + "_compare") : std::filesystem::path(a.output);
     std::filesystem::create_directories(dir);
 
     std::vector<double> ref_frames;
@@ -144,7 +147,9 @@ int command_compare(const CompareArgs& a) {
                                  r.r.run_s, r.ns_cv_step, r.speedup, r.traces_compared ? r.max_dv : NAN,
                                  r.spikes_same ? "same" : "DIFFER")
                   << "\n";
-    std::cout << "per-phase seconds (summed over cell groups):\n" << fmt::format("{:<28}", "solver");
+    std::cout << "per-phase seconds (summed over cell groups; exch_exp: spike exchange not hidden behind the cell "
+                 "update, i.e. time the cells waited for it):\n"
+              << fmt::format("{:<28}", "solver");
     for (const auto& p : phase_names) std::cout << fmt::format(" {:>9}", p);
     std::cout << fmt::format(" {:>9}\n", "exch_exp");
     for (const Row& r : rows) {

@@ -2,15 +2,17 @@
 #include <iostream>
 #include <map>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
 #include "engine/fvm_data.hpp"
+#include "engine/cpu/cpu_cell_group.hpp"
+#include "engine/memory_estimate.hpp"
 #include "engine/solver_auto.hpp"
 #include "engine/solver_spec.hpp"
 #include "io/geometry_dump.hpp"
 #include "io/model_reader.hpp"
-#include "mechanisms/catalogue.hpp"
 #include "solvers/branch_tree.hpp"
 
 namespace arbolito {
@@ -20,7 +22,7 @@ int command_info(const InfoArgs& a) {
         std::cout << describe_solvers();
         return 0;
     }
-    const Model m = read_model(a.model);
+    const Model m = read_model(a.model, a.sets);
     long total_cv = 0;
     std::map<std::string, long> instances;
     std::cout << "model " << m.name << " (" << a.model << "): " << m.cells.size() << " cells, " << m.connections.size()
@@ -28,7 +30,11 @@ int command_info(const InfoArgs& a) {
     std::cout << "run: dt " << m.run.dt << " ms, tfinal " << m.run.tfinal << " ms, sample_dt " << m.run.sample_dt << " ms\n";
     // CV branches and levels: the unbranched runs of CVs and the depth of their tree, the
     // work units and the sequential steps of the branch-level GPU solvers.
-    std::cout << "gid  branches  CVs  CV-branches  levels  policy  morphology\n";
+    const auto row = [](const auto& gid, const auto& branches, const auto& cvs, const auto& cv_branches, const auto& levels,
+                        const std::string& policy, const std::string& morph) {
+        return fmt::format("{:>7}  {:>8}  {:>7}  {:>11}  {:>6}  {:<14}  {}\n", gid, branches, cvs, cv_branches, levels, policy, morph);
+    };
+    std::cout << row("gid", "branches", "CVs", "CV-branches", "levels", "policy", "morphology");
     for (std::size_t gid = 0; gid < m.cells.size(); ++gid) {
         const CellDesc& c = m.cells[gid];
         const CellCvs cvs = discretize_cell(c);
@@ -41,22 +47,24 @@ int command_info(const InfoArgs& a) {
         for (const auto& s : c.stimuli) ++instances[s.mechanism];
         if (gid < 20 || gid + 1 == m.cells.size()) {
             const BranchTree bt = branch_tree(cvs.parent);
-            std::cout << gid << "  " << c.morphology->branches.size() << "  " << cvs.size() << "  " << bt.n_branches()
-                      << "  " << bt.n_levels << "  " << c.policy.describe() << "  " << c.morphology->source << "\n";
+            std::cout << row(gid, c.morphology->branches.size(), cvs.size(), bt.n_branches(), bt.n_levels, c.policy.describe(),
+                             c.morphology->source);
         } else if (gid == 20) {
             std::cout << "...\n";
         }
     }
     std::cout << "total CVs: " << total_cv << "\nmechanism instances:";
     for (const auto& [k, v] : instances) std::cout << " " << k << " " << v;
-    // Per CV: v, d, u, rhs, cap, g_parent, g_sum, v_init (8 doubles) and a parent index;
-    // per mechanism instance its parameters, states, constants and weight, and a CV index.
-    double bytes = total_cv * (8 * 8 + 4);
-    for (const MechInfo& mi : mechanism_infos())
-        bytes += instances[mi.name] * ((mi.params.size() + mi.states.size() + mi.derived.size() + 1) * 8.0 + 4);
-    std::cout << "\nmemory estimate: " << bytes / (1 << 20) << " MiB of simulation state\n";
+    // The estimate `run` checks before it allocates (engine/memory_estimate.hpp).
+    const MemoryEstimate e = estimate_memory(model_size(m));
+    const double avail = available_memory_bytes();
+    std::cout << "\nmemory estimate: " << describe_bytes(e.state_bytes) << " of simulation state, "
+              << describe_bytes(e.model_bytes) << " of model; a run needs about " << describe_bytes(e.run_bytes)
+              << " (available here: " << (avail > 0 ? describe_bytes(avail) : std::string("unknown")) << ")\n";
     const AutoChoice choice = choose_solver(model_shape(m), gpu_available(), a.threads);
     std::cout << "solver auto would choose: " << choice.spec << " (" << choice.why << ")\n";
+    std::cout << "CPU SIMD lanes: " << native_lane_width() << " cells side by side (" << native_lane_isa()
+              << "; cpu and omp, lanes=auto)\n";
     if (!a.geometry.empty()) {
         std::ofstream out(a.geometry);
         if (!out) throw std::runtime_error("cannot write " + a.geometry);

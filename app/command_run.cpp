@@ -58,7 +58,9 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     std::string out;
     std::unique_ptr<Simulation> sim;
     on_all_ranks(comm, [&] {
-        m = read_model(a.model);
+        check_thread_count("--threads", a.threads);
+        check_thread_count("--exchange-threads", a.exchange_threads);
+        m = read_model(a.model, a.sets);
         apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
     });
     // Rank 0 alone writes: it checks the output's path before the set-up. A bad one is an
@@ -66,6 +68,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     // alone says why.
     on_root_input_check(comm, [&] { out = checked_output_path(a.output, a.output_given, m.name); });
     on_all_ranks(comm, [&] {
+        require_run_memory(m, a.model, comm.size());  // every rank of one host: see README, Limits
         o.solver = a.solver;
         o.threads = a.threads;
         o.exchange_threads = a.exchange_threads;

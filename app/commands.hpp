@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/communicator.hpp"
 
@@ -10,6 +11,7 @@ namespace arbolito {
 
 struct RunArgs {
     std::string model, output, solver = "cpu", timings, event_rules;  // solver: NAME[:KEY=VALUE]...
+    std::vector<std::string> sets;  // --set KEY.PATH=VALUE on the model (io/model_overrides.hpp)
     std::optional<double> dt, tfinal;
     int threads = 1;
     int exchange_threads = 0;  // 0: Simulation chooses
@@ -19,11 +21,13 @@ struct RunArgs {
 
 struct InfoArgs {
     std::string model, geometry;  // no model: the solvers of this build
+    std::vector<std::string> sets;
     int threads = 1;              // what --solver auto would choose with this many threads
 };
 
 struct CompareArgs {
     std::string model, output, solvers;  // solvers: comma-separated NAME[:KEY=VALUE]...
+    std::vector<std::string> sets;
     std::optional<double> dt, tfinal;
     int threads = 1;
     bool spikes_only = false;

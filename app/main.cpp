@@ -14,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
+#include "app/suggest.hpp"
 #include "engine/communicator.hpp"
 #include "engine/solver_spec.hpp"
 #include "io/input_error.hpp"
@@ -36,6 +37,62 @@ CLI::Validator spec_check(Parse parse, const std::string& description) {
         description);
 }
 
+// A hint for a mistyped command line, or "": an unknown subcommand or option named,
+// with the nearest valid word (suggest.hpp). CLI11 says only "not expected".
+std::string mistyped(CLI::App& app, int argc, char** argv) {
+    const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
+    std::vector<std::string> commands;
+    for (const CLI::App* s : subs) commands.push_back(s->get_name());
+    const auto parsed = app.get_subcommands();
+    if (parsed.empty()) {
+        // The first word that is not an option or --log-level's value names the command.
+        for (int i = 1; i < argc; ++i) {
+            const std::string w = argv[i];
+            if (w == "--log-level") { ++i; continue; }
+            if (w.empty() || w[0] == '-') continue;
+            const std::string near = arbolito::nearest_word(w, commands);
+            return "unknown command '" + w + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") + "; commands: run, info, compare";
+        }
+        return "";
+    }
+    CLI::App* sub = parsed.front();
+    std::vector<std::string> names;
+    for (const CLI::App* a : {static_cast<const CLI::App*>(&app), static_cast<const CLI::App*>(sub)})
+        for (const CLI::Option* o : a->get_options()) {
+            if (o->get_group().empty()) continue;  // hidden (--layout)
+            for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+            for (const auto& n : o->get_snames()) names.push_back("-" + n);
+        }
+    for (const CLI::App* a : {static_cast<const CLI::App*>(sub), static_cast<const CLI::App*>(&app)})
+        for (const std::string& w : a->remaining()) {
+            if (w.size() < 2 || w[0] != '-') continue;
+            const std::string flag = w.substr(0, w.find('='));
+            const std::string near = arbolito::nearest_word(flag, names);
+            return "unknown option '" + flag + "' for " + sub->get_name() + (near.empty() ? "" : " (did you mean " + near + "?)") +
+                   "; see arbolito " + sub->get_name() + " --help";
+        }
+    return "";
+}
+
+std::string version_text() {
+#ifndef ARBOLITO_VERSION
+#define ARBOLITO_VERSION "unknown"
+#define ARBOLITO_GIT_COMMIT "unknown"
+#endif
+    std::string v = std::string("arbolito ") + ARBOLITO_VERSION + " (commit " + ARBOLITO_GIT_COMMIT + ")";
+#ifdef ARBOLITO_HAVE_CUDA
+    v += ", CUDA on";
+#else
+    v += ", CUDA off";
+#endif
+#ifdef ARBOLITO_HAVE_MPI
+    v += ", MPI on";
+#else
+    v += ", MPI off";
+#endif
+    return v;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,6 +107,7 @@ int main(int argc, char** argv) {
     const bool root = comm->is_root();
     CLI::App app{"arbolito: simulate networks of morphologically detailed neurons"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", version_text(), "print the version, the git commit and the backends built, and exit");
     app.fallthrough();  // --log-level may follow the subcommand
     std::string log_level = "info";
     app.add_option("--log-level", log_level, "trace, debug, info, warn, error, off")->check(
@@ -58,6 +116,7 @@ int main(int argc, char** argv) {
     RunArgs run;
     auto* run_cmd = app.add_subcommand("run", "run a model and write voltage traces and spikes (SONATA HDF5)");
     run_cmd->add_option("model", run.model, "model file (JSON)")->required();
+    run_cmd->add_option("--set", run.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
     run_cmd->add_option("-o,--output", run.output, "output file (default: <model name>.h5)");
     run_cmd->add_option("--solver", run.solver, "NAME[:KEY=VALUE]...: " + available_solver_names() + " (below)")
         ->check(spec_check(parse_solver_spec, "SPEC"));
@@ -88,7 +147,8 @@ int main(int argc, char** argv) {
                             available_solver_names())
         ->required()
         ->check(spec_check(parse_solver_list, "SPEC,..."));
-    cmp_cmd->add_option("-o,--output", cmp.output, "output directory (default: <model name>_compare)");
+    cmp_cmd->add_option("--set", cmp.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
+    cmp_cmd->add_option("-o,--output", cmp.output, "output directory (default: out/<model name>_compare)");
     cmp_cmd->add_option("--threads", cmp.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
     cmp_cmd->add_option("--dt", cmp.dt, "time step, ms (overrides the model)");
     cmp_cmd->add_option("--tfinal", cmp.tfinal, "end time, ms (overrides the model)");
@@ -98,6 +158,7 @@ int main(int argc, char** argv) {
     InfoArgs info;
     auto* info_cmd = app.add_subcommand("info", "describe a model: cells, CVs, mechanisms, memory (without a model: the solvers of this build)");
     info_cmd->add_option("model", info.model, "model file (JSON); without one: the solvers of this build");
+    info_cmd->add_option("--set", info.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
     info_cmd->add_option("--geometry", info.geometry, "write the discretised model for NEURON (JSON)");
     info_cmd->add_option("--threads", info.threads, "threads to assume for what --solver auto would choose")
         ->check(CLI::Range(1, 1024));
@@ -106,6 +167,13 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         // Every rank parses the same line: rank 0 alone prints help or the complaint.
+        if (dynamic_cast<const CLI::ExtrasError*>(&e) || dynamic_cast<const CLI::RequiredError*>(&e)) {
+            const std::string hint = mistyped(app, argc, argv);
+            if (!hint.empty()) {
+                if (root) std::fprintf(stderr, "[error] %s\n", arbolito::escape_control(hint).c_str());
+                return 2;
+            }
+        }
         std::ostringstream quiet;
         const int rc = root ? app.exit(e) : app.exit(e, quiet, quiet);
         return rc == 0 ? 0 : 2;

@@ -1,5 +1,6 @@
 #pragma once
-// A one-line progress bar on stderr, shown only once a run has taken a couple of seconds.
+// A one-line progress bar on stderr, shown only once a run has taken a couple of seconds:
+// simulated time, wall time so far and the time left at the rate so far.
 #include <chrono>
 #include <cstdio>
 
@@ -17,8 +18,10 @@ public:
         const int width = 40, filled = static_cast<int>(width * t / tfinal_);
         if (filled == last_ && t < tfinal_) return;
         last_ = filled;
-        std::fprintf(stderr, "\r[%-*.*s] %6.1f / %.1f ms  %5.1f s", width, filled, "########################################",
-                     t, tfinal_, s);
+        // Remaining time by the rate so far (simulated ms per wall second).
+        const double left = t > 0 ? s * (tfinal_ - t) / t : 0.0;
+        std::fprintf(stderr, "\r[%-*.*s] %6.1f / %.1f ms  %5.1f s, %5.1f s left ", width, filled,
+                     "########################################", t, tfinal_, s, left);
         if (t >= tfinal_) std::fprintf(stderr, "\n");
         shown_ = true;
         line_open_ = t < tfinal_;

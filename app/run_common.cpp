@@ -1,5 +1,9 @@
 #include "app/run_common.hpp"
 
+#include <algorithm>
+#include <thread>
+
+#include "engine/memory_estimate.hpp"
 #include "engine/run_settings.hpp"
 #include "io/input_error.hpp"
 
@@ -15,10 +19,26 @@ void apply_run_overrides(Model& m, const std::optional<double>& dt, const std::o
     try {
         validate_run_settings(m.run, m.connections);
     } catch (const RunSettingError& e) {
-        if (e.key == "run.tfinal") throw InputError("--tfinal", "", e.reason);
+        // Too many steps is --tfinal's when it was given, else --dt's.
+        if (e.key == "run.tfinal") throw InputError(tfinal ? "--tfinal" : "--dt", "", e.reason);
         if (e.key == "run.dt") throw InputError("--dt", "", e.reason);
         throw InputError("--dt", "", "the model's " + e.key + ": " + e.reason);
     }
+}
+
+void require_run_memory(const Model& m, const std::string& model_file, int ranks) {
+    const ModelSize size = model_size(m);
+    const std::string why = memory_shortfall(estimate_memory(size, ranks).run_bytes, available_memory_bytes(), size);
+    if (!why.empty()) throw InputError(model_file, "", "the run " + why);
+}
+
+int max_thread_count() { return std::max(64, 8 * static_cast<int>(std::thread::hardware_concurrency())); }
+
+void check_thread_count(const std::string& option, int n) {
+    if (n > max_thread_count())
+        throw InputError(option, "", std::to_string(n) + " threads is more than this machine takes (at most " +
+                                         std::to_string(max_thread_count()) + ": 8 per hardware thread, " +
+                                         std::to_string(std::thread::hardware_concurrency()) + " here)");
 }
 
 }  // namespace arbolito

@@ -12,6 +12,17 @@ namespace arbolito {
 void apply_run_overrides(Model& m, const std::optional<double>& dt, const std::optional<double>& tfinal,
                          const std::string& event_rules);
 
+// Refuses (InputError naming the model file) a run whose memory estimate is more than
+// this machine has available (engine/memory_estimate.hpp); `ranks` on this host.
+void require_run_memory(const Model& m, const std::string& model_file, int ranks);
+
+// The most threads --threads or --exchange-threads may ask for: 8 per hardware thread of
+// this machine, and at least 64 (a typo such as 10000 would start that many threads).
+int max_thread_count();
+
+// Throws InputError naming `option` when `n` is more than max_thread_count().
+void check_thread_count(const std::string& option, int n);
+
 // Wall-clock nanoseconds per CV and step (0 for an empty run).
 inline double ns_per_cv_step(double run_s, long n_cv, long steps) {
     const double cv_steps = static_cast<double>(n_cv) * steps;

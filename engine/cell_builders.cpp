@@ -1,6 +1,9 @@
 #include "engine/cell_builders.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -42,11 +45,32 @@ struct Segment {
 
 }  // namespace
 
+BusyringShape busyring_expected_shape(const BusyringParams& p) {
+    BusyringShape s;
+    double sections = 1;  // at the level before: the soma
+    for (unsigned i = 0; i < p.depth; ++i) {
+        sections *= 2 * std::clamp(interp(p.branch_probs, i, p.depth), 0.0, 1.0);
+        s.sections += sections;
+        s.segments += sections * std::round(interp(p.compartments, i, p.depth));
+    }
+    return s;
+}
+
 Morphology busyring_cell(std::uint64_t gid, const BusyringParams& p) {
     for (unsigned i = 0; i < p.depth; ++i) {
         if (!(interp(p.lengths, i, p.depth) > 0)) throw std::invalid_argument("busyring: lengths must be > 0");
-        if (!(std::round(interp(p.compartments, i, p.depth)) >= 1))
-            throw std::invalid_argument("busyring: compartments must round to >= 1 at every level");
+        const double nc = std::round(interp(p.compartments, i, p.depth));
+        if (!(nc >= 1)) throw std::invalid_argument("busyring: compartments must round to >= 1 at every level");
+        if (nc > max_busyring_compartments)
+            throw std::invalid_argument("busyring: compartments must be at most 1000000 at every level");
+    }
+    const BusyringShape expected = busyring_expected_shape(p);
+    if (!(expected.segments <= max_busyring_segments))
+    {
+        std::ostringstream why;
+        why << "busyring: depth, branch-probs and compartments give about " << std::setprecision(3) << expected.segments
+            << " segments per cell, more than 1000000";
+        throw std::invalid_argument(why.str());
     }
     const double soma_r = 12.6157 / 2.0;  // 500 µm² as a cylinder of length 2r
     const double dend_r = 0.5;

@@ -23,7 +23,21 @@ struct BusyringParams {
 };
 
 // Deterministic in gid (std::mt19937 seeded with it). Throws std::invalid_argument on
-// lengths <= 0 or compartments that round to < 1.
+// lengths <= 0, compartments that round to < 1 or exceed max_busyring_compartments, or
+// an expected size beyond max_busyring_segments (busyring_expected_shape).
 Morphology busyring_cell(std::uint64_t gid, const BusyringParams& p);
+
+// The expected number of dendrite segments and of sections (runs of `compartments`
+// segments) of a busyring cell over the random branching, computed without drawing:
+// level i holds 2·bp_i times as many sections as level i−1 (bp clamped to [0, 1]).
+struct BusyringShape {
+    double segments = 0, sections = 0;
+};
+BusyringShape busyring_expected_shape(const BusyringParams& p);
+
+// Bounds that keep one cell's construction finite (a depth of 64 with branch-probs 1
+// would ask for 2^64 sections; compartments 4e9 overflow the segment count).
+inline constexpr double max_busyring_compartments = 1e6;
+inline constexpr double max_busyring_segments = 1e6;
 
 }  // namespace arbolito

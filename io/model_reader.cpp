@@ -11,9 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cell_builders.hpp"
+#include "engine/memory_estimate.hpp"
 #include "engine/network_builders.hpp"
 #include "engine/run_settings.hpp"
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
+#include "io/model_overrides.hpp"
 #include "io/swc.hpp"
 #include "mechanisms/catalogue.hpp"
 
@@ -95,6 +98,20 @@ int region_tag(const Reader& r, const json& j, const std::string& path) {
     r.fail(path, "unknown region '" + s + "' (all, soma, axon, dend, apic, or an SWC type number)");
 }
 
+// A SONATA population name: it names an HDF5 group and the default output file
+// (<name>.h5), so it must be a plain name: letters, digits, '_', '-', '.', not only dots,
+// at most 128 characters.
+std::string population_name(const Reader& r, const json& j, const std::string& path) {
+    const std::string s = r.string(j, path);
+    if (s.empty()) r.fail(path, "empty name (it names the SONATA population and the output file)");
+    if (s.size() > 128) r.fail(path, "longer than 128 characters");
+    for (const char ch : s)
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.'))
+            r.fail(path, "'" + s + "' holds '" + std::string(1, ch) + "': a population name takes letters, digits, '_', '-' and '.'");
+    if (s.find_first_not_of('.') == std::string::npos) r.fail(path, "'" + s + "' is not a name (it names a file and an HDF5 group)");
+    return s;
+}
+
 std::map<std::string, double> param_map(const Reader& r, const json& j, const std::string& path) {
     if (!j.is_object()) r.fail(path, "expected an object of parameter values");
     std::map<std::string, double> out;
@@ -159,9 +176,18 @@ std::shared_ptr<const Morphology> morphology(const Reader& r, const json& j, con
     if (!j.is_object()) r.fail(path, "expected an object with \"swc\" or \"builder\"");
     if (j.contains("swc")) {
         r.only_keys(j, path, {"swc", "neuron_float32"});
-        std::filesystem::path p = r.string(j["swc"], Reader::join(path, "swc"));
+        const std::string key = Reader::join(path, "swc");
+        const std::string name = r.string(j["swc"], key);
+        if (name.find('\0') != std::string::npos) r.fail(key, "the path holds a NUL byte");
+        std::filesystem::path p = name;
         if (p.is_relative()) p = dir / p;
-        if (!std::filesystem::exists(p)) r.fail(Reader::join(path, "swc"), "file not found: " + p.string());
+        if (!std::filesystem::exists(p)) r.fail(key, "file not found: " + p.string());
+        // Not a regular file (a directory, /dev/zero) or too large: named with the key.
+        try {
+            check_input_file(p.string(), "SWC file");
+        } catch (const InputError& e) {
+            r.fail(key, e.what());
+        }
         Morphology m = read_swc(p.string());
         if (j.contains("neuron_float32")) {
             if (!j["neuron_float32"].is_boolean()) r.fail(Reader::join(path, "neuron_float32"), "expected true or false");
@@ -179,9 +205,13 @@ std::shared_ptr<const Morphology> morphology(const Reader& r, const json& j, con
     const std::string b = r.string(r.require(j, path, "builder"), Reader::join(path, "builder"));
     if (b == "ball_and_stick") {
         r.only_keys(j, path, {"builder", "soma_diameter", "dend_length", "dend_radius"});
-        return std::make_shared<Morphology>(ball_and_stick(r.positive(j, path, "soma_diameter", 12.6157),
-                                                           r.positive(j, path, "dend_length", 200.0),
-                                                           r.positive(j, path, "dend_radius", 0.5)));
+        const double soma = r.positive(j, path, "soma_diameter", 12.6157), length = r.positive(j, path, "dend_length", 200.0),
+                     radius = r.positive(j, path, "dend_radius", 0.5);
+        try {
+            return std::make_shared<Morphology>(ball_and_stick(soma, length, radius));
+        } catch (const std::invalid_argument& e) {  // sizes that vanish in rounding (1e-300)
+            r.fail(path, e.what());
+        }
     }
     if (b == "busyring") {
         r.only_keys(j, path, {"builder", "depth", "branch-probs", "compartments", "lengths"});
@@ -199,13 +229,16 @@ std::shared_ptr<const Morphology> morphology(const Reader& r, const json& j, con
     r.fail(Reader::join(path, "builder"), "unknown builder '" + b + "' (ball_and_stick, busyring)");
 }
 
+// The most CVs a discretisation policy may cut one branch into.
+constexpr long max_pieces_per_branch = 1000000;
+
 CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
     CvPolicy p;
     r.only_keys(j, path, {"policy", "n", "extent"});
     const std::string kind = r.string(r.require(j, path, "policy"), Reader::join(path, "policy"));
     if (kind == "nseg" || kind == "per_branch") {
         p.kind = CvPolicy::nseg;
-        p.n = j.contains("n") ? static_cast<int>(r.integer(j["n"], Reader::join(path, "n"), 1, 1000000)) : 1;
+        p.n = j.contains("n") ? static_cast<int>(r.integer(j["n"], Reader::join(path, "n"), 1, max_pieces_per_branch)) : 1;
     } else if (kind == "max_extent") {
         p.kind = CvPolicy::max_extent;
         p.extent = r.positive(j, path, "extent", 20.0);
@@ -223,7 +256,20 @@ CellDesc cell(const Reader& r, const json& j, const std::string& path, std::uint
     CellDesc c;
     c.morphology = morph;
     const Morphology& m = *morph;
-    if (j.contains("discretization")) c.policy = policy(r, j["discretization"], Reader::join(path, "discretization"));
+    if (j.contains("discretization")) {
+        const std::string dp = Reader::join(path, "discretization");
+        c.policy = policy(r, j["discretization"], dp);
+        // As many pieces per branch as nseg's n may have, at most: an extent of 1e-300
+        // would ask for more CVs than there are bytes.
+        if (c.policy.kind == CvPolicy::max_extent)
+            for (std::size_t b = 0; b < m.branches.size(); ++b) {
+                const double pieces = m.branches[b].length() / c.policy.extent;
+                if (pieces > max_pieces_per_branch)
+                    r.fail(Reader::join(dp, "extent"), "cuts branch " + std::to_string(b) + " (" + Reader::fmt(m.branches[b].length()) +
+                                                           " µm) into " + Reader::fmt(pieces) + " CVs, more than " +
+                                                           Reader::fmt(max_pieces_per_branch));
+            }
+    }
     c.v_init = r.number(j, path, "v_init", -65.0);
     c.cm[-1] = r.positive(j, path, "cm", 1.0);
     c.ra[-1] = r.positive(j, path, "ra", 35.4);
@@ -302,6 +348,18 @@ CellDesc cell(const Reader& r, const json& j, const std::string& path, std::uint
     return c;
 }
 
+// Refuses, naming `key`, a model whose description alone (cells, morphologies,
+// connections: what this reader is about to build) cannot fit in this machine's memory;
+// `run` checks the whole run's estimate once the model is read (engine/memory_estimate).
+void require_room(const Reader& r, const std::string& key, const ModelSize& s) {
+    const MemoryEstimate e = estimate_memory(s);
+    const std::string why = memory_shortfall(e.model_bytes, available_memory_bytes(), s);
+    if (!why.empty()) r.fail(key, "the model's description " + why);
+}
+
+// The most events one regular or Poisson generator may make (80 MB of times).
+constexpr double max_generator_events = 1e7;
+
 std::vector<double> generator_times(const Reader& r, const json& j, const std::string& path, double tfinal) {
     const std::string kind = r.string(r.require(j, path, "kind"), Reader::join(path, "kind"));
     std::vector<double> t;
@@ -321,15 +379,29 @@ std::vector<double> generator_times(const Reader& r, const json& j, const std::s
         const double start = r.number(j, path, "start", 0.0);
         const double stop = r.number(j, path, "stop", tfinal);
         if (start < 0) r.fail(Reader::join(path, "start"), "must be >= 0");
+        // The expected number of events, bounded before any is drawn: an interval of
+        // 1e-300 or a rate of 1e300 would fill the memory.
+        const auto bound = [&](double expected, const char* key) {
+            if (expected > max_generator_events)
+                r.fail(Reader::join(path, key), "makes about " + Reader::fmt(expected) + " events between " + Reader::fmt(start) +
+                                                    " and " + Reader::fmt(stop) + " ms, more than the " +
+                                                    Reader::fmt(max_generator_events) + " a generator may make");
+        };
         if (kind == "regular") {
             const double dt = r.positive(j, path, "interval", 1.0);
+            bound((stop - start) / dt, "interval");
             for (long k = 0; start + k * dt < stop; ++k) t.push_back(start + k * dt);
         } else {
             const double rate = r.positive(j, path, "rate_hz", 10.0);
+            bound((stop - start) * rate / 1000.0, "rate_hz");
             const auto seed = j.contains("seed") ? r.integer(j["seed"], Reader::join(path, "seed"), 0, 1L << 62) : 0;
             std::mt19937_64 gen(static_cast<std::uint64_t>(seed));
             std::exponential_distribution<double> isi(rate / 1000.0);  // per ms
-            for (double x = start + isi(gen); x < stop; x += isi(gen)) t.push_back(x);
+            for (double x = start + isi(gen); x < stop; x += isi(gen)) {
+                // Far from 0 an interval can vanish in rounding (x + isi == x): stop there.
+                if (t.size() >= 2 * max_generator_events) bound(static_cast<double>(t.size()), "rate_hz");
+                t.push_back(x);
+            }
         }
     } else {
         r.fail(Reader::join(path, "kind"), "unknown generator kind '" + kind + "' (explicit, regular, poisson)");
@@ -368,7 +440,23 @@ void busyring(const Reader& r, const json& n, Model& m, const json* run) {
     if (n.contains("dt")) m.run.dt = r.positive(n, "network", "dt", 0.025);
     if (n.contains("duration")) m.run.tfinal = r.positive(n, "network", "duration", 100.0);
     if (p.min_delay < m.run.dt) r.fail("network.min-delay", "shorter than dt (" + Reader::fmt(m.run.dt) + ")");
-    if (n.contains("name")) m.name = r.string(n["name"], "network.name");
+    try {
+        validate_run_settings(m.run, {});
+    } catch (const RunSettingError& e) {
+        const bool here = e.key == "run.dt" ? n.contains("dt") : e.key == "run.tfinal" && n.contains("duration");
+        r.fail(!here ? e.key : e.key == "run.dt" ? "network.dt" : "network.duration", e.reason);
+    }
+    if (n.contains("name")) m.name = population_name(r, n["name"], "network.name");
+    // Sized from the cells' expected shape before any is built: num-cells 1e8 is an
+    // error, not bad_alloc; so is a cell of 2^64 sections.
+    try {
+        busyring_cell(0, p.cell);
+    } catch (const std::invalid_argument& e) {
+        r.fail("network", e.what());
+    }
+    ModelSize size = model_size(m);
+    size += busyring_size(p);
+    require_room(r, n.contains("num-cells") ? "network.num-cells" : "network", size);
     try {
         build_busyring(m, p);
     } catch (const std::invalid_argument& e) {
@@ -376,26 +464,13 @@ void busyring(const Reader& r, const json& n, Model& m, const json* run) {
     }
 }
 
-}  // namespace
-
-Model parse_model(const std::string& text, const std::string& path) {
-    Reader r(path);
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::parse_error& e) {
-        // Byte offset -> line number for the message.
-        const std::size_t upto = std::min<std::size_t>(e.byte, text.size());
-        const long line = 1 + std::count(text.begin(), text.begin() + upto, '\n');
-        std::string what = e.what();
-        const auto pos = what.find("; ");
-        throw InputError(path, "line " + std::to_string(line), "invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
-    }
+// The model from its parsed document (parse_model has applied the overrides).
+Model build_model(const Reader& r, const json& j, const std::string& path) {
     r.only_keys(j, "", {"name", "run", "cells", "connections", "generators", "network"});
     Model m;
     m.source = path;
     const auto dir = std::filesystem::path(path).parent_path();
-    if (j.contains("name")) m.name = r.string(j["name"], "name");
+    if (j.contains("name")) m.name = population_name(r, j["name"], "name");
 
     if (j.contains("run")) {
         const json& run = j["run"];
@@ -431,6 +506,14 @@ Model parse_model(const std::string& text, const std::string& path) {
     }
     const json& cells = net_builder == "busyring" ? json::array() : r.array(r.require(j, "", "cells"), "cells");
     if (cells.empty() && m.cells.empty()) r.fail("cells", "a model needs at least one cell");
+    // The size of the cells built so far, added up as they come (require_room).
+    ModelSize built;
+    std::size_t sized = 0;
+    const auto size_so_far = [&] {
+        for (; sized < m.cells.size(); ++sized)
+            built += cell_size(m.cells[sized], sized == 0 || m.cells[sized].morphology != m.cells[sized - 1].morphology);
+        return built;
+    };
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const std::string cp = Reader::at("cells", i);
         r.only_keys(cells[i], cp, {"count", "morphology", "discretization", "v_init", "cm", "ra", "regions", "paint", "place",
@@ -443,6 +526,12 @@ Model parse_model(const std::string& text, const std::string& path) {
             const std::uint64_t gid = m.cells.size();
             if (!shared || per_gid) shared = morphology(r, mj, Reader::join(cp, "morphology"), gid, dir);
             m.cells.push_back(cell(r, cells[i], cp, gid, shared));
+            // Sized from the first copy before the others are made.
+            if (k == 0 && count > 1) {
+                ModelSize size = size_so_far();
+                size += cell_size(m.cells.back(), per_gid).times(static_cast<double>(count - 1));
+                require_room(r, Reader::join(cp, "count"), size);
+            }
         }
     }
     const auto ncells = static_cast<long>(m.cells.size());
@@ -519,12 +608,42 @@ Model parse_model(const std::string& text, const std::string& path) {
     return m;
 }
 
-Model read_model(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw InputError(path, "", "cannot open the model file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_model(ss.str(), path);
+}  // namespace
+
+Model parse_model(const std::string& text, const std::string& path, const std::vector<std::string>& overrides) {
+    Reader r(path);
+    json j;
+    // Byte offset -> line number for the messages.
+    const auto line_at = [&](std::size_t byte) {
+        const std::size_t upto = std::min<std::size_t>(byte, text.size());
+        return "line " + std::to_string(1 + std::count(text.begin(), text.begin() + upto, '\n'));
+    };
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        std::string what = e.what();
+        const auto pos = what.find("; ");
+        throw InputError(path, line_at(e.byte), "invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
+    } catch (const json::exception& e) {
+        // A number beyond double's range (1e400): nlohmann names the token, not where.
+        std::string what = e.what();
+        const auto q = what.find('\'');
+        const std::string token = q == std::string::npos ? "" : what.substr(q + 1, what.rfind('\'') - q - 1);
+        const std::size_t at = token.empty() ? std::string::npos : text.find(token);
+        throw InputError(path, at == std::string::npos ? "" : line_at(at),
+                         token.empty() ? "invalid JSON: " + what : "number " + token + " is out of range (beyond ±1.8e308)");
+    }
+    apply_model_overrides(j, overrides);
+    try {
+        return build_model(r, j, path);
+    } catch (const json::exception& e) {
+        // Every value is checked before use; this is the net under a check missed.
+        throw InputError(path, "", std::string("unusable JSON value: ") + e.what());
+    }
+}
+
+Model read_model(const std::string& path, const std::vector<std::string>& overrides) {
+    return parse_model(read_input_file(path, "model file"), path, overrides);
 }
 
 }  // namespace arbolito

@@ -1,6 +1,6 @@
 #pragma once
 // Writes voltage reports and spikes in the SONATA simulation-output layout
-// (shared/formats/sonata-output.md) with the HDF5 C API. The file is written as
+// (docs/sonata-output.md) with the HDF5 C API. The file is written as
 // <path>.partial and renamed to <path> only by finish(). Each flush() leaves a readable
 // file on disk; a run cut short (interrupt()) keeps the .partial as a smaller SONATA file
 // of what reached the disk, also after a failed write (io/latching_file_driver.hpp).

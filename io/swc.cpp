@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "io/input_error.hpp"
+#include "io/input_file.hpp"
 
 namespace arbolito {
 
@@ -48,9 +49,7 @@ bool parse_number(std::string_view s, double& v) {
     return ec == std::errc() && p == e && std::isfinite(v);
 }
 
-std::vector<Sample> read_samples(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, "", std::string("cannot open SWC file: ") + std::strerror(errno));
+std::vector<Sample> read_samples(std::istream& in, const std::string& path) {
     static const char* const names[7] = {"id", "type", "x", "y", "z", "radius", "parent"};
     std::vector<Sample> samples;
     std::unordered_map<long long, int> line_of;
@@ -330,6 +329,11 @@ private:
 
 }  // namespace
 
-Morphology read_swc(const std::string& path) { return Reader(path, read_samples(path)).build(); }
+Morphology parse_swc(const std::string& text, const std::string& path) {
+    std::istringstream in(text);
+    return Reader(path, read_samples(in, path)).build();
+}
+
+Morphology read_swc(const std::string& path) { return parse_swc(read_input_file(path, "SWC file"), path); }
 
 }  // namespace arbolito

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "mechanisms/expsyn.hpp"
+#include "core/math.hpp"
 #include "mechanisms/mechanism.hpp"
 
 namespace arbolito {
@@ -40,13 +41,15 @@ struct exp2syn : MechanismDefaults {
         s[b] += w * c[peak_factor];
     }
 
-    ARB_HD static void current(double v, double /*t_mid*/, const Globals&, const double* p, const double* s,
-                               const double* /*c*/, double& i, double& g) {
+    template <class T>
+    ARB_HD static void current(T v, double /*t_mid*/, const Globals&, const T* p, const T* s, const T* /*c*/, T& i,
+                               T& g) {
         g = s[b] - s[a];
         i = g * (v - p[e]);
     }
 
-    ARB_HD static void advance(double, double dt, const Globals&, const double* p, double* s, const double* c) {
+    template <class T>
+    ARB_HD static void advance(T, double dt, const Globals&, const T* p, T* s, const T* c) {
         s[a] = expsyn::decay(s[a], dt, c[tau1_effective]);
         s[b] = expsyn::decay(s[b], dt, p[tau2]);
     }

@@ -3,6 +3,7 @@
 // which decays exactly with time constant tau.
 #include <cmath>
 
+#include "core/math.hpp"
 #include "mechanisms/mechanism.hpp"
 
 namespace arbolito {
@@ -16,17 +17,20 @@ struct expsyn : MechanismDefaults {
     enum State { g };
 
     // Exact exponential decay over dt (shared with exp2syn).
-    ARB_HD static double decay(double x, double dt, double tau) { return x * std::exp(-dt / tau); }
+    template <class T>
+    ARB_HD static T decay(T x, double dt, T tau) { return x * math::exp(-dt / tau); }
 
     ARB_HD static void on_event(double w, const double*, double* s, const double*) { s[g] += w; }
 
-    ARB_HD static void current(double v, double /*t_mid*/, const Globals&, const double* p, const double* s,
-                               const double* /*c*/, double& i, double& gout) {
+    template <class T>
+    ARB_HD static void current(T v, double /*t_mid*/, const Globals&, const T* p, const T* s, const T* /*c*/, T& i,
+                               T& gout) {
         i = s[g] * (v - p[e]);  // nA
         gout = s[g];            // µS
     }
 
-    ARB_HD static void advance(double, double dt, const Globals&, const double* p, double* s, const double*) {
+    template <class T>
+    ARB_HD static void advance(T, double dt, const Globals&, const T* p, T* s, const T*) {
         s[g] = decay(s[g], dt, p[tau]);
     }
 };

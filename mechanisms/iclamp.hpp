@@ -1,6 +1,7 @@
 #pragma once
 // Current clamp: amp (nA, depolarising when > 0) while the step's midpoint lies in
 // [delay, delay + dur), NEURON's rule.
+#include "core/math.hpp"
 #include "mechanisms/mechanism.hpp"
 
 namespace arbolito {
@@ -13,9 +14,10 @@ struct iclamp : MechanismDefaults {
     enum Param { delay, dur, amp };
 
     // i: the injected current (nA); a stimulus has no conductance.
-    ARB_HD static void current(double /*v*/, double t_mid, const Globals&, const double* p, const double* /*s*/,
-                               const double* /*c*/, double& i, double& g) {
-        i = (t_mid >= p[delay] && t_mid < p[delay] + p[dur]) ? p[amp] : 0.0;
+    template <class T>
+    ARB_HD static void current(T /*v*/, double t_mid, const Globals&, const T* p, const T* /*s*/, const T* /*c*/, T& i,
+                               T& g) {
+        i = math::select((p[delay] <= t_mid) & (t_mid < p[delay] + p[dur]), p[amp], T(0.0));
         g = 0.0;
     }
 };

@@ -40,10 +40,12 @@ struct MechanismDefaults {
     static void derive(const double* /*p*/, double* /*c*/) {}
     template <class G>
     ARB_HD static void init(double /*v*/, const G&, const double* /*p*/, double* /*s*/) {}
-    // States after the solve, at the new voltage v.
-    template <class G>
-    ARB_HD static void advance(double /*v*/, double /*dt*/, const G&, const double* /*p*/, double* /*s*/,
-                               const double* /*c*/) {}
+    // States after the solve, at the new voltage v. current and advance are templates over
+    // the value type T: double (one instance, both backends) or Lanes<W> (W instances side
+    // by side, the CPU backend; core/lanes.hpp), so they use + - * / and core/math.hpp's
+    // math::exp, math::fabs and math::select.
+    template <class T, class G>
+    ARB_HD static void advance(T /*v*/, double /*dt*/, const G&, const T* /*p*/, T* /*s*/, const T* /*c*/) {}
     // An event of weight w (µS) on a synapse.
     ARB_HD static void on_event(double /*w*/, const double* /*p*/, double* /*s*/, const double* /*c*/) {}
 };
@@ -52,13 +54,14 @@ template <class M> constexpr int n_params = static_cast<int>(std::tuple_size<dec
 template <class M> constexpr int n_states = static_cast<int>(std::tuple_size<decltype(M::states)>::value);
 template <class M> constexpr int n_derived = static_cast<int>(std::tuple_size<decltype(M::derived)>::value);
 
-// One instance's values on the stack (at least one slot: C++ has no empty arrays).
-template <int N>
+// One instance's values on the stack (at least one slot: C++ has no empty arrays); T:
+// Lanes<W> for W instances.
+template <int N, class T = double>
 struct Values {
-    double v[N > 0 ? N : 1];
-    ARB_HD double* data() { return v; }
-    ARB_HD const double* data() const { return v; }
-    ARB_HD double& operator[](int i) { return v[i]; }
+    T v[N > 0 ? N : 1];
+    ARB_HD T* data() { return v; }
+    ARB_HD const T* data() const { return v; }
+    ARB_HD T& operator[](int i) { return v[i]; }
 };
 
 }  // namespace arbolito

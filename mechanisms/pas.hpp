@@ -10,8 +10,9 @@ struct pas : MechanismDefaults {
     static constexpr std::array params{Quantity{"g", "S/cm2", 0.001, 0.0}, Quantity{"e", "mV", -70.0}};
     enum Param { g, e };
 
-    ARB_HD static void current(double v, double /*t_mid*/, const Globals&, const double* p, const double* /*s*/,
-                               const double* /*c*/, double& i, double& gout) {
+    template <class T>
+    ARB_HD static void current(T v, double /*t_mid*/, const Globals&, const T* p, const T* /*s*/, const T* /*c*/, T& i,
+                               T& gout) {
         i = p[g] * (v - p[e]);
         gout = p[g];
     }

@@ -32,6 +32,16 @@ Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents) {
     return l;
 }
 
+std::vector<int> level_order(const std::vector<int>& p) {
+    const int n = static_cast<int>(p.size());
+    std::vector<int> depth(n, 0);
+    for (int i = 0; i < n; ++i) depth[i] = p[i] < 0 ? 0 : depth[p[i]] + 1;  // parent[i] < i
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth[a] < depth[b]; });
+    return order;
+}
+
 Layout level_layout(const std::vector<std::vector<int>>& natural_parents) {
     Layout l;
     const long nc = static_cast<long>(natural_parents.size());
@@ -44,11 +54,7 @@ Layout level_layout(const std::vector<std::vector<int>>& natural_parents) {
     parallel_for(nc, 16, [&](long c) {
         const auto& p = natural_parents[c];
         const int n = static_cast<int>(p.size());
-        std::vector<int> depth(n, 0);
-        for (int i = 0; i < n; ++i) depth[i] = p[i] < 0 ? 0 : depth[p[i]] + 1;  // parent[i] < i
-        std::vector<int> order(n);
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth[a] < depth[b]; });
+        const std::vector<int> order = level_order(p);
         std::vector<int>& idx = l.index[c];
         idx.resize(n);
         for (int k = 0; k < n; ++k) idx[order[k]] = base[c] + k;

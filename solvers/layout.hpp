@@ -34,6 +34,10 @@ void check_cv_tree(const std::vector<int>& parent, const std::string& who);
 // Cells one after another, each in its natural order: the serial Hines layout.
 Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents);
 
+// One cell's CVs in level order (by distance from the root in CVs, ties in natural
+// order): order[k] is the natural CV at position k; parents precede children.
+std::vector<int> level_order(const std::vector<int>& natural_parent);
+
 // Cells one after another, each in level order (by distance from the root in CVs, ties in
 // natural order): parents still precede children, and consecutive CVs mostly lie on
 // different branches, so the serial Hines sweeps are not one long chain of dependent

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Reads arbolito's SONATA output (shared/formats/sonata-output.md) and compares two files.
+"""Reads arbolito's SONATA output (docs/sonata-output.md) and compares two files.
 
     read(path) -> dict(time, data, node_ids, index_pointers, element_ids, element_pos,
                        spikes_gid, spikes_t)

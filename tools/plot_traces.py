@@ -27,7 +27,8 @@ def fail(msg):
 
 
 def columns(r, cells, max_traces):
-    """(column, label) pairs of the report, in file order, for the chosen cells."""
+    """(column, label) pairs of the report, in file order, for the chosen cells (at most
+    max_traces), and how many there are in all."""
     out = []
     ptr = r["index_pointers"]
     for i, gid in enumerate(r["node_ids"]):
@@ -38,7 +39,7 @@ def columns(r, cells, max_traces):
             if r["element_pos"] is not None:
                 label += f" @ {r['element_pos'][c]:.3g}"
             out.append((c, label))
-    return out[:max_traces]
+    return out[:max_traces], len(out)
 
 
 def main(argv=None):
@@ -70,7 +71,7 @@ def main(argv=None):
     except (OSError, KeyError, ValueError) as e:
         fail(f"{args.file}: {e}")
 
-    traces = columns(r, cells, args.max_traces) if r["data"] is not None else []
+    traces, n_traces = columns(r, cells, args.max_traces) if r["data"] is not None else ([], 0)
     gid, t = r["spikes_gid"], r["spikes_t"]
     if cells is not None:
         keep = np.isin(gid, list(cells))
@@ -102,7 +103,8 @@ def main(argv=None):
     axes[0].set_title(os.path.basename(args.file))
     fig.tight_layout()
     fig.savefig(args.output, dpi=120)
-    print(f"wrote {args.output}: {len(traces)} traces, {len(t)} spikes")
+    shown = f"{len(traces)} of {n_traces} traces" + (" (--max-traces for more)" if n_traces > len(traces) else "")
+    print(f"wrote {args.output}: {shown}, {len(t)} spikes")
     return 0
 
 

@@ -15,5 +15,11 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 build=${BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
+# cmake's own chatter is kept in $build/cmake.log; what it decided about the backends
+# (CUDA on/off, MPI on/off) is shown.
+mkdir -p "$build"
+if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >"$build/cmake.log" 2>&1; then
+  cat "$build/cmake.log"; exit 1
+fi
+grep -E "^-- arbolito:" "$build/cmake.log" || true
 cmake --build "$build" -j "${JOBS:-$(nproc)}"

@@ -1,6 +1,20 @@
 #!/usr/bin/env bash
-# Set up, build and run the whole test suite (CPU tests always; GPU tests skip without a GPU).
+# Set up, build and run the whole test suite, then say which backends it tested: the
+# CPU backends always, MPI when built with it, the GPU tests only in a CUDA build (a
+# build without nvcc has none) and only on a machine with a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./tools/setup.sh
-cd build && ctest --output-on-failure -j "${JOBS:-$(nproc)}"
+cd build
+rc=0
+ctest --output-on-failure -j "${JOBS:-$(nproc)}" || rc=$?
+version=$(./app/arbolito --version)
+backends="cpu, omp"
+[[ $version == *"MPI on"* ]] && backends+=", mpi"
+if [[ $version == *"CUDA on"* ]]; then
+  if nvidia-smi -L >/dev/null 2>&1; then backends+=", cuda"; cuda="on"; else cuda="on, but no GPU here: GPU tests skipped"; fi
+elif command -v nvcc >/dev/null; then cuda="off (configured off)"
+else cuda="off (no nvcc: no GPU tests built)"; fi
+neuron=$(python3 -c "import neuron" 2>/dev/null && echo "run" || echo "not run (python3-neuron missing)")
+echo "backends tested: $backends; CUDA: $cuda; NEURON validation: $neuron"
+exit $rc

@@ -3,19 +3,125 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/lanes.hpp"
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance.hpp"
-#include "mechanisms/instance_currents.hpp"
 #include "mechanisms/threshold.hpp"
-#include "solvers/hines.hpp"
+#include "solvers/lane_hines.hpp"
 
 namespace arbolito {
 
-CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s)
-    : f_(std::move(data)), s_(s), globals_(all_mechanisms::globals(s.celsius)) {
+// 4 also with AVX-512: on busyring one core (bench/RESULTS.md, CPU lanes) 8 lanes took
+// twice 4's solve time (eight-wide gathers and scatters where the lanes' parents differ,
+// 8 % padding against 3.5 %), and 2 and 4 ran alike: the sweeps are bound by the division's
+// throughput per double, which is the same at every width.
+int native_lane_width() {
+#if defined(__AVX__)
+    return 4;
+#else
+    return 2;
+#endif
+}
+
+const char* native_lane_isa() {
+#if defined(__AVX512F__)
+    return "AVX-512";
+#elif defined(__AVX2__)
+    return "AVX2";
+#elif defined(__AVX__)
+    return "AVX";
+#else
+    return "SSE2/other";
+#endif
+}
+
+namespace {
+
+// W consecutive instances, from k, of mechanism M: their parameters, states and constants
+// (columns: contiguous loads) and their CVs' voltage.
+template <class M, int W>
+struct LaneInstances {
+    using L = Lanes<W>;
+    Values<n_params<M>, L> p;
+    Values<n_states<M>, L> s;
+    Values<n_derived<M>, L> c;
+    L v;
+    const int* cv;
+    bool contiguous;  // the W CVs are consecutive: vector loads and stores of per-CV values
+
+    LaneInstances(const MechColumns& m, int k, const double* volt) : cv(m.cv + k) {
+        // Density instances have distinct CVs (sorted), so consecutive is first + W - 1; point
+        // instances may share a CV and always go lane by lane, in instance order.
+        contiguous = M::kind == MechKind::density && cv[W - 1] - cv[0] == W - 1;
+        v = contiguous ? L::load(volt + cv[0]) : L::gather(volt, cv);
+        for (int j = 0; j < n_params<M>; ++j) p[j] = L::load(m.p + static_cast<long>(j) * m.n + k);
+        for (int j = 0; j < n_states<M>; ++j) s[j] = L::load(m.s + static_cast<long>(j) * m.n + k);
+        for (int j = 0; j < n_derived<M>; ++j) c[j] = L::load(m.c + static_cast<long>(j) * m.n + k);
+    }
+    void store_states(const MechColumns& m, int k) const {
+        for (int j = 0; j < n_states<M>; ++j) s.v[j].store(m.s + static_cast<long>(j) * m.n + k);
+    }
+    // per_cv[cv] += x, lane by lane in instance order (the scalar loop's order).
+    void add(double* per_cv, L x) const {
+        if (contiguous)
+            (L::load(per_cv + cv[0]) + x).store(per_cv + cv[0]);
+        else
+            for (int l = 0; l < W; ++l) per_cv[cv[l]] += x[l];
+    }
+};
+
+// Instances [k0, k1) of M add their currents to d and rhs: W at a time, the rest one by
+// one. The terms are assemble.hpp's (add_current, add_injected), lane by lane.
+template <class M, int W>
+void add_currents(const MechColumns m, int k0, int k1, const double* v, double t_mid, const typename M::Globals& gl,
+                  double* d, double* rhs) {
+    auto group = [&](auto width, int k) {
+        constexpr int N = decltype(width)::value;
+        using L = Lanes<N>;
+        const LaneInstances<M, N> in(m, k, v);
+        L i_m, g_m;
+        M::current(in.v, t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+        if constexpr (M::kind == MechKind::density) {
+            const L w = L::load(m.weight + k), g = w * g_m, i = w * i_m;
+            in.add(d, g);
+            in.add(rhs, g * in.v - i);
+        } else if constexpr (M::kind == MechKind::synapse) {
+            in.add(d, g_m);
+            in.add(rhs, g_m * in.v - i_m);
+        } else {
+            in.add(rhs, i_m);
+        }
+    };
+    int k = k0;
+    for (; k + W <= k1; k += W) group(std::integral_constant<int, W>{}, k);
+    for (; k < k1; ++k) group(std::integral_constant<int, 1>{}, k);
+}
+
+template <class M, int W>
+void advance_states(const MechColumns m, int k0, int k1, const double* v, double dt, const typename M::Globals& gl) {
+    auto group = [&](auto width, int k) {
+        constexpr int N = decltype(width)::value;
+        LaneInstances<M, N> in(m, k, v);
+        M::advance(in.v, dt, gl, in.p.v, in.s.v, in.c.v);
+        in.store_states(m, k);
+    };
+    int k = k0;
+    for (; k + W <= k1; k += W) group(std::integral_constant<int, W>{}, k);
+    for (; k < k1; ++k) group(std::integral_constant<int, 1>{}, k);
+}
+
+}  // namespace
+
+CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& s)
+    : f_(std::move(data)), blocks_(std::move(blocks)), s_(s), globals_(all_mechanisms::globals(s.celsius)) {
     const int n = f_.n_cv();
-    for (int c = 0; c < f_.n_cells(); ++c) cell_begin_.push_back(f_.layout.index[c][0]);
-    cell_begin_.push_back(n);
+    cap_dt_.resize(n);
+    d_base_.resize(n);
+    for (int i = 0; i < n; ++i) {
+        cap_dt_[i] = f_.cap[i] / s_.dt;
+        d_base_[i] = cap_dt_[i] + f_.g_sum[i];
+    }
+    for (int i : f_.layout.padding) d_base_[i] = 1.0;  // the inert row d = 1, rhs = 0: v stays 0
     v_ = f_.v_init;
     blown_up_ = first_blown_up(f_);
     d_.assign(n, 0.0);
@@ -24,21 +130,27 @@ CpuCellGroup::CpuCellGroup(FvmData data, const StepSettings& s)
     mech_ = initial_states(f_, globals_);
     det_v_.resize(f_.detector_cv.size());
 
-    // About 4096 CVs a chunk: ~150 bytes of state per CV keeps a chunk within L2.
+    // About 4096 CVs a chunk (at least one block): ~150 bytes of state per CV keeps a chunk
+    // within L2.
     constexpr int chunk_cvs = 4096;
     auto range = [](const MechInstances& mi, int cv0, int cv1, int (&out)[2]) {
         out[0] = static_cast<int>(std::lower_bound(mi.cv.begin(), mi.cv.end(), cv0) - mi.cv.begin());
         out[1] = static_cast<int>(std::lower_bound(mi.cv.begin(), mi.cv.end(), cv1) - mi.cv.begin());
     };
-    for (int c = 0; c < f_.n_cells();) {
+    const int W = blocks_.width, nb = blocks_.n_blocks();
+    auto block_end = [&](int b) { return blocks_.base[b] + blocks_.rows[b] * W; };
+    for (int b = 0; b < nb;) {
         Chunk k{};
-        k.cell_begin = c;
-        k.cv_begin = cell_begin_[c];
-        while (c < f_.n_cells() && (c == k.cell_begin || cell_begin_[c + 1] - k.cv_begin <= chunk_cvs)) ++c;
-        k.cell_end = c;
-        k.cv_end = cell_begin_[c];
+        k.block_begin = b;
+        k.cv_begin = blocks_.base[b];
+        while (b < nb && (b == k.block_begin || block_end(b) - k.cv_begin <= chunk_cvs)) ++b;
+        k.block_end = b;
+        k.cv_end = block_end(b - 1);
         for (int x = 0; x < n_mechanisms; ++x) range(f_.mechs[x], k.cv_begin, k.cv_end, k.instances[x]);
-        chunks_.push_back(k);
+        for (int j = k.block_begin * W; j < k.block_end * W; ++j)
+            if (blocks_.cell[j] >= 0) k.cells.push_back(blocks_.cell[j]);
+        std::sort(k.cells.begin(), k.cells.end());
+        chunks_.push_back(std::move(k));
     }
     auto chunk_of_cv = [&](int cv) {
         return static_cast<int>(std::upper_bound(chunks_.begin(), chunks_.end(), cv,
@@ -103,7 +215,12 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
             const double t = n * s_.dt;
             for (; next < ev.size() && events[ev[next]].step == n; ++next) deliver(events[ev[next]]);
             times_.events += wc.lap();
-            step_chunk(k, t, wc);
+            switch (blocks_.width) {
+                case 1: step_chunk<1>(k, t, wc); break;
+                case 2: step_chunk<2>(k, t, wc); break;
+                case 4: step_chunk<4>(k, t, wc); break;
+                default: step_chunk<8>(k, t, wc); break;
+            }
             detect_chunk(k, t, spikes);
             times_.detect += wc.lap();
             if (const long f = s_.frame_after(n); f >= 0) {
@@ -124,8 +241,7 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
 }
 
 void CpuCellGroup::detect_chunk(int chunk, double t, std::vector<Spike>& spikes) const {
-    const Chunk& ck = chunks_[chunk];
-    for (int c = ck.cell_begin; c < ck.cell_end; ++c) {
+    for (int c : chunks_[chunk].cells) {
         for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) {
             const double v0 = det_v_[k], v1 = v_[f_.detector_cv[k]], th = f_.detector_threshold[k];
             if (threshold::crossed(v0, v1, th)) {
@@ -136,11 +252,25 @@ void CpuCellGroup::detect_chunk(int chunk, double t, std::vector<Spike>& spikes)
     }
 }
 
+template <int W>
 void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
+    using L = Lanes<W>;
     const Chunk& ck = chunks_[chunk];
     const double dt = s_.dt;
 
-    for (int i = ck.cv_begin; i < ck.cv_end; ++i) assemble_base(f_.cap[i], f_.g_sum[i], dt, v_[i], d_[i], rhs_[i]);
+    // The arrays as local restrict pointers: Lanes' loads and stores (memcpy) may alias any
+    // object, so through the members the compiler would reload every pointer every row.
+    double* __restrict v = v_.data();
+    double* __restrict d = d_.data();
+    double* __restrict rhs = rhs_.data();
+    const double* __restrict d_base = d_base_.data();
+    const double* __restrict cap_dt = cap_dt_.data();
+
+    // assemble_base: d = cap/dt + g_sum, rhs = cap/dt · v (the constant terms precomputed).
+    for (int i = ck.cv_begin; i < ck.cv_end; i += W) {
+        L::load(d_base + i).store(d + i);
+        (L::load(cap_dt + i) * L::load(v + i)).store(rhs + i);
+    }
     times_.assemble += w.lap();
 
     // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
@@ -148,52 +278,22 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;
-        const MechColumns m = columns(x);
-        const auto& gl = std::get<x>(globals_);
-        for (int k = ck.instances[x][0]; k < ck.instances[x][1]; ++k) {
-            const int cv = m.cv[k];
-            if constexpr (M::kind == MechKind::density) {
-                add_density_current<M>(m, k, v_[cv], t_mid, gl, d_[cv], rhs_[cv]);
-            } else {
-                const Instance<M> in(m, k);
-                double i_m, g_m;
-                M::current(v_[cv], t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
-                if constexpr (M::kind == MechKind::synapse)
-                    add_current(i_m, g_m, v_[cv], d_[cv], rhs_[cv]);
-                else
-                    add_injected(i_m, rhs_[cv]);
-            }
-        }
+        add_currents<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v, t_mid, std::get<x>(globals_), d, rhs);
     });
     times_.currents += w.lap();
 
-    for (int c = ck.cell_begin; c < ck.cell_end; c += 4) {
-        const int nc = std::min(4, ck.cell_end - c);
-        if (nc == 1) {  // nothing to interleave with
-            hines_solve(cell_begin_[c], cell_begin_[c + 1], f_.layout.parent.data(), d_.data(), u_.data(), rhs_.data());
-            continue;
-        }
-        hines_solve_lockstep<4>(&cell_begin_[c], &cell_begin_[c + 1], nc, f_.layout.parent.data(), d_.data(), u_.data(),
-                                rhs_.data());
-    }
+    // Detectors keep the voltage of the step's start; the solution replaces v.
+    for (int c : ck.cells)
+        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v[f_.detector_cv[k]];
+    for (int b = ck.block_begin; b < ck.block_end; ++b)
+        lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v);
     times_.solve += w.lap();
-
-    // The solution replaces v; detectors keep the voltage of the step's start.
-    for (int c = ck.cell_begin; c < ck.cell_end; ++c)
-        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v_[f_.detector_cv[k]];
-    std::copy(rhs_.begin() + ck.cv_begin, rhs_.begin() + ck.cv_end, v_.begin() + ck.cv_begin);
 
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;
-        if constexpr (n_states<M> > 0) {
-            const MechColumns m = columns(x);
-            for (int k = ck.instances[x][0]; k < ck.instances[x][1]; ++k) {
-                Instance<M> in(m, k);
-                M::advance(v_[m.cv[k]], dt, std::get<x>(globals_), in.p.v, in.s.v, in.c.v);
-                in.store_states(m, k);
-            }
-        }
+        if constexpr (n_states<M> > 0)
+            advance_states<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v, dt, std::get<x>(globals_));
     });
     times_.states += w.lap();
 }

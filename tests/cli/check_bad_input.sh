@@ -16,7 +16,8 @@ while IFS=: read -r name text; do
   if [[ $rc -ne 2 ]]; then echo "FAIL $name: exit $rc, expected 2: $msg"; fail=1; continue; fi
   if [[ $lines -ne 1 ]]; then echo "FAIL $name: $lines error lines: $msg"; fail=1; continue; fi
   if [[ "$msg" != *"$text"* ]]; then echo "FAIL $name: '$msg' does not name '$text'"; fail=1; continue; fi
-  if [[ "$name" != malformed_swc && "$msg" != *"$name.json"* && "$msg" != *"no_such_cell"* ]]; then
+  if LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' "$tmp/stderr"; then echo "FAIL $name: raw control bytes in the error line"; fail=1; continue; fi
+  if [[ "$name" != malformed_swc && "$name" != swc_control_bytes && "$msg" != *"$name.json"* && "$msg" != *"no_such_cell"* ]]; then
     echo "FAIL $name: '$msg' does not name the model file"; fail=1; continue; fi
   if compgen -G "$tmp/out.h5*" >/dev/null; then echo "FAIL $name: output file left behind"; fail=1; continue; fi
   echo "ok   $name: $msg"
@@ -32,11 +33,43 @@ expect_bad() {  # label, text the error must hold, arbolito args...
 }
 expect_bad "missing model file" "does_not_exist" run "$dir/does_not_exist.json" -o "$tmp/out.h5"
 expect_bad "--dt -1" "--dt" run "$ex" --dt -1 -o "$tmp/out.h5"
+# Values that would never end or never fit: refused before anything runs.
+expect_bad "--tfinal nan" "--tfinal: must be >= 0, got nan" run "$ex" --tfinal nan -o "$tmp/out.h5"
+expect_bad "--tfinal inf" "--tfinal: must be finite" run "$ex" --tfinal inf -o "$tmp/out.h5"
+expect_bad "--tfinal 1e308" "--tfinal: 1e+308 ms at dt" run "$ex" --tfinal 1e308 -o "$tmp/out.h5"
+expect_bad "--dt 1e-300" "--dt: 50 ms at dt 1e-300 ms would take 5e+301 steps" run "$ex" --dt 1e-300 -o "$tmp/out.h5"
+expect_bad "--dt nan" "--dt: must be > 0, got nan" run "$ex" --dt nan -o "$tmp/out.h5"
+expect_bad "--exchange-threads 10000" "--exchange-threads: 10000 threads is more than this machine takes" run "$ex" --exchange-threads 10000 -o "$tmp/out.h5"
+expect_bad "--threads 10000" "--threads: 10000 threads is more than this machine takes" run "$ex" --solver omp --threads 10000 -o "$tmp/out.h5"
+expect_bad "compare --threads 10000" "--threads: 10000 threads" compare "$ex" --solvers cpu,omp --threads 10000 -o "$tmp/out_cmp"
+# Model paths that are not regular files: refused, not read (/dev/zero never ends).
+expect_bad "model /dev/zero" "/dev/zero: the model file is a character device, not a regular file" run /dev/zero -o "$tmp/out.h5"
+expect_bad "model a directory" "the model file is a directory, not a regular file" run "$dir" -o "$tmp/out.h5"
+# --set KEY.PATH=VALUE (io/model_overrides.hpp): a bad value is named by its key as in
+# the file, a bad assignment by --set.
+expect_bad "--set run.dt=-1" "ball_and_stick.json:run.dt: must be > 0, got -1" run "$ex" --set run.dt=-1 -o "$tmp/out.h5"
+expect_bad "--set run.colour=1" "ball_and_stick.json:run.colour: unknown key" run "$ex" --set run.colour=1 -o "$tmp/out.h5"
+expect_bad "--set no =" "--set: 'run.dt' is not KEY.PATH=VALUE" run "$ex" --set run.dt -o "$tmp/out.h5"
+expect_bad "--set through a number" "--set: 'run.dt.x=1': run.dt is a number, not an object" run "$ex" --set run.dt=0.1 --set run.dt.x=1 -o "$tmp/out.h5"
+expect_bad "--set cells[5]" "--set: 'cells[5].count=2': cells has no element [5]" run "$ex" --set 'cells[5].count=2' -o "$tmp/out.h5"
+expect_bad "--set num-cells too big" "network.num-cells: the model's description needs about" run "$dir/../../../examples/busyring.json" --set network.num-cells=100000000 -o "$tmp/out.h5"
+# ... and a good one changes the model.
+if "$bin" info "$dir/../../../examples/busyring.json" --set network.num-cells=64 --set 'network.lengths=[100, 10]' | grep -q ": 64 cells,"; then
+  echo "ok   --set network.num-cells=64"
+else echo "FAIL --set network.num-cells=64 did not give 64 cells"; fail=1; fi
+# Mistyped commands and options are named, with the nearest valid word.
+expect_bad "runn" "unknown command 'runn' (did you mean 'run'?)" runn "$ex"
+expect_bad "--spike-only" "unknown option '--spike-only' for run (did you mean --spikes-only?)" run "$ex" --spike-only -o "$tmp/out.h5"
+expect_bad "--thread 2" "unknown option '--thread' for run (did you mean --threads?)" run "$ex" --thread 2 -o "$tmp/out.h5"
+expect_bad "compare --solver" "unknown option '--solver' for compare (did you mean --solvers?)" compare "$ex" --solver cpu -o "$tmp/out_cmp"
+if "$bin" --version | grep -Eq "^arbolito [0-9.]+ \(commit [0-9a-f]+|unknown\), CUDA (on|off), MPI (on|off)$"; then
+  echo "ok   --version: $("$bin" --version)"
+else echo "FAIL --version: $("$bin" --version 2>&1)"; fail=1; fi
 # Solver specs (docs/solvers.md): one error naming the option and what is allowed. A GPU
 # solver in a CPU-only build says it needs the CUDA build.
 cuda=$("$bin" info | grep -q "gpu-cell (needs the CUDA build)" && echo no || echo yes)
 expect_bad "--solver warp" "this build has: cpu, omp" run "$ex" --solver warp -o "$tmp/out.h5"
-expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: none)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
+expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: lanes)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
 expect_bad "--solver cpu:" "is not KEY=VALUE" run "$ex" --solver cpu: -o "$tmp/out.h5"
 expect_bad "--layout" "gone" run "$ex" --solver cpu --layout interleaved -o "$tmp/out.h5"
 if [[ $cuda == yes ]]; then
@@ -51,5 +84,6 @@ fi
 expect_bad "compare cpu,omp,warp" "unknown solver 'warp'" compare "$ex" --solvers cpu,omp,warp -o "$tmp/out_cmp"
 bad_gpu_cell=$([[ $cuda == yes ]] && echo "kernel=fast: unknown value" || echo "gpu-cell needs the CUDA build")
 expect_bad "compare bad gpu-cell" "$bad_gpu_cell" compare "$ex" --solvers cpu,omp,gpu-cell:kernel=fast -o "$tmp/out_cmp"
+[[ $cuda == no ]] && expect_bad "compare cpu,omp,gpu-cell" "gpu-cell needs the CUDA build" compare "$ex" --solvers cpu,omp,gpu-cell -o "$tmp/out_cmp"
 expect_bad "compare ," "names no solver" compare "$ex" --solvers , -o "$tmp/out_cmp"
 exit $fail

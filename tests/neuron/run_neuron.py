@@ -9,7 +9,7 @@ model fully discretised in NEURON's terms. This script rebuilds it with NEURON's
 machinery (pt3d sections, nseg, hh, pas, IClamp, ExpSyn, Exp2Syn, NetCon) and never
 reads arbolito's model file or SWC: it is the independent reference that the
 arbolito-vs-NEURON validation compares against. OUT.h5 has the layout of
-shared/formats/sonata-output.md (/report/<pop>/... and /spikes/<pop>/...).
+docs/sonata-output.md (/report/<pop>/... and /spikes/<pop>/...).
 
 Numerics (all NEURON's defaults for the fixed step, checked by experiment, see
 tests/neuron/README.md):

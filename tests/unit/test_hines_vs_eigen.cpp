@@ -11,6 +11,8 @@
 #include "io/swc.hpp"
 #include "solvers/branch_layout.hpp"
 #include "solvers/hines.hpp"
+#include "solvers/lane_hines.hpp"
+#include "solvers/lane_layout.hpp"
 #include "solvers/layout.hpp"
 #include "tests/support/test_util.hpp"
 
@@ -124,52 +126,80 @@ TEST(HinesVsEigen, BranchLevelOrder) {
     EXPECT_LT(e, 1e-12);
 }
 
-// The CPU backend's numbering (level_layout) and its lockstep solve of several cells:
-// per cell, the solution equals Eigen's on the natural numbering.
-TEST(HinesVsEigen, LevelLayoutLockstep) {
+// The CPU backend's numbering (lane_layout) and its solve of W cells at once in SIMD
+// lanes: per cell, the solution equals Eigen's on the natural numbering (1e-12 relative:
+// the same bound as the serial solve, both direct eliminations of well-conditioned
+// matrices), and every width gives the same bits as W = 1 (each lane does the same
+// arithmetic on its cell). W = 1 is level_layout's numbering.
+TEST(HinesVsEigen, LaneLayoutEveryWidth) {
     std::mt19937 gen(99);
     std::vector<std::vector<int>> trees;
-    for (int n : {1, 3, 50, 400, 2000}) trees.push_back(trees::random_parents(n, 8, gen));
+    for (int n : {1, 3, 50, 400, 2000, 7, 400}) trees.push_back(trees::random_parents(n, 8, gen));
     trees.push_back(discretize(read_swc(test_data("morphologies/ca1_pyramidal_n120.swc")), {CvPolicy::max_extent, 1, 20.0},
                                std::vector<double>(1000, 100.0)).parent);
-    const Layout l = level_layout(trees);
+    trees.push_back(trees::random_parents(400, 8, gen));  // as long as another: a block of alike lanes
+    // The matrices, per cell in natural numbering.
     std::uniform_real_distribution<double> g(0.01, 10.0), c(0.001, 1.0), b(-100.0, 100.0);
-    std::vector<double> d(l.n_cv), u(l.n_cv, 0.0), rhs(l.n_cv);
+    struct Cell {
+        std::vector<double> d, u, rhs;
+    };
+    std::vector<Cell> cells;
     std::vector<Eigen::VectorXd> expected;
-    for (std::size_t k = 0; k < trees.size(); ++k) {
-        const auto& p = trees[k];
+    for (const auto& p : trees) {
         const int n = static_cast<int>(p.size());
+        Cell m{std::vector<double>(n), std::vector<double>(n, 0.0), std::vector<double>(n)};
         std::vector<Eigen::Triplet<double>> t;
         Eigen::VectorXd bv(n);
-        std::vector<double> dn(n);
-        for (int i = 0; i < n; ++i) { dn[i] = c(gen); bv[i] = rhs[l.index[k][i]] = b(gen); }
+        for (int i = 0; i < n; ++i) { m.d[i] = c(gen); bv[i] = m.rhs[i] = b(gen); }
         for (int i = 1; i < n; ++i) {
             const double gi = g(gen);
-            u[l.index[k][i]] = -gi;
-            dn[i] += gi;
-            dn[p[i]] += gi;
+            m.u[i] = -gi;
+            m.d[i] += gi;
+            m.d[p[i]] += gi;
             t.emplace_back(i, p[i], -gi);
             t.emplace_back(p[i], i, -gi);
         }
-        for (int i = 0; i < n; ++i) { t.emplace_back(i, i, dn[i]); d[l.index[k][i]] = dn[i]; }
-        for (int i = 0; i < n; ++i) EXPECT_EQ(l.parent[l.index[k][i]], p[i] < 0 ? -1 : l.index[k][p[i]]);
+        for (int i = 0; i < n; ++i) t.emplace_back(i, i, m.d[i]);
         Eigen::SparseMatrix<double> A(n, n);
         A.setFromTriplets(t.begin(), t.end());
         expected.push_back(Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>(A).solve(bv));
+        cells.push_back(std::move(m));
     }
-    std::vector<int> first, last;
+    // Solves in the lane layout of width W; returns each cell's solution in natural order.
+    auto solve = [&](int W) {
+        const LaneNumbering ln = lane_layout(trees, W);
+        const Layout& l = ln.layout;
+        std::vector<double> d(l.n_cv, 1.0), u(l.n_cv, 0.0), rhs(l.n_cv, 0.0);  // padding: the inert row
+        for (std::size_t k = 0; k < trees.size(); ++k)
+            for (std::size_t i = 0; i < trees[k].size(); ++i) {
+                const int L = l.index[k][i];
+                d[L] = cells[k].d[i];
+                u[L] = cells[k].u[i];
+                rhs[L] = cells[k].rhs[i];
+                EXPECT_EQ(l.parent[L], trees[k][i] < 0 ? -1 : l.index[k][trees[k][i]]) << "W " << W;
+            }
+        switch (W) {
+            case 1: lane_hines_solve_all<1>(ln.blocks, l.parent.data(), d.data(), u.data(), rhs.data()); break;
+            case 2: lane_hines_solve_all<2>(ln.blocks, l.parent.data(), d.data(), u.data(), rhs.data()); break;
+            case 4: lane_hines_solve_all<4>(ln.blocks, l.parent.data(), d.data(), u.data(), rhs.data()); break;
+            default: lane_hines_solve_all<8>(ln.blocks, l.parent.data(), d.data(), u.data(), rhs.data()); break;
+        }
+        for (int p : l.padding) EXPECT_EQ(rhs[p], 0.0) << "W " << W << " padding row " << p;
+        std::vector<std::vector<double>> x(trees.size());
+        for (std::size_t k = 0; k < trees.size(); ++k)
+            for (std::size_t i = 0; i < trees[k].size(); ++i) x[k].push_back(rhs[l.index[k][i]]);
+        return x;
+    };
+    const Layout level = level_layout(trees);
+    const LaneNumbering one = lane_layout(trees, 1);
+    EXPECT_EQ(one.layout.parent, level.parent);
+    EXPECT_EQ(one.layout.index, level.index);
+    const auto ref = solve(1);
     for (std::size_t k = 0; k < trees.size(); ++k) {
-        first.push_back(l.index[k][0]);
-        last.push_back(l.index[k][0] + static_cast<int>(trees[k].size()));
-    }
-    for (std::size_t k = 0; k < trees.size(); k += 4)
-        hines_solve_lockstep<4>(&first[k], &last[k], std::min<int>(4, trees.size() - k), l.parent.data(), d.data(),
-                                u.data(), rhs.data());
-    for (std::size_t k = 0; k < trees.size(); ++k) {
-        Eigen::VectorXd x(trees[k].size());
-        for (std::size_t i = 0; i < trees[k].size(); ++i) x[i] = rhs[l.index[k][i]];
+        const Eigen::VectorXd x = Eigen::Map<const Eigen::VectorXd>(ref[k].data(), ref[k].size());
         EXPECT_LT((x - expected[k]).norm() / expected[k].norm(), 1e-12) << "tree " << k;
     }
+    for (int W : {2, 4, 8}) EXPECT_EQ(solve(W), ref) << "W " << W;
 }
 
 // Load balancing counts CVs without discretising (count_cvs): the counts must be the

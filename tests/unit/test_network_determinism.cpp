@@ -39,11 +39,19 @@ void check_variants(const Model& m, std::size_t min_spikes) {
     expect_identical(ref, run_model(m, "omp", 2, true), "omp, 2 threads");
     expect_identical(ref, run_model(m, "omp", 2, false), "omp, 2 threads, no pipeline");
     expect_identical(ref, run_model(m, "omp", 3, true), "omp, 3 threads");
+    // Cells in SIMD lanes: every lane does the scalar arithmetic of its cell (issue 18).
+    for (const char* w : {"1", "2", "4", "8"})
+        expect_identical(ref, run_model(m, std::string("cpu:lanes=") + w, 1, true), std::string("cpu, lanes ") + w);
+    expect_identical(ref, run_model(m, "omp:lanes=2", 2, true), "omp, 2 threads, lanes 2");
 }
 
 }  // namespace
 
 TEST(NetworkDeterminism, RingExample) { check_variants(read_model(source_file("examples/ring.json")), 16); }
+
+// Cells of very different sizes in one lane block (padding), every mechanism, several
+// point instances on one CV, stimuli, probes off the soma.
+TEST(NetworkDeterminism, MixedShapes) { check_variants(read_model(test_data("networks/mixed_shapes.json")), 5); }
 
 TEST(NetworkDeterminism, Busyring16) { check_variants(read_model(test_data("networks/busyring16_short.json")), 16); }
 

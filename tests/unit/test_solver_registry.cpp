@@ -62,8 +62,9 @@ TEST(SolverRegistry, ContentsPerBuild) {
 TEST(SolverSpec, DefaultsAndGivenKeys) {
     const SolverSpec cpu = parse_solver_spec("cpu");
     EXPECT_EQ(cpu.solver->name, "cpu");
-    EXPECT_TRUE(cpu.options.empty());
+    EXPECT_EQ(cpu.options.at("lanes"), "auto");  // default
     EXPECT_EQ(cpu.text(), "cpu");
+    EXPECT_EQ(parse_solver_spec("omp:lanes=1").options.at("lanes"), "1");
 #ifdef ARBOLITO_HAVE_CUDA
     const SolverSpec g = parse_solver_spec("gpu-cell:timing=off:layout=flat");
     EXPECT_EQ(g.options.at("timing"), "off");
@@ -77,7 +78,8 @@ TEST(SolverSpec, DefaultsAndGivenKeys) {
 TEST(SolverSpec, BadSpecsSayWhatIsAllowed) {
     EXPECT_TRUE(has(error_of("warp"), "unknown solver 'warp' (this build has: cpu, omp"));
     EXPECT_TRUE(has(error_of(""), "unknown solver ''"));
-    EXPECT_TRUE(has(error_of("omp:threads=4"), "unknown option 'threads' (keys: none)"));
+    EXPECT_TRUE(has(error_of("omp:threads=4"), "unknown option 'threads' (keys: lanes)"));
+    EXPECT_TRUE(has(error_of("cpu:lanes=3"), "lanes=3: unknown value (lanes takes auto|1|2|4|8)"));
     EXPECT_TRUE(has(error_of("cpu:"), "is not KEY=VALUE"));
     EXPECT_TRUE(has(error_of("cpu:=1"), "is not KEY=VALUE"));
 #ifdef ARBOLITO_HAVE_CUDA

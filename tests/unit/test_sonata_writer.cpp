@@ -1,4 +1,4 @@
-// The SONATA writer, read back with the HDF5 C API against shared/formats/sonata-output.md.
+// The SONATA writer, read back with the HDF5 C API against docs/sonata-output.md.
 #include <hdf5.h>
 
 #include <cmath>

@@ -22,7 +22,11 @@ Piece integrate(const Branch& br, const std::vector<double>& arc, double ra, dou
         const double f = (s - arc[k]) / len;
         return br.radius[k] + f * (br.radius[k + 1] - br.radius[k]);
     };
-    for (std::size_t k = 0; k + 1 < arc.size(); ++k) {
+    // Only the segments that reach [s0, s1] contribute, in order: start at the last sample
+    // before s0 and stop past s1, so that a branch's pieces cost O(samples) in all, not
+    // O(pieces × samples) (a 100,000-sample chain: 30 s before).
+    const std::size_t first = static_cast<std::size_t>(std::lower_bound(arc.begin(), arc.end(), s0) - arc.begin());
+    for (std::size_t k = first > 0 ? first - 1 : 0; k + 1 < arc.size() && arc[k] <= s1; ++k) {
         const double a = std::max(s0, arc[k]), b = std::min(s1, arc[k + 1]);
         if (arc[k] == arc[k + 1]) {
             // A radius step at one point: its annulus belongs to the piece [s0, s1).

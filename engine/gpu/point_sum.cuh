@@ -67,12 +67,21 @@ __device__ __forceinline__ void point_sum(int k, int n, const int* __restrict__ 
     const unsigned with_key = __ballot_sync(full_warp, key == last_key);
     const int head_lane = __ffs(with_key) - 1;
     double sd = __shfl_sync(full_warp, dd, head_lane), sr = __shfl_sync(full_warp, dr, head_lane);
-    for (int base = first + 32; base < n && cv[base] == last_key; base += 32) {
-        const int j = base + lane;
-        double jd = 0, jr = 0;
-        if (j < n && cv[j] == last_key) terms(j, jd, jr);
-        sd += warp_total(jd);
-        sr += warp_total(jr);
+    // Four warps' worth per pass, their loads issued before any sum waits on them.
+    constexpr int ahead = 4;
+    for (int base = first + 32; base < n && cv[base] == last_key; base += 32 * ahead) {
+        double jd[ahead], jr[ahead];
+#pragma unroll
+        for (int a = 0; a < ahead; ++a) {
+            const int j = base + 32 * a + lane;
+            jd[a] = jr[a] = 0;
+            if (j < n && cv[j] == last_key) terms(j, jd[a], jr[a]);
+        }
+#pragma unroll
+        for (int a = 0; a < ahead; ++a) {
+            sd += warp_total(jd[a]);
+            sr += warp_total(jr[a]);
+        }
     }
     if (lane == 0) {
         d[last_key] += sd;

@@ -15,6 +15,7 @@
 
 #include "engine/morphology.hpp"
 #include "io/input_error.hpp"
+#include "engine/discretization.hpp"
 #include "io/swc.hpp"
 
 using namespace arbolito;
@@ -372,4 +373,23 @@ TEST_F(SwcTemp, NoSomaStartsAtTheRoot) {
     EXPECT_EQ(f.branches[1].parent_x, 0.0);
     EXPECT_EQ(f.branches[1].xyz[0], Eigen::Vector3d(0, 0, 0));
     EXPECT_EQ(f.branches[1].radius[0], 2);
+}
+
+// An unbranched chain of 100,000 samples cut at every sample (issue 14: discretisation was
+// quadratic in the samples of a branch, 23 s here): every piece's area is its frustum's,
+// so the total is the cylinder's lateral area to rounding (1e-9 relative: 1e5 additions of
+// terms of one sign, each correct to an ulp), and the resistances add up to the chain's.
+// Its run time is in bench/discretize_scale.sh, not asserted here.
+TEST(Swc, LongChainDiscretisesLinearly) {
+    const int n = 100000;
+    std::string text = "1 1 0 0 0 5 -1\n";
+    for (int i = 2; i <= n; ++i) text += std::to_string(i) + " 3 " + std::to_string(i) + " 0 0 0.5 " + std::to_string(i - 1) + "\n";
+    const Morphology m = parse_swc(text, "chain.swc");
+    const CellCvs cvs = discretize(m, {CvPolicy::every_segment, 1, 0}, std::vector<double>(m.branches.size(), 100.0));
+    double dend_area = 0;
+    for (int i = 0; i < cvs.size(); ++i)
+        if (m.branches[cvs.branch[i]].tag == 3) dend_area += cvs.area[i];
+    const double pi = 3.14159265358979323846, length = n - 2;  // dendrite samples at x = 2 .. n
+    EXPECT_NEAR(dend_area / (2 * pi * 0.5 * length), 1.0, 1e-9);
+    EXPECT_GE(cvs.size(), n - 1);
 }

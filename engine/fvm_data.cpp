@@ -208,4 +208,8 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     return f;
 }
 
+void release_per_cv_inputs(FvmData& f) {
+    for (std::vector<double>* a : {&f.cap, &f.g_parent, &f.g_sum, &f.v_init}) std::vector<double>().swap(*a);
+}
+
 }  // namespace arbolito

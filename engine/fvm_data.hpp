@@ -60,6 +60,11 @@ struct FvmData {
     long n_real_cv() const { return layout.n_cv - static_cast<long>(layout.padding.size()); }
 };
 
+// Frees cap, g_parent, g_sum and v_init once a group has made its own run-time arrays
+// from them (32 bytes per CV: 1.8 GB at busyring's 32,768 cells); the rest of FvmData
+// (layout, instances, targets, detectors, probes) stays for the run.
+void release_per_cv_inputs(FvmData& f);
+
 using LayoutMaker = std::function<Layout(const std::vector<std::vector<int>>& natural_parents)>;
 
 // Discretises cells [gid_begin, gid_end) of the model; the solver supplies the layout.

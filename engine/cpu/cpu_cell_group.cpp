@@ -162,6 +162,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     chunk_probes_.resize(chunks_.size());
     for (std::size_t p = 0; p < f_.probe_cv.size(); ++p) chunk_probes_[chunk_of_cv(f_.probe_cv[p])].push_back(static_cast<int>(p));
     chunk_events_.resize(chunks_.size());
+    release_per_cv_inputs(f_);  // now in cap_dt_, d_base_, u_ and v_
 }
 
 MechColumns CpuCellGroup::columns(int x) {

@@ -171,6 +171,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
             for (cudaEvent_t& e : piece_events_) CUDA_CHECK(cudaEventCreate(&e));
     }
     CUDA_CHECK(cudaDeviceSynchronize());
+    release_per_cv_inputs(f_);  // on the device now
 }
 
 std::vector<double> GpuCellGroup::voltages() const {

@@ -9,6 +9,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "engine/memory_estimate.hpp"
 #include "io/input_error.hpp"
 
 namespace arbolito {
@@ -27,12 +28,6 @@ std::string not_a_file(const fs::path& p) {
     if (fs::is_fifo(s)) return "is a FIFO, not a regular file";
     if (fs::is_socket(s)) return "is a socket, not a regular file";
     return "is not a regular file";
-}
-
-std::string mib(double bytes) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.1f MiB", bytes / (1 << 20));
-    return b;
 }
 
 }  // namespace
@@ -73,10 +68,10 @@ void check_output_room(const std::string& path, double bytes) {
     const double free_bytes = static_cast<double>(st.f_bavail) * st.f_frsize;
     switch (room_for(bytes, free_bytes)) {
     case Room::too_little:
-        throw InputError(path, "", "the output needs about " + mib(bytes) + " and its filesystem has " + mib(free_bytes) +
+        throw InputError(path, "", "the output needs about " + describe_bytes(bytes) + " and its filesystem has " + describe_bytes(free_bytes) +
                                        " free (shorten --tfinal, record fewer probes or use --spikes-only)");
     case Room::tight:
-        spdlog::warn("{}: the output needs about {} of the {} free on its filesystem", path, mib(bytes), mib(free_bytes));
+        spdlog::warn("{}: the output needs about {} of the {} free on its filesystem", path, describe_bytes(bytes), describe_bytes(free_bytes));
         break;
     case Room::enough:
         break;

@@ -15,19 +15,14 @@ ARB_HD void assemble_base(double cap, double g_sum, double dt, double v, double&
 
 // What the current adds to d and to rhs; point currents landing on one CV are summed
 // term by term on the GPU before they are added.
-ARB_HD void current_terms(double i, double g, double v, double& dd, double& dr) {
+// T: double, or Lanes<W> on the CPU (core/lanes.hpp).
+template <class T>
+ARB_HD void current_terms(T i, T g, T v, T& dd, T& dr) {
     dd = g;
     dr = g * v - i;
 }
 
-ARB_HD void add_current(double i, double g, double v, double& d, double& rhs) {
-    double dd, dr;
-    current_terms(i, g, v, dd, dr);
-    d += dd;
-    rhs += dr;
-}
-
-// A stimulus injecting amp nA (depolarising for amp > 0): I = −amp, no conductance.
-ARB_HD void add_injected(double amp, double& rhs) { rhs += amp; }
+// A stimulus injecting amp nA (depolarising for amp > 0) adds amp to the rhs alone
+// (instance_terms, mechanisms/instance_currents.hpp).
 
 }  // namespace arbolito

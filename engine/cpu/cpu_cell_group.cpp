@@ -1,11 +1,11 @@
 #include "engine/cpu/cpu_cell_group.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "core/lanes.hpp"
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance.hpp"
+#include "mechanisms/instance_currents.hpp"
 #include "mechanisms/threshold.hpp"
 #include "solvers/lane_hines.hpp"
 
@@ -71,7 +71,7 @@ struct LaneInstances {
 };
 
 // Instances [k0, k1) of M add their currents to d and rhs: W at a time, the rest one by
-// one. The terms are assemble.hpp's (add_current, add_injected), lane by lane.
+// one, each lane's terms instance_terms' (the GPU's and the scalar code's).
 template <class M, int W>
 void add_currents(const MechColumns m, int k0, int k1, const double* v, double t_mid, const typename M::Globals& gl,
                   double* d, double* rhs) {
@@ -79,18 +79,12 @@ void add_currents(const MechColumns m, int k0, int k1, const double* v, double t
         constexpr int N = decltype(width)::value;
         using L = Lanes<N>;
         const LaneInstances<M, N> in(m, k, v);
-        L i_m, g_m;
+        L i_m, g_m, dd, dr;
         M::current(in.v, t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
-        if constexpr (M::kind == MechKind::density) {
-            const L w = L::load(m.weight + k), g = w * g_m, i = w * i_m;
-            in.add(d, g);
-            in.add(rhs, g * in.v - i);
-        } else if constexpr (M::kind == MechKind::synapse) {
-            in.add(d, g_m);
-            in.add(rhs, g_m * in.v - i_m);
-        } else {
-            in.add(rhs, i_m);
-        }
+        const L w = M::kind == MechKind::density ? L::load(m.weight + k) : L(1.0);  // weight: density only
+        instance_terms<M, L>(i_m, g_m, w, in.v, dd, dr);
+        if constexpr (M::kind != MechKind::stimulus) in.add(d, dd);  // a stimulus adds to the rhs only
+        in.add(rhs, dr);
     };
     int k = k0;
     for (; k + W <= k1; k += W) group(std::integral_constant<int, W>{}, k);
@@ -117,10 +111,9 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     const int n = f_.n_cv();
     cap_dt_.resize(n);
     d_base_.resize(n);
-    for (int i = 0; i < n; ++i) {
-        cap_dt_[i] = f_.cap[i] / s_.dt;
-        d_base_[i] = cap_dt_[i] + f_.g_sum[i];
-    }
+    // assemble_base at v = 1: d = cap/dt + g_sum and rhs = cap/dt, the same bits; each
+    // step's rhs is then cap/dt · v.
+    for (int i = 0; i < n; ++i) assemble_base(f_.cap[i], f_.g_sum[i], s_.dt, 1.0, d_base_[i], cap_dt_[i]);
     for (int i : f_.layout.padding) d_base_[i] = 1.0;  // the inert row d = 1, rhs = 0: v stays 0
     v_ = f_.v_init;
     blown_up_ = first_blown_up(f_);

@@ -25,7 +25,6 @@ public:
     const FvmData& data() const override { return f_; }
     const PhaseTimes& times() const override { return times_; }
     std::vector<double> voltages() const override;
-    int lane_width() const { return blocks_.width; }
 
 private:
     // One step of a chunk; adds each phase's time to times_, taking laps of w.

@@ -31,24 +31,25 @@ int command_info(const InfoArgs& a) {
     // CV branches and levels: the unbranched runs of CVs and the depth of their tree, the
     // work units and the sequential steps of the branch-level GPU solvers.
     const auto row = [](const auto& gid, const auto& branches, const auto& cvs, const auto& cv_branches, const auto& levels,
-                        const std::string& policy, const std::string& morph) {
-        return fmt::format("{:>7}  {:>8}  {:>7}  {:>11}  {:>6}  {:<14}  {}\n", gid, branches, cvs, cv_branches, levels, policy, morph);
+                        const std::string& policy, const std::string& source) {
+        return fmt::format("{:>7}  {:>8}  {:>7}  {:>11}  {:>6}  {:<14}  {}\n", gid, branches, cvs, cv_branches, levels, policy, source);
     };
     std::cout << row("gid", "branches", "CVs", "CV-branches", "levels", "policy", "morphology");
     for (std::size_t gid = 0; gid < m.cells.size(); ++gid) {
         const CellDesc& c = m.cells[gid];
-        const CellCvs cvs = discretize_cell(c);
+        const auto morph = c.shape();
+        const CellCvs cvs = discretize_cell(c, *morph);
         total_cv += cvs.size();
         for (const Paint& p : c.paints) {
             for (int i = 0; i < cvs.size(); ++i)
-                if (cvs.area[i] > 0 && (p.tag < 0 || c.morphology->branches[cvs.branch[i]].tag == p.tag)) ++instances[p.mechanism];
+                if (cvs.area[i] > 0 && (p.tag < 0 || morph->branches[cvs.branch[i]].tag == p.tag)) ++instances[p.mechanism];
         }
         for (const auto& s : c.synapses) ++instances[s.mechanism];
         for (const auto& s : c.stimuli) ++instances[s.mechanism];
         if (gid < 20 || gid + 1 == m.cells.size()) {
             const BranchTree bt = branch_tree(cvs.parent);
-            std::cout << row(gid, c.morphology->branches.size(), cvs.size(), bt.n_branches(), bt.n_levels, c.policy.describe(),
-                             c.morphology->source);
+            std::cout << row(gid, morph->branches.size(), cvs.size(), bt.n_branches(), bt.n_levels, c.policy.describe(),
+                             morph->source);
         } else if (gid == 20) {
             std::cout << "...\n";
         }

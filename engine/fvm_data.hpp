@@ -72,6 +72,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
 
 // Every CV of one cell in the natural numbering (for `arbolito info` and the geometry dump).
 CellCvs discretize_cell(const CellDesc& c);
+CellCvs discretize_cell(const CellDesc& c, const Morphology& shape);  // c's shape at hand
 // discretize_cell(c).size(), without computing the CVs (load balancing).
 int count_cell_cvs(const CellDesc& c);
 

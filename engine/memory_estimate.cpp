@@ -81,9 +81,10 @@ ModelSize ModelSize::times(double k) const {
 ModelSize cell_size(const CellDesc& c, bool with_morphology) {
     ModelSize s;
     s.cells = 1;
-    const Morphology& m = *c.morphology;
+    const auto shape = c.shape();
+    const Morphology& m = *shape;
     s.cvs = estimate_cvs(m, c.policy);
-    if (with_morphology)
+    if (with_morphology && c.morphology)  // a drawn shape is not kept
         for (const Branch& b : m.branches) s.points += static_cast<double>(b.xyz.size());
     // A density mechanism on the CVs of its region: estimated by the region's share of
     // branches (cheaper than discretising; the zero-area junction CVs are counted too).
@@ -103,7 +104,7 @@ ModelSize cell_size(const CellDesc& c, bool with_morphology) {
 ModelSize model_size(const Model& m) {
     ModelSize s;
     std::set<const Morphology*> seen;
-    for (const CellDesc& c : m.cells) s += cell_size(c, seen.insert(c.morphology.get()).second);
+    for (const CellDesc& c : m.cells) s += cell_size(c, c.morphology && seen.insert(c.morphology.get()).second);
     s.connections = static_cast<double>(m.connections.size());
     for (const Generator& g : m.generators) s.events += static_cast<double>(g.times.size());
     return s;
@@ -115,7 +116,7 @@ ModelSize busyring_size(const BusyringNetwork& p) {
     // segments' points and pieces, one point and one end node more (every_segment).
     ModelSize one;
     one.cells = 1;
-    one.points = 2 + shape.segments + shape.sections;
+    one.points = 0;  // drawn again when needed, not kept (CellDesc::draw_morphology)
     one.cvs = 3 + shape.segments + shape.sections;
     one.instances = one.cvs + 1;  // hh on the soma, pas on the dendrites, one expsyn
     one.mech_values = one.cvs * values_of("pas") + values_of("expsyn");

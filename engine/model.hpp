@@ -2,6 +2,7 @@
 // The model as plain data, after parsing and validation (io/model_reader): what each
 // cell is made of, how cells connect, what is recorded and how the run is set up.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,7 +44,11 @@ struct Probe {
 };
 
 struct CellDesc {
-    std::shared_ptr<const Morphology> morphology;  // shared between identical cells
+    // The shape: stored (shared between identical cells), or, where `morphology` is null,
+    // drawn again from its seed whenever needed (busyring's random cells: about 94 KB
+    // each, 3 GB at 32,768 cells, for a shape used only while the run is set up).
+    std::shared_ptr<const Morphology> morphology;
+    std::function<Morphology()> draw_morphology;
     CvPolicy policy;
     double v_init = -65.0;                   // mV
     std::map<int, double> cm, ra;            // per tag; key -1 is the cell default
@@ -53,6 +58,9 @@ struct CellDesc {
     std::vector<Detector> detectors;         // sources of spikes, numbered in order
     std::vector<Probe> probes;
 
+    std::shared_ptr<const Morphology> shape() const {
+        return morphology ? morphology : std::make_shared<const Morphology>(draw_morphology());
+    }
     double cm_of(int tag) const { auto it = cm.find(tag); return it != cm.end() ? it->second : cm.at(-1); }
     double ra_of(int tag) const { auto it = ra.find(tag); return it != ra.end() ? it->second : ra.at(-1); }
 };

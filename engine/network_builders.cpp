@@ -44,7 +44,8 @@ void build_busyring(Model& m, const BusyringNetwork& p) {
         const std::uint64_t i = static_cast<std::uint64_t>(li), gid = first + i;
         CellDesc& c = m.cells[gid];
         c = proto;
-        c.morphology = std::make_shared<Morphology>(busyring_cell(i, p.cell));
+        const BusyringParams shape = p.cell;
+        c.draw_morphology = [i, shape] { return busyring_cell(i, shape); };
 
         // Ring predecessor, then the weightless random fan-in, as Arbor's recipe draws it.
         Connection* out = &m.connections[conn_first + i * p.synapses];

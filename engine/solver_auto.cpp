@@ -21,15 +21,22 @@ ModelShape model_shape(const Model& m) {
     // Identical cells share their morphology: discretise each (morphology, policy) once.
     std::map<std::pair<const Morphology*, std::string>, std::pair<int, int>> seen;  // -> CVs, branches
     for (const CellDesc& c : m.cells) {
-        auto key = std::make_pair(c.morphology.get(), c.policy.describe());
-        auto it = seen.find(key);
-        if (it == seen.end()) {
+        const auto shape = [&] {  // -> CVs, branches
             const BranchTree t = branch_tree(discretize_cell(c).parent);
             s.max_levels = std::max(s.max_levels, t.n_levels);
-            it = seen.emplace(key, std::make_pair(static_cast<int>(t.cv.size()), t.n_branches())).first;
+            return std::make_pair(static_cast<int>(t.cv.size()), t.n_branches());
+        };
+        std::pair<int, int> cvs_branches;
+        if (!c.morphology) {  // drawn per cell: nothing to share
+            cvs_branches = shape();
+        } else {
+            auto key = std::make_pair(c.morphology.get(), c.policy.describe());
+            auto it = seen.find(key);
+            if (it == seen.end()) it = seen.emplace(key, shape()).first;
+            cvs_branches = it->second;
         }
-        s.cvs += it->second.first;
-        branches += it->second.second;
+        s.cvs += cvs_branches.first;
+        branches += cvs_branches.second;
     }
     s.cvs_per_branch = branches > 0 ? static_cast<double>(s.cvs) / branches : 0.0;
     return s;

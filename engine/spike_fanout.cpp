@@ -15,7 +15,7 @@ bool key_less(std::uint64_t ga, std::uint32_t da, std::uint64_t gb, std::uint32_
 
 SpikeFanout::SpikeFanout(const std::vector<Connection>& all, std::uint64_t gid_begin, std::uint64_t gid_end,
                          int n_parts, const Resolve& resolve, ThreadTeam& team) {
-    n_parts = std::max(1, n_parts);
+    n_parts = std::clamp(n_parts, 1, 255);  // a part's number fits a byte
     parts_.resize(n_parts);
     // Parts: contiguous target ranges with about equal numbers of incoming connections.
     const std::uint64_t n_local = gid_end - gid_begin;
@@ -31,63 +31,46 @@ SpikeFanout::SpikeFanout(const std::vector<Connection>& all, std::uint64_t gid_b
         return static_cast<int>(std::upper_bound(part_first.begin() + 1, part_first.end() - 1, gid) - part_first.begin()) - 1;
     };
 
-    // Split the connection list into chunks, count each chunk's connections per part,
-    // then let every chunk write its own slice of every part.
-    struct Item {
-        Key key;
-        Edge edge;
-    };
-    const std::size_t n_chunks = static_cast<std::size_t>(team.size()), n = all.size();
-    auto chunk_range = [&](std::size_t c, std::size_t& b, std::size_t& e) {
-        b = n * c / n_chunks;
-        e = n * (c + 1) / n_chunks;
-    };
-    std::vector<std::size_t> at(n_chunks * n_parts, 0);
-    team.run(n_chunks, [&](std::size_t c) {
-        std::size_t b, e;
-        chunk_range(c, b, e);
-        for (std::size_t i = b; i < e; ++i)
-            if (all[i].target >= gid_begin && all[i].target < gid_end) ++at[c * n_parts + part_of(all[i].target)];
-    });
-    std::vector<std::vector<Item>> items(n_parts);
-    for (int p = 0; p < n_parts; ++p) {
-        std::size_t pos = 0;
-        for (std::size_t c = 0; c < n_chunks; ++c) {
-            const std::size_t count = at[c * n_parts + p];
-            at[c * n_parts + p] = pos;
-            pos += count;
-        }
-        items[p].resize(pos);
+    // The local connections in source order, by a stable counting sort on the source gid
+    // (then on the detector where a source has several), as indices into `all`: 9 bytes a
+    // connection while set up instead of a sorted copy of each (busyring's 32.8 M
+    // connections at 32,768 cells: 0.3 GB instead of 1.3 GB). The order among one source's
+    // edges does not matter (a step's events are sorted when taken); this one is fixed.
+    std::uint64_t n_sources = 0;
+    for (const Connection& c : all) n_sources = std::max(n_sources, c.source + 1);
+    std::vector<std::size_t> at(n_sources + 1, 0);
+    for (const Connection& c : all)
+        if (c.target >= gid_begin && c.target < gid_end) ++at[c.source + 1];
+    for (std::uint64_t g = 0; g < n_sources; ++g) at[g + 1] += at[g];
+    std::vector<std::size_t> order(at[n_sources]);
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].target >= gid_begin && all[i].target < gid_end) order[at[all[i].source]++] = i;
+    for (std::size_t b = 0, e; b < order.size(); b = e) {
+        for (e = b + 1; e < order.size() && all[order[e]].source == all[order[b]].source;) ++e;
+        std::stable_sort(order.begin() + b, order.begin() + e,
+                         [&](std::size_t x, std::size_t y) { return all[x].detector < all[y].detector; });
     }
-    team.run(n_chunks, [&](std::size_t c) {
-        std::size_t b, e;
-        chunk_range(c, b, e);
-        for (std::size_t i = b; i < e; ++i) {
-            const Connection& x = all[i];
-            if (x.target < gid_begin || x.target >= gid_end) continue;
-            const int p = part_of(x.target);
-            const Target t = resolve(x.target, x.synapse);
-            items[p][at[c * n_parts + p]++] = {{x.source, x.detector}, {t.target, t.group, x.weight, x.delay}};
-        }
-    });
-    // Per part: sort by source (the order among one source's edges does not matter, the
-    // events are sorted when taken) and index the sources.
+    std::vector<std::uint8_t> part(order.size());  // of each entry of `order` (parts <= 255 below)
+    std::vector<std::size_t> size(n_parts, 0);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        part[k] = static_cast<std::uint8_t>(part_of(all[order[k]].target));
+        ++size[part[k]];
+    }
+    // Per part: its edges in that order, and the index of its sources.
     team.run(n_parts, [&](std::size_t p) {
-        auto& it = items[p];
-        std::sort(it.begin(), it.end(), [](const Item& a, const Item& b) {
-            return key_less(a.key.gid, a.key.detector, b.key.gid, b.key.detector);
-        });
-        Part& part = parts_[p];
-        part.edges.reserve(it.size());
-        for (std::size_t i = 0; i < it.size(); ++i) {
-            if (i == 0 || it[i].key.gid != it[i - 1].key.gid || it[i].key.detector != it[i - 1].key.detector) {
-                part.keys.push_back(it[i].key);
-                part.first.push_back(i);
+        Part& pt = parts_[p];
+        pt.edges.reserve(size[p]);
+        for (std::size_t k = 0; k < order.size(); ++k) {
+            if (part[k] != p) continue;
+            const Connection& x = all[order[k]];
+            if (pt.keys.empty() || pt.keys.back().gid != x.source || pt.keys.back().detector != x.detector) {
+                pt.keys.push_back({x.source, x.detector});
+                pt.first.push_back(pt.edges.size());
             }
-            part.edges.push_back(it[i].edge);
+            const Target t = resolve(x.target, x.synapse);
+            pt.edges.push_back({t.target, t.group, x.weight, x.delay});
         }
-        part.first.push_back(it.size());
-        std::vector<Item>().swap(it);
+        pt.first.push_back(pt.edges.size());
     });
 }
 

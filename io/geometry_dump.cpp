@@ -91,8 +91,9 @@ nlohmann::json geometry_dump(const Model& m) {
     json cells = json::array();
     for (std::size_t gid = 0; gid < m.cells.size(); ++gid) {
         const CellDesc& c = m.cells[gid];
-        const Morphology& morph = *c.morphology;
-        const CellCvs cvs = discretize_cell(c);
+        const auto shape = c.shape();
+        const Morphology& morph = *shape;
+        const CellCvs cvs = discretize_cell(c, morph);
         const int nb = static_cast<int>(morph.branches.size());
         std::vector<std::vector<Run>> runs(nb);
         int n_sections = 0;

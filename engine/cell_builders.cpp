@@ -75,7 +75,7 @@ Morphology busyring_cell(std::uint64_t gid, const BusyringParams& p) {
     const double soma_r = 12.6157 / 2.0;  // 500 µm² as a cylinder of length 2r
     const double dend_r = 0.5;
     std::vector<Segment> seg{{-1, soma_r, soma_r}};
-    std::vector<std::vector<int>> children(1);  // increasing id by construction
+    seg.reserve(static_cast<std::size_t>(expected.segments * 1.5) + 16);
 
     // The same draws in the same order as Arbor, so that a gid gives Arbor's cell.
     std::mt19937 gen(static_cast<std::mt19937::result_type>(gid));
@@ -95,8 +95,6 @@ Morphology busyring_cell(std::uint64_t gid, const BusyringParams& p) {
                 for (unsigned k = 0; k < nc; ++k) {
                     const int id = static_cast<int>(seg.size());
                     seg.push_back({q, z + (k + 1) * dz, dend_r});
-                    children.emplace_back();
-                    children[q].push_back(id);
                     q = id;
                 }
                 next.push_back(q);
@@ -116,10 +114,22 @@ Morphology busyring_cell(std::uint64_t gid, const BusyringParams& p) {
     soma.radius = {soma_r, soma_r};
     m.branches.push_back(soma);
 
+    // Each segment's children, in increasing id (one array, not a vector per segment:
+    // thousands of small allocations per cell were a tenth of busyring's set-up).
+    const int n_seg = static_cast<int>(seg.size());
+    std::vector<int> child_first(n_seg + 1, 0), child(n_seg > 0 ? n_seg - 1 : 0);
+    for (int id = 1; id < n_seg; ++id) ++child_first[seg[id].parent + 1];
+    for (int i = 0; i < n_seg; ++i) child_first[i + 1] += child_first[i];
+    {
+        std::vector<int> at(child_first.begin(), child_first.end() - 1);
+        for (int id = 1; id < n_seg; ++id) child[at[seg[id].parent]++] = id;
+    }
+    const auto n_children = [&](int s) { return child_first[s + 1] - child_first[s]; };
+
     // Branches are unbranched runs of segments, as Arbor makes them, but the soma stays alone.
     struct Pending { int parent_branch, first; };
     std::vector<Pending> stack;
-    for (std::size_t k = children[0].size(); k-- > 0;) stack.push_back({0, children[0][k]});
+    for (int k = child_first[1]; k-- > child_first[0];) stack.push_back({0, child[k]});
     while (!stack.empty()) {
         const Pending pd = stack.back();
         stack.pop_back();
@@ -134,12 +144,12 @@ Morphology busyring_cell(std::uint64_t gid, const BusyringParams& p) {
         while (true) {
             b.xyz.push_back({0, 0, seg[s].z});
             b.radius.push_back(seg[s].r);
-            if (children[s].size() != 1) break;
-            s = children[s][0];
+            if (n_children(s) != 1) break;
+            s = child[child_first[s]];
         }
         const int self = static_cast<int>(m.branches.size());
         m.branches.push_back(std::move(b));
-        for (std::size_t k = children[s].size(); k-- > 0;) stack.push_back({self, children[s][k]});
+        for (int k = child_first[s + 1]; k-- > child_first[s];) stack.push_back({self, child[k]});
     }
     validate(m);
     return m;

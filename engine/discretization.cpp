@@ -92,7 +92,10 @@ int count_cvs(const Morphology& m, const CvPolicy& p) {
     return n;
 }
 
-CellCvs discretize(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra) {
+namespace {
+// Geometry = false: the CV tree alone (areas and conductances left 0).
+template <bool Geometry>
+CellCvs discretize_impl(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra) {
     check_policy(p);
     const int nb = static_cast<int>(m.branches.size());
     CellCvs c;
@@ -125,15 +128,27 @@ CellCvs discretize(const Morphology& m, const CvPolicy& p, const std::vector<dou
         double r_prev_half = 0;  // the attach node sits on the branch's x = 0
         int prev = attach;
         for (int i = 0; i < n; ++i) {
-            const double s0 = cuts[i] * len, s1 = cuts[i + 1] * len, sm = 0.5 * (s0 + s1);
-            const Piece left = integrate(br, arc, ra[b], s0, sm);
-            const Piece right = integrate(br, arc, ra[b], sm, s1);
-            prev = add(prev, left.area + right.area, 1.0 / (r_prev_half + left.resistance), b, 0.5 * (cuts[i] + cuts[i + 1]));
-            r_prev_half = right.resistance;
+            const double x = 0.5 * (cuts[i] + cuts[i + 1]);
+            if constexpr (Geometry) {
+                const double s0 = cuts[i] * len, s1 = cuts[i + 1] * len, sm = 0.5 * (s0 + s1);
+                const Piece left = integrate(br, arc, ra[b], s0, sm);
+                const Piece right = integrate(br, arc, ra[b], sm, s1);
+                prev = add(prev, left.area + right.area, 1.0 / (r_prev_half + left.resistance), b, x);
+                r_prev_half = right.resistance;
+            } else {
+                prev = add(prev, 0.0, 0.0, b, x);
+            }
         }
-        c.end_cv[b] = add(prev, 0.0, 1.0 / r_prev_half, b, 1.0);
+        c.end_cv[b] = add(prev, 0.0, Geometry ? 1.0 / r_prev_half : 0.0, b, 1.0);
     }
     return c;
 }
+}  // namespace
+
+CellCvs discretize(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra) {
+    return discretize_impl<true>(m, p, ra);
+}
+
+CellCvs cv_tree(const Morphology& m, const CvPolicy& p) { return discretize_impl<false>(m, p, {}); }
 
 }  // namespace arbolito

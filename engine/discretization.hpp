@@ -37,6 +37,9 @@ struct CellCvs {
 
 // ra: axial resistivity per branch, Ω·cm.
 CellCvs discretize(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra);
+// discretize without the geometry: the same CVs, parents and positions, areas and
+// conductances 0 (the layout needs only the tree).
+CellCvs cv_tree(const Morphology& m, const CvPolicy& p);
 // discretize(m, p, ra).size(): the same cuts, no areas or conductances.
 int count_cvs(const Morphology& m, const CvPolicy& p);
 

@@ -57,7 +57,8 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     std::vector<std::vector<int>> parents(nc);
     parallel_for(nc, 16, [&](long c) {
         f.gids[c] = gid_begin + c;
-        parents[c] = discretize_cell(m.cells.at(f.gids[c])).parent;
+        const CellDesc& desc = m.cells.at(f.gids[c]);
+        parents[c] = cv_tree(*desc.shape(), desc.policy).parent;
     });
     f.layout = make_layout(parents);
     std::vector<std::vector<int>>().swap(parents);

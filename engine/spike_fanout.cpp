@@ -37,30 +37,52 @@ SpikeFanout::SpikeFanout(const std::vector<Connection>& all, std::uint64_t gid_b
     // connections at 32,768 cells: 0.3 GB instead of 1.3 GB). The order among one source's
     // edges does not matter (a step's events are sorted when taken); this one is fixed.
     std::uint64_t n_sources = 0;
-    for (const Connection& c : all) n_sources = std::max(n_sources, c.source + 1);
-    std::vector<std::size_t> at(n_sources + 1, 0);
+    std::uint32_t max_detector = 0;
+    for (const Connection& c : all) {
+        n_sources = std::max(n_sources, c.source + 1);
+        max_detector = std::max(max_detector, c.detector);
+    }
+    std::vector<std::size_t> first(n_sources + 1, 0);  // of each source's entries in `order`
     for (const Connection& c : all)
-        if (c.target >= gid_begin && c.target < gid_end) ++at[c.source + 1];
-    for (std::uint64_t g = 0; g < n_sources; ++g) at[g + 1] += at[g];
-    std::vector<std::size_t> order(at[n_sources]);
-    for (std::size_t i = 0; i < all.size(); ++i)
-        if (all[i].target >= gid_begin && all[i].target < gid_end) order[at[all[i].source]++] = i;
-    for (std::size_t b = 0, e; b < order.size(); b = e) {
-        for (e = b + 1; e < order.size() && all[order[e]].source == all[order[b]].source;) ++e;
-        std::stable_sort(order.begin() + b, order.begin() + e,
-                         [&](std::size_t x, std::size_t y) { return all[x].detector < all[y].detector; });
+        if (c.target >= gid_begin && c.target < gid_end) ++first[c.source + 1];
+    for (std::uint64_t g = 0; g < n_sources; ++g) first[g + 1] += first[g];
+    std::vector<std::size_t> order(first[n_sources]);
+    std::vector<std::uint8_t> part(order.size());  // the part of each entry (parts <= 255 above)
+    {
+        std::vector<std::size_t> at(first.begin(), first.end() - 1);
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            const std::uint64_t t = all[i].target;
+            if (t < gid_begin || t >= gid_end) continue;
+            const std::size_t k = at[all[i].source]++;
+            order[k] = i;
+            part[k] = static_cast<std::uint8_t>(part_of(t));
+        }
     }
-    std::vector<std::uint8_t> part(order.size());  // of each entry of `order` (parts <= 255 below)
+    if (max_detector > 0) {  // sources with several detectors: their entries by detector
+        team.run(n_parts, [&](std::size_t p) {
+            for (std::uint64_t g = p; g < n_sources; g += n_parts) {
+                std::vector<std::size_t> k(static_cast<std::size_t>(first[g + 1] - first[g]));
+                for (std::size_t j = 0; j < k.size(); ++j) k[j] = first[g] + j;
+                std::stable_sort(k.begin(), k.end(), [&](std::size_t x, std::size_t y) {
+                    return all[order[x]].detector < all[order[y]].detector;
+                });
+                std::vector<std::size_t> o(k.size());
+                std::vector<std::uint8_t> q(k.size());
+                for (std::size_t j = 0; j < k.size(); ++j) o[j] = order[k[j]], q[j] = part[k[j]];
+                std::copy(o.begin(), o.end(), order.begin() + first[g]);
+                std::copy(q.begin(), q.end(), part.begin() + first[g]);
+            }
+        });
+    }
     std::vector<std::size_t> size(n_parts, 0);
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        part[k] = static_cast<std::uint8_t>(part_of(all[order[k]].target));
-        ++size[part[k]];
-    }
+    for (std::uint8_t q : part) ++size[q];
     // Per part: its edges in that order, and the index of its sources.
     team.run(n_parts, [&](std::size_t p) {
         Part& pt = parts_[p];
         pt.edges.reserve(size[p]);
+        constexpr std::size_t ahead = 16;  // the connections are read out of order: fetch ahead
         for (std::size_t k = 0; k < order.size(); ++k) {
+            if (k + ahead < order.size() && part[k + ahead] == p) __builtin_prefetch(&all[order[k + ahead]]);
             if (part[k] != p) continue;
             const Connection& x = all[order[k]];
             if (pt.keys.empty() || pt.keys.back().gid != x.source || pt.keys.back().detector != x.detector) {

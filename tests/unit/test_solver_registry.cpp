@@ -69,7 +69,7 @@ TEST(SolverSpec, DefaultsAndGivenKeys) {
     const SolverSpec g = parse_solver_spec("gpu-cell:timing=off:layout=flat");
     EXPECT_EQ(g.options.at("timing"), "off");
     EXPECT_EQ(g.options.at("layout"), "flat");
-    EXPECT_EQ(g.options.at("block"), "32");  // default
+    EXPECT_EQ(g.options.at("block"), "auto");  // default: 32 for block-interleaved
     EXPECT_EQ(g.options.at("kernel"), "auto");
     EXPECT_EQ(g.text(), "gpu-cell:timing=off:layout=flat");
 #endif

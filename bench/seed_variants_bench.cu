@@ -3,7 +3,8 @@
 //           interleaved and unified-vector (the seed's cuThomasBatch-UV), cuSPARSE
 //           gtsvInterleavedBatch (algorithm 0, Thomas) and gtsv2StridedBatch;
 //   vbatch  cuThomasVBatch: systems of random size 256-512 stored padded to 512, padding
-//           computed or each thread stopping at its size, against fixed 256 and 512;
+//           computed or each thread stopping at its size, in random and in sorted order,
+//           against fixed 256 and 512;
 //   cells   cuHinesVBatch: gpu-cell (rowparent8) on mono-morphology, multi-morphology and
 //           multi 600-700 CV batches, padding computed or not, block-interleaved against
 //           block-shared (rhs in shared memory) on the same numbering.
@@ -23,6 +24,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -224,6 +226,7 @@ void thomas_grid(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush, 
     const double units = double(N), bpu = 5.0 * sizeof(T);
     Arrays<T> pristine(N), work(N);
     pristine.make(n, nsys, true, nullptr, seed);
+    work.copy_from(pristine, false);  // a, b, c once (thomas_batch leaves them), d before each run
     DeviceArray<T> scratch(N);
     auto prepare = [&](bool d_only) {
         return [&, d_only](int) {
@@ -297,9 +300,13 @@ void thomas_grid(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush, 
 template <class T>
 void thomas_vbatch(cusparseHandle_t h, int nsys, int reps, L2Flush& flush, Out& out, std::uint64_t seed,
                    std::mt19937& gen) {
+    // Random sizes in the callers' order, and the same sorted (largest first): a warp walks
+    // its largest system, so stopping at each size pays only where a warp's sizes are alike.
     std::vector<int> rnd(nsys);
     for (int& m : rnd) m = std::uniform_int_distribution<int>(256, 512)(gen);
-    const DeviceArray<int> rnd_dev(rnd);
+    std::vector<int> sorted = rnd;
+    std::sort(sorted.begin(), sorted.end(), std::greater<int>());
+    const DeviceArray<int> rnd_dev(rnd), sorted_dev(sorted);
     struct Case {
         const char* name;
         int n;
@@ -309,17 +316,21 @@ void thomas_vbatch(cusparseHandle_t h, int nsys, int reps, L2Flush& flush, Out& 
     const Case cases[] = {{"fixed-256", 256, nullptr, gpu::ThomasPadding::compute},
                           {"fixed-512", 512, nullptr, gpu::ThomasPadding::compute},
                           {"random-256-512 compute", 512, rnd_dev.data(), gpu::ThomasPadding::compute},
-                          {"random-256-512 stop", 512, rnd_dev.data(), gpu::ThomasPadding::stop}};
+                          {"random-256-512 stop", 512, rnd_dev.data(), gpu::ThomasPadding::stop},
+                          {"sorted-256-512 compute", 512, sorted_dev.data(), gpu::ThomasPadding::compute},
+                          {"sorted-256-512 stop", 512, sorted_dev.data(), gpu::ThomasPadding::stop}};
     for (const Case& c : cases) {
         const int n = c.n;
         const std::size_t N = std::size_t(n) * nsys;
-        const std::vector<int> first(c.size ? rnd.begin() : rnd.end(),
-                                     c.size ? rnd.begin() + std::min(nsys, checked_systems) : rnd.end());
+        const std::vector<int>& sz = c.size == sorted_dev.data() ? sorted : rnd;
+        const std::vector<int> first(c.size ? sz.begin() : sz.end(),
+                                     c.size ? sz.begin() + std::min(nsys, checked_systems) : sz.end());
         const std::vector<double> ref = thomas_reference(h, n, nsys, c.size, seed);
         double real = 0;
-        for (int s = 0; s < nsys; ++s) real += c.size ? rnd[s] : n;
+        for (int s = 0; s < nsys; ++s) real += c.size ? sz[s] : n;
         Arrays<T> pristine(N), work(N);
         pristine.make(n, nsys, true, c.size, seed);
+        work.copy_from(pristine, false);
         DeviceArray<T> scratch(N);
         gpu::ThomasTuning t;
         t.padding = c.pad;

@@ -36,7 +36,13 @@ GpuGroupOptions gpu_group_options(const SolverOptions& o) {
     // block=auto: 32 for block-interleaved; block-shared's is chosen from the device's
     // shared memory and the cells, once they are known (gpu_cell_parts).
     if (layout == "block-interleaved") g.layout = "block-interleaved:" + (block == "auto" ? std::string("32") : block);
-    else if (layout == "block-shared") g.layout = "block-shared:" + block;
+    else if (layout == "block-shared") {
+        // One CUDA thread per slot of a block: refused before any numbering is built.
+        if (block != "auto" && std::stoi(block) > 128)
+            throw std::invalid_argument("gpu-cell: layout=block-shared with block=" + block +
+                                        ": at most 128 (one CUDA block of that many threads per block of cells), or auto");
+        g.layout = "block-shared:" + block;
+    }
     else g.layout = layout;
     g.solve_padding = o.at("padding");
     apply_gpu_step_keys(o, g);

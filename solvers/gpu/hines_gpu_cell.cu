@@ -60,11 +60,11 @@ __global__ void __launch_bounds__(128) cell_solve_rowparent(int n_slots, const i
 
 // block-shared: CUDA block b solves layout block b (slots b*BS .. b*BS+BS-1, BS =
 // blockDim.x, CVs base .. base + BS * padded - 1, position i of slot k at base + i*BS + k).
-// The block's right-hand sides are copied into shared memory (coalesced, all threads),
-// the rowparent sweeps run on them there (d and u stay in device memory), and the result
-// is copied back: rhs moves 16 B per CV through device memory instead of the 32 B of the
-// streaming sweeps (rhs read, rhs' written and read back, x written). Without Pad only
-// the real rows are copied.
+// The block's right-hand sides are copied into shared memory, the rowparent sweeps run on
+// them there (d and u stay in device memory), and the result is copied back: rhs moves
+// 16 B per CV through device memory instead of the 32 B of the streaming sweeps (rhs
+// read, rhs' written and read back, x written). Every thread reads and writes only its
+// own slot's column of the block, so no barrier is needed.
 template <int S, bool Pad, class V>
 __global__ void __launch_bounds__(128) cell_solve_block_shared(const int4* __restrict__ slot,
                                                                const unsigned short* __restrict__ dist,
@@ -73,17 +73,15 @@ __global__ void __launch_bounds__(128) cell_solve_block_shared(const int4* __res
     extern __shared__ unsigned char sh_bytes[];
     V* sh = reinterpret_cast<V*>(sh_bytes);
     const int bs = blockDim.x, k = threadIdx.x;
-    const int4* block_slots = slot + static_cast<std::size_t>(blockIdx.x) * bs;
-    const int4 sl = ld_ro(block_slots + k);
-    const int base = sl.x - k, rows = sl.w;  // every slot of a block has its block's padded
-    const int total = rows * bs;
-    for (int j = k; j < total; j += bs)
-        if (Pad || j / bs < ld_ro(block_slots + j % bs).z) sh[j] = rhs[base + j];
-    __syncthreads();
+    const int4 sl = ld_ro(slot + static_cast<std::size_t>(blockIdx.x) * bs + k);
+    const int base = sl.x - k;
+    // Each thread copies its own slot's rows (position i at i * bs + k): a warp's lanes
+    // touch consecutive addresses of a row, and a thread needs no barrier for its own
+    // rows. Padding rows only where they are computed.
+    const int rows = Pad ? sl.w : sl.z;
+    for (int i = 0; i < rows; ++i) sh[i * bs + k] = rhs[base + i * bs + k];
     cell_rowparent_at<S, Pad, V>(make_int4(k, bs, sl.z, sl.w), dist + base, d + base, u + base, sh);
-    __syncthreads();
-    for (int j = k; j < total; j += bs)
-        if (Pad || j / bs < ld_ro(block_slots + j % bs).z) rhs[base + j] = sh[j];
+    for (int i = 0; i < rows; ++i) rhs[base + i * bs + k] = sh[i * bs + k];
 }
 
 // Warp w of W takes the warps' worth of slots w, w + W, ... (32 slots each); its lanes

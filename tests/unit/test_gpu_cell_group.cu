@@ -225,6 +225,7 @@ TEST(GpuOptions, Parse) {
     EXPECT_EQ(o.solve_padding, "compute");
     EXPECT_EQ(parse_gpu_options("layout=block-shared:block=16").layout, "block-shared:16");
     EXPECT_THROW(parse_gpu_options("padding=some"), std::invalid_argument);
+    EXPECT_THROW(parse_gpu_options("layout=block-shared:block=129"), std::invalid_argument);
 }
 
 // block-shared where a block's right-hand sides do not fit, or with a kernel it does not

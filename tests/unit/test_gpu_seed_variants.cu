@@ -390,8 +390,10 @@ TEST(GpuCellVariants, BlockSharedRefusals) {
     const GpuCellNumbering g32 = gpu_cell_layout(cells, "block-shared:32");
     EXPECT_THROW(make_gpu_cell_plan(g32.layout, g32.slots, CellKernel::pipelined2, {true, CellPadding::automatic}),
                  std::invalid_argument);
-    const GpuCellNumbering flat = gpu_cell_layout(cells, "flat");
-    EXPECT_THROW(make_gpu_cell_plan(flat.layout, flat.slots, CellKernel::rowparent8, {true, CellPadding::automatic}),
+    // Slots not in block-interleaved order (two swapped). (flat is block-interleaved:1.)
+    CellSlots swapped = g32.slots;
+    std::swap(swapped.first[0], swapped.first[1]);
+    EXPECT_THROW(make_gpu_cell_plan(g32.layout, swapped, CellKernel::rowparent8, {true, CellPadding::automatic}),
                  std::invalid_argument);
     EXPECT_THROW(make_gpu_cell_plan(g32.layout, g32.slots, CellKernel::pipelined4, {false, CellPadding::compute}),
                  std::invalid_argument);

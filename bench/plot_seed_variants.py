@@ -73,9 +73,11 @@ def variants(rows, head, out):
     for r in rows:
         if r["section"] == "vbatch":
             series[(r["variant"], r["precision"])].append((r["count"], r["pct_copy"]))
+    cases = sorted({v for v, _ in series})
+    colour = {v: f"C{i}" for i, v in enumerate(cases)}
     for (v, p), pts in sorted(series.items()):
         pts.sort()
-        ax.plot([x for x, _ in pts], [y for _, y in pts], ("o-" if p == "fp64" else "s--"), ms=4,
+        ax.plot([x for x, _ in pts], [y for _, y in pts], ("o-" if p == "fp64" else "s--"), ms=4, color=colour[v],
                 label=f"{v.replace('thomas ', '')} {p}")
     ax.set_xscale("log")
     ax.set_xlabel("systems")
@@ -102,7 +104,8 @@ def variants(rows, head, out):
         ax.set_xticklabels(kinds)
         ax.set_ylabel("% of copy bandwidth (real CVs)")
         ax.set_title(f"gpu-cell rowparent8, {top:,} cells, {p}")
-        ax.legend(fontsize=6)
+        ax.set_ylim(0, 1.45 * max(r["pct_copy"] for r in sel))
+        ax.legend(fontsize=6, ncol=2, loc="upper right")
         ax.grid(True, axis="y", alpha=0.3)
     fig.suptitle("Seed's variants (issue 15): " + head, fontsize=9)
     fig.tight_layout()

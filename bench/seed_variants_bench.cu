@@ -372,7 +372,9 @@ struct CellBuffers {
     CellBuffers(const Layout& l, std::uint64_t seed) : d0(l.n_cv), r0(l.n_cv), d(l.n_cv), u(l.n_cv), r(l.n_cv) {
         const std::size_t n = l.n_cv;
         fill_cast<T><<<1024, 256>>>(d0.data(), n, seed, 2.5, 3.5);
+        CUDA_CHECK_LAUNCH();
         fill_cast<T><<<1024, 256>>>(r0.data(), n, seed + 1, -1, 1);
+        CUDA_CHECK_LAUNCH();
         fill_cast<T><<<1024, 256>>>(u.data(), n, seed + 2, -0.1, -0.01);
         CUDA_CHECK_LAUNCH();
         if (!l.padding.empty()) {

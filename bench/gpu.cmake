@@ -36,3 +36,12 @@ if(ARBOLITO_HAVE_CUDA)
   target_compile_options(branch_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
   target_compile_definitions(branch_bench PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ARBOLITO_WITH_SWC)
 endif()
+
+# The seed's variants (issue 15): batched Thomas interleaved / unified vector / cuSPARSE,
+# variable batches with padding computed or not, gpu-cell block-shared; double and float.
+if(ARBOLITO_HAVE_CUDA)
+  add_executable(seed_variants_bench ${CMAKE_CURRENT_LIST_DIR}/seed_variants_bench.cu)
+  target_link_libraries(seed_variants_bench PRIVATE arbolito_io CUDA::cudart CUDA::cusparse)
+  target_compile_options(seed_variants_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
+  target_compile_definitions(seed_variants_bench PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ARBOLITO_WITH_SWC)
+endif()

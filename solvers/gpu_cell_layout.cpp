@@ -122,7 +122,9 @@ GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& np, const 
         const int n_slots = static_cast<int>((np.size() + warp - 1) / warp * warp);
         return n_slots == 0 ? GpuCellNumbering{} : blocked(np, n_slots);
     }
-    const std::string prefix = "block-interleaved:";
+    // block-shared: the same numbering; the solve holds each block's rhs in shared memory.
+    std::string prefix = "block-interleaved:";
+    if (option.compare(0, prefix.size(), prefix) != 0) prefix = "block-shared:";
     if (option.compare(0, prefix.size(), prefix) == 0) {
         const std::string num = option.substr(prefix.size());
         std::size_t used = 0;
@@ -137,7 +139,7 @@ GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& np, const 
         return blocked(np, bs);
     }
     throw std::invalid_argument("gpu_cell_layout: unknown layout '" + option +
-                                "' (flat, interleaved, block-interleaved:BS)");
+                                "' (flat, interleaved, block-interleaved:BS, block-shared:BS)");
 }
 
 }  // namespace arbolito

@@ -42,7 +42,9 @@ struct GpuCellNumbering {
 //                           32 (a warp); every slot padded to the largest cell;
 //   "block-interleaved:BS"  cells sorted by size and cut into blocks of BS slots; within
 //                           a block CV i of its k-th slot at block_base + i * BS + k; each
-//                           block padded to its largest cell.
+//                           block padded to its largest cell;
+//   "block-shared:BS"       the numbering of block-interleaved:BS (the gpu-cell solve
+//                           then keeps each block's right-hand sides in shared memory).
 // Layout::index keeps the caller's cell order; the sort only decides the slots.
 // Throws std::invalid_argument for an unknown option or a malformed tree.
 GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& natural_parents, const std::string& option);

@@ -383,8 +383,16 @@ namespace {
 class GpuCellSolve final : public GpuSolve {
 public:
     GpuCellSolve(const Layout& layout, const CellSlots& slots, const GpuGroupOptions& o)
-        : plan_(gpu::make_gpu_cell_plan(layout, slots, gpu::cell_kernel(o.solve_kernel))) {
+        : plan_(gpu::make_gpu_cell_plan(layout, slots, gpu::cell_kernel(o.solve_kernel), plan_options(o))) {
         plan_.threads = gpu::solve_threads(o.solve_threads, plan_.n_slots);
+    }
+    static gpu::CellPlanOptions plan_options(const GpuGroupOptions& o) {
+        gpu::CellPlanOptions p;
+        p.block_shared = o.layout.rfind("block-shared:", 0) == 0;
+        p.padding = o.solve_padding == "compute" ? gpu::CellPadding::compute
+                    : o.solve_padding == "stop"  ? gpu::CellPadding::stop
+                                                 : gpu::CellPadding::automatic;
+        return p;
     }
     void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
         gpu::gpu_cell_solve(plan_, d, u, rhs, stream);
@@ -398,7 +406,19 @@ private:
 
 GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o) {
     return numbered_parts<GpuCellNumbering>(
-        [layout = o.layout](const std::vector<std::vector<int>>& np) { return gpu_cell_layout(np, layout); },
+        [layout = o.layout](const std::vector<std::vector<int>>& np) {
+            if (layout != "block-shared:auto") return gpu_cell_layout(np, layout);
+            // The largest block size whose right-hand sides fit (the device is selected).
+            std::size_t rows = 1;
+            for (const auto& c : np) rows = std::max(rows, c.size());
+            const int bs = gpu::block_shared_auto(static_cast<int>(std::min<std::size_t>(rows, 1 << 30)));
+            if (bs == 0)
+                throw std::invalid_argument("gpu-cell: layout=block-shared: a cell of " + std::to_string(rows) +
+                                            " CVs does not fit the shared memory of a CUDA block (" +
+                                            std::to_string(gpu::shared_bytes_per_block() / 1024) +
+                                            " KiB); use layout=block-interleaved");
+            return gpu_cell_layout(np, "block-shared:" + std::to_string(bs));
+        },
         [o](const Layout& l, const GpuCellNumbering& g) { return std::make_unique<GpuCellSolve>(l, g.slots, o); });
 }
 

@@ -15,10 +15,12 @@
 namespace arbolito {
 
 struct GpuGroupOptions {
-    std::string layout;             // gpu_cell_layout option: flat, interleaved, block-interleaved:BS
+    std::string layout;             // gpu_cell_layout option: flat, interleaved, block-interleaved:BS,
+                                    // block-shared:BS or block-shared:auto
     bool phase_times = true;        // CUDA events around every phase of every step
     std::string solve_kernel;       // gpu::CellKernel by name (hines_gpu_cell.hpp); empty: the solver's default
     int solve_threads = 0;          // CUDA block size of the solve; 0: chosen from the cell count
+    std::string solve_padding = "auto";  // auto, compute, stop (gpu::CellPadding)
 };
 
 // gpu-cell's options (docs/solvers.md, engine/gpu/gpu_cell_solver.cpp) as the group takes

@@ -31,7 +31,20 @@ SolverOption kernel_option() {
 
 GpuGroupOptions gpu_group_options(const SolverOptions& o) {
     GpuGroupOptions g;
-    g.layout = o.at("layout") == "block-interleaved" ? "block-interleaved:" + o.at("block") : o.at("layout");
+    const std::string& layout = o.at("layout");
+    const std::string& block = o.at("block");
+    // block=auto: 32 for block-interleaved; block-shared's is chosen from the device's
+    // shared memory and the cells, once they are known (gpu_cell_parts).
+    if (layout == "block-interleaved") g.layout = "block-interleaved:" + (block == "auto" ? std::string("32") : block);
+    else if (layout == "block-shared") {
+        // One CUDA thread per slot of a block: refused before any numbering is built.
+        if (block != "auto" && std::stoi(block) > 128)
+            throw std::invalid_argument("gpu-cell: layout=block-shared with block=" + block +
+                                        ": at most 128 (one CUDA block of that many threads per block of cells), or auto");
+        g.layout = "block-shared:" + block;
+    }
+    else g.layout = layout;
+    g.solve_padding = o.at("padding");
     apply_gpu_step_keys(o, g);
     g.solve_kernel = o.at("kernel") == "auto" ? "" : o.at("kernel");
     g.solve_threads = o.at("threads") == "auto" ? 0 : std::stoi(o.at("threads"));
@@ -56,11 +69,19 @@ SolverInfo gpu_cell_solver() {
     s.needs_cuda = true;
     s.description = "one CUDA thread per cell (cuHinesBatch), the whole time step on the GPU";
     s.options = {
-        {"layout", {"flat", "interleaved", "block-interleaved"}, "", "block-interleaved",
-         "CV numbering: cells one after another, interleaved across all cells, or interleaved within blocks", {}},
-        {"block", {}, "N >= 1", "32", "slots (cells) per block of layout=block-interleaved", check_whole_number},
+        {"layout", {"flat", "interleaved", "block-interleaved", "block-shared"}, "", "block-interleaved",
+         "CV numbering: cells one after another, interleaved across all cells, or interleaved within blocks "
+         "(block-shared: each block's right-hand sides in shared memory during the solve)", {}},
+        {"block", {}, "N >= 1 or auto", "auto",
+         "slots (cells) per block of layout=block-interleaved or block-shared; auto: 32, or for block-shared the "
+         "most (up to 128) whose right-hand sides fit the shared memory of a CUDA block",
+         [](const std::string& v) { return v == "auto" ? std::string() : check_whole_number(v); }},
         kernel_option(),
         {"threads", {"auto", "32", "64", "96", "128"}, "", "auto", "CUDA block size of the solve; auto: by cell count",
+         {}},
+        {"padding", {"auto", "compute", "stop"}, "", "auto",
+         "padding rows of a block's smaller cells: computed as real rows or skipped by each thread; auto: the "
+         "kernel's own (plain computes, the others stop)",
          {}},
     };
     const std::vector<SolverOption> step = gpu_step_keys();  // after kernel, as they always were

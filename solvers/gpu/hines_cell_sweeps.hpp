@@ -10,7 +10,8 @@
 namespace arbolito::gpu::sweeps {
 
 // *p += v without waiting for the old value (a reduction, RED, on the device).
-__host__ __device__ __forceinline__ void red_add(double* p, double v) {
+template <class V>
+__host__ __device__ __forceinline__ void red_add(V* p, V v) {
 #ifdef __CUDA_ARCH__
     atomicAdd(p, v);
 #else
@@ -20,12 +21,14 @@ __host__ __device__ __forceinline__ void red_add(double* p, double v) {
 
 // Eliminates one row of the backward sweep: stores f = u/d' and rhs'/d' for the forward
 // sweep and returns what the parent row loses, f u from its d and f rhs' from its rhs.
+template <class V>
 struct RowLoss {
-    double d, r;
+    V d, r;
 };
-__host__ __device__ __forceinline__ RowLoss eliminate(double d, double u, double r, double* f_out, double* r_out) {
-    const double inv = reciprocal(d);
-    const double f = u * inv;
+template <class V>
+__host__ __device__ __forceinline__ RowLoss<V> eliminate(V d, V u, V r, V* f_out, V* r_out) {
+    const V inv = reciprocal(d);
+    const V f = u * inv;
     *f_out = f;
     *r_out = r * inv;
     return {f * u, f * r};
@@ -119,7 +122,7 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
             if (i <= 0) break;
             if (i < n) {
                 const int x = first + i * stride;
-                const RowLoss loss = eliminate(rd[r], ru[r], rr[r], f_at + i * f_stride, rhs + x);
+                const RowLoss<double> loss = eliminate(rd[r], ru[r], rr[r], f_at + i * f_stride, rhs + x);
                 const double df = loss.d, rf = loss.r;
                 int p = i - 1;
                 if (i == bp.x) {
@@ -214,20 +217,28 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
 // values, kept in a ring of registers, or (c) loaded from memory H rows ahead (at step
 // j - H every x before row j - H is final; the load needs row j's dist, loaded S - H
 // steps earlier).
-template <int S>
-__host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ slot,
-                                               const unsigned short* __restrict__ dist, double* __restrict__ d,
-                                               const double* __restrict__ u, double* __restrict__ rhs) {
+//
+// Pad (padding=compute, the seed's "computing padding"): the padding rows are walked as
+// real ones (loaded, eliminated, written: f = 0 into d, 0 into rhs), so every lane of a
+// block does the same rows; without it (stop) a lane neither reads nor writes past its
+// own size. Same bits on the real rows (padding rows d = 1, u = 0, rhs = 0 subtract 0).
+//
+// cell_rowparent_at takes the slot itself (first, stride, size, padded) and the arrays
+// as the slot's numbers reach them: block-shared passes rhs in shared memory and the
+// others offset to the block's base. V: double, or float in the benchmarks.
+template <int S, bool Pad = false, class V = double>
+__host__ __device__ inline void cell_rowparent_at(int4 sl, const unsigned short* __restrict__ dist,
+                                                  V* __restrict__ d, const V* __restrict__ u, V* __restrict__ rhs) {
     static_assert(S >= 2 && S % 2 == 0, "cell_rowparent: S even, at least 2");
     constexpr int H = S / 2;
-    const int4 sl = ld_ro(slot + s);
-    const int first = sl.x, stride = sl.y, n = sl.z, np = sl.w;
+    const int first = sl.x, stride = sl.y, np = sl.w;
+    const int n = Pad ? (sl.z > 0 ? np : 0) : sl.z;
     if (n == 0) return;
 
-    double rd[S], rr[S], ru[S];
+    V rd[S], rr[S], ru[S];
     int rp[S];
     auto load = [&](int k, int j) {
-        rd[k] = 1.0, rr[k] = 0.0, ru[k] = 0.0, rp[k] = 1;
+        rd[k] = 1, rr[k] = 0, ru[k] = 0, rp[k] = 1;
         if (j >= 0 && j < n) {
             const int x = first + j * stride;
             rd[k] = d[x];
@@ -238,7 +249,7 @@ __host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ s
     };
 #pragma unroll
     for (int k = 0; k < S; ++k) load(k, np - 1 - k);
-    double root_d = 1.0, root_r = 0.0;
+    V root_d = 1, root_r = 0;
     for (int t0 = 0; t0 < np; t0 += S) {
 #pragma unroll
         for (int r = 0; r < S; ++r) {
@@ -247,8 +258,8 @@ __host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ s
             if (i <= 0) break;
             if (i < n) {
                 const int x = first + i * stride;
-                const RowLoss loss = eliminate(rd[r], ru[r], rr[r], d + x, rhs + x);
-                const double df = loss.d, rf = loss.r;
+                const RowLoss<V> loss = eliminate(rd[r], ru[r], rr[r], d + x, rhs + x);
+                const V df = loss.d, rf = loss.r;
                 const int k = rp[r];
                 if (k == 1) {
                     rd[(r + 1) % S] -= df;
@@ -269,13 +280,13 @@ __host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ s
             load(r, i - S);
         }
     }
-    double xprev = root_r / root_d;
+    V xprev = root_r / root_d;
     rhs[first] = xprev;
 
-    double ff[S], fr[S], fx[S], xr[S];
+    V ff[S], fr[S], fx[S], xr[S];
     int fp[S];
     auto fload = [&](int k, int j) {
-        ff[k] = 0.0, fr[k] = 0.0, fp[k] = 1;
+        ff[k] = 0, fr[k] = 0, fp[k] = 1;
         if (j < n) {
             const int x = first + j * stride;
             ff[k] = d[x];
@@ -284,7 +295,7 @@ __host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ s
         }
     };
 #pragma unroll
-    for (int k = 0; k < S; ++k) fload(k, 1 + k), fx[k] = 0.0, xr[k] = 0.0;
+    for (int k = 0; k < S; ++k) fload(k, 1 + k), fx[k] = 0, xr[k] = 0;
     xr[S - 1] = xprev;  // row 0's slot in the ring: row i's x goes to xr[(i - 1) % S]
     for (int t0 = 0; t0 < n - 1; t0 += S) {
 #pragma unroll
@@ -292,7 +303,7 @@ __host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ s
             const int i = 1 + t0 + r;
             if (i >= n) break;
             const int k = fp[r];
-            double xp = fx[r];
+            V xp = fx[r];
             if (k == 1) {
                 xp = xprev;
             } else if (k <= H) {
@@ -300,7 +311,7 @@ __host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ s
                 for (int q = 2; q <= H; ++q)
                     if (k == q) xp = xr[(r - q + S) % S];
             }
-            const double xi = fr[r] - ff[r] * xp;
+            const V xi = fr[r] - ff[r] * xp;
             rhs[first + i * stride] = xi;
             xprev = xi;
             xr[r] = xi;
@@ -311,6 +322,13 @@ __host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ s
             if (j < n && fp[h] > H) fx[h] = rhs[first + (j - fp[h]) * stride];
         }
     }
+}
+
+template <int S, bool Pad = false, class V = double>
+__host__ __device__ inline void cell_rowparent(int s, const int4* __restrict__ slot,
+                                               const unsigned short* __restrict__ dist, V* __restrict__ d,
+                                               const V* __restrict__ u, V* __restrict__ rhs) {
+    cell_rowparent_at<S, Pad, V>(ld_ro(slot + s), dist, d, u, rhs);
 }
 
 }  // namespace arbolito::gpu::sweeps

@@ -1,6 +1,7 @@
 #include "solvers/gpu/hines_gpu_cell.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,13 +49,39 @@ __global__ void __launch_bounds__(128) cell_solve_pipelined(int n_slots, const i
     if (s < n_slots) cell_pipelined<K>(s, slot, branch_range, branch, d, u, rhs);
 }
 
-template <int S>
+template <int S, bool Pad, class V>
 __global__ void __launch_bounds__(128) cell_solve_rowparent(int n_slots, const int4* __restrict__ slot,
                                                             const unsigned short* __restrict__ dist,
-                                                            double* __restrict__ d, const double* __restrict__ u,
-                                                            double* __restrict__ rhs) {
+                                                            V* __restrict__ d, const V* __restrict__ u,
+                                                            V* __restrict__ rhs) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s < n_slots) cell_rowparent<S>(s, slot, dist, d, u, rhs);
+    if (s < n_slots) cell_rowparent<S, Pad, V>(s, slot, dist, d, u, rhs);
+}
+
+// block-shared: CUDA block b solves layout block b (slots b*BS .. b*BS+BS-1, BS =
+// blockDim.x, CVs base .. base + BS * padded - 1, position i of slot k at base + i*BS + k).
+// The block's right-hand sides are copied into shared memory, the rowparent sweeps run on
+// them there (d and u stay in device memory), and the result is copied back: rhs moves
+// 16 B per CV through device memory instead of the 32 B of the streaming sweeps (rhs
+// read, rhs' written and read back, x written). Every thread reads and writes only its
+// own slot's column of the block, so no barrier is needed.
+template <int S, bool Pad, class V>
+__global__ void __launch_bounds__(128) cell_solve_block_shared(const int4* __restrict__ slot,
+                                                               const unsigned short* __restrict__ dist,
+                                                               V* __restrict__ d, const V* __restrict__ u,
+                                                               V* __restrict__ rhs) {
+    extern __shared__ unsigned char sh_bytes[];
+    V* sh = reinterpret_cast<V*>(sh_bytes);
+    const int bs = blockDim.x, k = threadIdx.x;
+    const int4 sl = ld_ro(slot + static_cast<std::size_t>(blockIdx.x) * bs + k);
+    const int base = sl.x - k;
+    // Each thread copies its own slot's rows (position i at i * bs + k): a warp's lanes
+    // touch consecutive addresses of a row, and a thread needs no barrier for its own
+    // rows. Padding rows only where they are computed.
+    const int rows = Pad ? sl.w : sl.z;
+    for (int i = 0; i < rows; ++i) sh[i * bs + k] = rhs[base + i * bs + k];
+    cell_rowparent_at<S, Pad, V>(make_int4(k, bs, sl.z, sl.w), dist + base, d + base, u + base, sh);
+    for (int i = 0; i < rows; ++i) rhs[base + i * bs + k] = sh[i * bs + k];
 }
 
 // Warp w of W takes the warps' worth of slots w, w + W, ... (32 slots each); its lanes
@@ -140,13 +167,77 @@ CellSchedule cell_schedule(const Layout& l, const CellSlots& sl) {
     return c;
 }
 
-GpuCellPlan make_gpu_cell_plan(const Layout& l, const CellSlots& sl, std::optional<CellKernel> asked) {
-    return make_gpu_cell_plan(l, cell_schedule(l, sl), asked);
+GpuCellPlan make_gpu_cell_plan(const Layout& l, const CellSlots& sl, std::optional<CellKernel> asked,
+                               const CellPlanOptions& o) {
+    return make_gpu_cell_plan(l, cell_schedule(l, sl), asked, o);
 }
 
-GpuCellPlan make_gpu_cell_plan(const Layout& l, const CellSchedule& c, std::optional<CellKernel> asked) {
+std::size_t shared_bytes_per_block() {
+    int dev = 0, bytes = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return static_cast<std::size_t>(bytes);
+}
+
+int block_shared_auto(int rows, int value_bytes) {
+    const std::size_t room = shared_bytes_per_block();
+    for (int bs = 128; bs >= 1; bs /= 2)
+        if (static_cast<std::size_t>(bs) * std::max(rows, 1) * value_bytes <= room) return bs;
+    return 0;
+}
+
+namespace {
+
+std::string kib(std::size_t bytes) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f KiB", bytes / 1024.0);
+    return b;
+}
+
+// block-shared's requirements on the numbering and the device (make_gpu_cell_plan's
+// comment); returns BS.
+int check_block_shared(const CellSchedule& c, CellKernel kernel) {
+    if (!reads_dist(kernel))
+        throw std::invalid_argument(std::string("gpu-cell: layout=block-shared runs the rowparent sweeps; kernel=") +
+                                    to_string(kernel) + " is not one of them (rowparent4, rowparent8, rowparent16)");
+    if (c.slot.empty()) return 1;
+    const int bs = c.slot[0].y;
+    for (std::size_t s = 0; s < c.slot.size(); ++s) {
+        const int k = static_cast<int>(s % bs);
+        const int4 first = c.slot[s - k];
+        if (c.slot[s].y != bs || c.slot[s].x != first.x + k || c.slot[s].w != first.w || c.slot.size() % bs)
+            throw std::invalid_argument("gpu-cell: layout=block-shared needs the block-interleaved numbering");
+    }
+    const std::size_t need = static_cast<std::size_t>(bs) * std::max(c.max_padded, 1) * sizeof(double);
+    const std::size_t room = shared_bytes_per_block();
+    if (need > room || bs > 128) {
+        const int fits = block_shared_auto(c.max_padded);
+        throw std::invalid_argument(
+            "gpu-cell: layout=block-shared with block=" + std::to_string(bs) + ": " +
+            (bs > 128 ? std::string("more than 128 threads per CUDA block")
+                      : "the right-hand sides of a block of the largest cells (" + std::to_string(c.max_padded) +
+                            " CVs) need " + kib(need) + " of shared memory, the device has " + kib(room) +
+                            " per block") +
+            (fits > 0 ? "; block=" + std::to_string(fits) + " or block=auto fits"
+                      : "; not even one such cell fits: use layout=block-interleaved"));
+    }
+    return bs;
+}
+
+}  // namespace
+
+GpuCellPlan make_gpu_cell_plan(const Layout& l, const CellSchedule& c, std::optional<CellKernel> asked,
+                               const CellPlanOptions& o) {
     const CellKernel kernel = asked ? *asked : c.dist.empty() ? CellKernel::pipelined2 : CellKernel::rowparent8;
+    if (o.padding == CellPadding::compute && kernel != CellKernel::plain && !reads_dist(kernel))
+        throw std::invalid_argument(std::string("gpu-cell: padding=compute runs with kernel=plain or a rowparent "
+                                                "kernel, not kernel=") + to_string(kernel));
+    if (o.padding == CellPadding::stop && kernel == CellKernel::plain)
+        throw std::invalid_argument("gpu-cell: kernel=plain always computes its padding rows (padding=stop: use a "
+                                    "rowparent kernel)");
     GpuCellPlan plan;
+    plan.compute_padding = o.padding == CellPadding::compute;
+    if (o.block_shared) plan.shared_block = check_block_shared(c, kernel);
     plan.n_slots = static_cast<int>(c.slot.size());
     plan.kernel = kernel;
     plan.max_padded = c.max_padded;
@@ -164,6 +255,52 @@ GpuCellPlan make_gpu_cell_plan(const Layout& l, const CellSchedule& c, std::opti
     }
     if (kernel == CellKernel::resident) set_resident(plan, 2, 8);
     return plan;
+}
+
+namespace {
+
+template <int S, bool Pad, class V>
+void launch_rowparent(const GpuCellPlan& plan, V* d, const V* u, V* rhs, cudaStream_t stream) {
+    if (plan.shared_block > 0) {
+        const int bs = plan.shared_block;
+        const std::size_t smem = static_cast<std::size_t>(bs) * plan.max_padded * sizeof(V);
+        if (smem > 48 * 1024)
+            CUDA_CHECK(cudaFuncSetAttribute(cell_solve_block_shared<S, Pad, V>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+        cell_solve_block_shared<S, Pad, V><<<plan.n_slots / bs, bs, smem, stream>>>(plan.slot.data(), plan.dist.data(),
+                                                                                   d, u, rhs);
+    } else {
+        const int t = plan.threads;
+        cell_solve_rowparent<S, Pad, V><<<(plan.n_slots + t - 1) / t, t, 0, stream>>>(
+            plan.n_slots, plan.slot.data(), plan.dist.data(), d, u, rhs);
+    }
+    CUDA_CHECK_LAUNCH();
+}
+
+template <int S, class V>
+void launch_rowparent(const GpuCellPlan& plan, V* d, const V* u, V* rhs, cudaStream_t stream) {
+    if (plan.compute_padding) launch_rowparent<S, true, V>(plan, d, u, rhs, stream);
+    else launch_rowparent<S, false, V>(plan, d, u, rhs, stream);
+}
+
+template <class V>
+void rowparent_solve(const GpuCellPlan& plan, V* d, const V* u, V* rhs, cudaStream_t stream) {
+    switch (plan.kernel) {
+    case CellKernel::rowparent4: launch_rowparent<4, V>(plan, d, u, rhs, stream); break;
+    case CellKernel::rowparent8: launch_rowparent<8, V>(plan, d, u, rhs, stream); break;
+    case CellKernel::rowparent16: launch_rowparent<16, V>(plan, d, u, rhs, stream); break;
+    default:
+        throw std::invalid_argument(std::string("gpu-cell: kernel ") + to_string(plan.kernel) +
+                                    " has no float or block-shared version (the rowparent kernels have)");
+    }
+}
+
+}  // namespace
+
+void gpu_cell_solve(const GpuCellPlan& plan, float* d, const float* u, float* rhs, cudaStream_t stream) {
+    if (plan.n_slots == 0) return;
+    check_plan_data(plan, plan.kernel);
+    rowparent_solve(plan, d, u, rhs, stream);
 }
 
 void gpu_cell_solve(const GpuCellPlan& plan, double* d, const double* u, double* rhs, cudaStream_t stream) {
@@ -188,14 +325,8 @@ void gpu_cell_solve(const GpuCellPlan& plan, double* d, const double* u, double*
         cell_solve_pipelined<4><<<blocks, t, 0, stream>>>(plan.n_slots, slot, range, bp, d, u, rhs);
         break;
     case CellKernel::rowparent4:
-        cell_solve_rowparent<4><<<blocks, t, 0, stream>>>(plan.n_slots, slot, plan.dist.data(), d, u, rhs);
-        break;
     case CellKernel::rowparent8:
-        cell_solve_rowparent<8><<<blocks, t, 0, stream>>>(plan.n_slots, slot, plan.dist.data(), d, u, rhs);
-        break;
-    case CellKernel::rowparent16:
-        cell_solve_rowparent<16><<<blocks, t, 0, stream>>>(plan.n_slots, slot, plan.dist.data(), d, u, rhs);
-        break;
+    case CellKernel::rowparent16: rowparent_solve(plan, d, u, rhs, stream); return;
     case CellKernel::resident: {
         if (plan.resident_blocks == 0) throw std::logic_error("gpu_cell_solve: resident plan without set_resident");
         const int rt = 32 * plan.resident_warps;

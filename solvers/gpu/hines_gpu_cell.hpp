@@ -1,6 +1,6 @@
 #pragma once
 // gpu-cell (cuHinesBatch, DESIGN §7): one thread per cell solves its Hines system in the
-// numbering of a gpu_cell_layout (flat, interleaved or block-interleaved). A device-side
+// numbering of a gpu_cell_layout (flat, interleaved, block-interleaved or block-shared). A device-side
 // building block: the matrix is assembled on the device in the layout's numbering and
 // solved in place, nothing is copied to or from the host.
 #include <optional>
@@ -47,6 +47,21 @@ inline constexpr CellKernel all_cell_kernels[] = {
     CellKernel::resident,   CellKernel::rowparent4, CellKernel::rowparent8, CellKernel::rowparent16};
 
 const char* to_string(CellKernel k);
+
+// Padding rows (positions past a cell's size up to its block's largest): computed as
+// real rows, or skipped by each lane (the seed's cuHinesVBatch "computing padding" and
+// "no computing padding"). automatic: the kernel's own (plain computes, the others stop);
+// compute is offered by the rowparent kernels (and plain), stop by all but plain.
+enum class CellPadding { automatic, compute, stop };
+
+// What a plan is made for besides its kernel.
+struct CellPlanOptions {
+    // The block-shared solve: the layout must be block-interleaved (every slot's stride the
+    // block's size BS); one CUDA block of BS threads per layout block holds the block's
+    // right-hand sides in shared memory through both sweeps (rowparent sweeps only).
+    bool block_shared = false;
+    CellPadding padding = CellPadding::automatic;
+};
 // The kernel of that name (to_string's), if any.
 std::optional<CellKernel> cell_kernel_named(const std::string& name);
 
@@ -79,6 +94,8 @@ struct GpuCellPlan {
     int resident_prefetch = 8;         // resident kernel: rows loaded ahead (8 or 16)
     int resident_blocks = 0;           // resident kernel: blocks of resident_warps warps
     mutable DeviceArray<double> f_scratch;  // resident kernel (workspace): blocks x warps x 32 x max_padded
+    bool compute_padding = false;      // padding rows walked (rowparent kernels; plain always)
+    int shared_block = 0;              // > 0: block-shared, slots per layout block (= CUDA block size)
 };
 
 // layout, slots: from one gpu_cell_layout.
@@ -87,10 +104,22 @@ struct GpuCellPlan {
 // pipelined4 is 5 % faster on nearly unbranched cells), or pipelined2 where a parent lies
 // too far back for rowparent's uint16 distance (cells of more than 65,535 CVs). A
 // rowparent kernel asked for there: std::invalid_argument.
+// With options.block_shared: a layout that is not block-interleaved, a kernel other than a
+// rowparent one, or a block whose right-hand sides (BS x its largest cell's rows x 8 B)
+// exceed the device's shared memory per block: std::invalid_argument naming the key
+// (layout, block, kernel) and why. A padding the kernel does not offer: the same.
 GpuCellPlan make_gpu_cell_plan(const Layout& layout, const CellSlots& slots,
-                               std::optional<CellKernel> kernel = std::nullopt);
+                               std::optional<CellKernel> kernel = std::nullopt, const CellPlanOptions& options = {});
 // The same from the layout's schedule, computed once for several plans (benchmarks).
-GpuCellPlan make_gpu_cell_plan(const Layout& layout, const CellSchedule& schedule, std::optional<CellKernel> kernel);
+GpuCellPlan make_gpu_cell_plan(const Layout& layout, const CellSchedule& schedule, std::optional<CellKernel> kernel,
+                               const CellPlanOptions& options = {});
+
+// Shared memory per CUDA block the current device grants (opt-in maximum), in bytes.
+std::size_t shared_bytes_per_block();
+// block-shared's automatic block size for cells of at most `rows` CVs and values of
+// `value_bytes` bytes: the largest power of two <= 128 whose right-hand sides fit
+// shared_bytes_per_block(); 0 where not even one cell fits.
+int block_shared_auto(int rows, int value_bytes = 8);
 
 // Switches a plan to the resident kernel with `warps_per_sm` warps per SM (1..32) and
 // `prefetch` rows of prefetch (8 or 16), allocating its scratch.
@@ -100,5 +129,8 @@ void set_resident(GpuCellPlan& plan, int warps_per_sm, int prefetch);
 // real CVs; d is overwritten; u is read only. Padding rows must hold d = 1, u = 0,
 // rhs = 0 (DESIGN §2); the pipelined kernels leave them untouched.
 void gpu_cell_solve(const GpuCellPlan& plan, double* d, const double* u, double* rhs, cudaStream_t stream);
+// The same in float, for the benchmarks (the simulator stays double): the rowparent
+// kernels and block-shared only (others: std::invalid_argument).
+void gpu_cell_solve(const GpuCellPlan& plan, float* d, const float* u, float* rhs, cudaStream_t stream);
 
 }  // namespace arbolito::gpu

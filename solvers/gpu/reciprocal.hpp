@@ -22,4 +22,17 @@ ARB_HD double reciprocal(double x) {
 #endif
 }
 
+// The same in float (the benchmarks' single-precision kernels): the approximate
+// reciprocal (about 1 ulp) and one Newton step.
+ARB_HD float reciprocal(float x) {
+#ifdef __CUDA_ARCH__
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    const float e = fmaf(-x, r, 1.0f);
+    return fmaf(r, e, r);
+#else
+    return 1.0f / x;
+#endif
+}
+
 }  // namespace arbolito::gpu

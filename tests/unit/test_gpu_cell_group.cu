@@ -193,8 +193,11 @@ Model mixed_model(bool stack_synapses, double tau1_soma = 1.0, double tfinal = 4
     return m;
 }
 
+// block-shared and padding=compute do the same arithmetic as block-interleaved: the same bits.
 const std::vector<std::string> all_layouts = {"layout=flat", "layout=interleaved", "layout=block-interleaved:block=32",
-                                              "layout=block-interleaved:block=7", "layout=block-interleaved:block=1"};
+                                              "layout=block-interleaved:block=7", "layout=block-interleaved:block=1",
+                                              "layout=block-shared", "layout=block-shared:block=7:padding=compute",
+                                              "padding=compute"};
 
 }  // namespace
 
@@ -217,6 +220,33 @@ TEST(GpuOptions, Parse) {
     EXPECT_THROW(parse_gpu_options("threads=48"), std::invalid_argument);
     EXPECT_THROW(parse_gpu_options("block=0"), std::invalid_argument);
     EXPECT_THROW(parse_gpu_options("flat"), std::invalid_argument);
+    o = parse_gpu_options("layout=block-shared:padding=compute");
+    EXPECT_EQ(o.layout, "block-shared:auto");
+    EXPECT_EQ(o.solve_padding, "compute");
+    EXPECT_EQ(parse_gpu_options("layout=block-shared:block=16").layout, "block-shared:16");
+    EXPECT_THROW(parse_gpu_options("padding=some"), std::invalid_argument);
+    EXPECT_THROW(parse_gpu_options("layout=block-shared:block=129"), std::invalid_argument);
+}
+
+// block-shared where a block's right-hand sides do not fit, or with a kernel it does not
+// run: one clear error at set-up naming the key (the command line exits 2 on it).
+TEST(GpuCellGroup, BlockSharedRefusedWhereItDoesNotFit) {
+    SKIP_WITHOUT_GPU();
+    const Model m = mixed_model(false);  // its largest cell has 1,800 CVs
+    for (const char* spec : {"gpu-cell:layout=block-shared:block=128", "gpu-cell:layout=block-shared:kernel=plain"}) {
+        SimOptions o;
+        o.solver = spec;
+        try {
+            Simulation s(m, o);
+            ADD_FAILURE() << spec << " accepted";
+        } catch (const std::invalid_argument& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find("layout=block-shared"), std::string::npos) << what;
+            EXPECT_NE(what.find(std::string(spec).find("kernel") != std::string::npos ? "kernel=plain" : "block=128"),
+                      std::string::npos)
+                << what;
+        }
+    }
 }
 
 // Both are bad input, said before any device is probed: runs without a GPU too.

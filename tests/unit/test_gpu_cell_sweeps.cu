@@ -25,8 +25,9 @@ namespace {
 // Worst norm-wise relative difference over the cells, after solving every slot of the
 // batch in `layout` with the pipelined sweeps of prefetch K (f in place, or in a scratch
 // of rows of 32 as the resident kernel keeps it).
-// K < 0: the row-parent sweeps with S = -K rows in flight (scratch unused).
-template <int K>
+// K < 0: the row-parent sweeps with S = -K rows in flight (scratch unused), Pad: their
+// padding rows computed (padding=compute).
+template <int K, bool Pad = false>
 double sweep_batch(const std::vector<std::vector<int>>& cells, const std::string& layout, bool scratch,
                    std::mt19937& gen) {
     const GpuCellNumbering g = gpu_cell_layout(cells, layout);
@@ -38,7 +39,7 @@ double sweep_batch(const std::vector<std::vector<int>>& cells, const std::string
     std::vector<double> f(32 * static_cast<std::size_t>(std::max(1, c.max_padded)), NAN);
     for (std::size_t s = 0; s < c.slot.size(); ++s) {
         if constexpr (K < 0)
-            gpu::sweeps::cell_rowparent<-K>(static_cast<int>(s), c.slot.data(), c.dist.data(), d, u, rhs);
+            gpu::sweeps::cell_rowparent<-K, Pad>(static_cast<int>(s), c.slot.data(), c.dist.data(), d, u, rhs);
         else
             gpu::sweeps::cell_pipelined<K>(static_cast<int>(s), c.slot.data(), c.branch_range.data(),
                                            c.branch.data(), d, u, rhs, scratch ? f.data() + s % 32 : nullptr,
@@ -75,6 +76,9 @@ TEST(GpuCellSweeps, OnTheHostEveryPrefetchAndLayout) {
             EXPECT_LT(sweep_batch<-4>(cells, layout, false, gen), 1e-12);
             EXPECT_LT(sweep_batch<-8>(cells, layout, false, gen), 1e-12);
             EXPECT_LT(sweep_batch<-16>(cells, layout, false, gen), 1e-12);
+            SCOPED_TRACE("row-parent sweeps, padding computed");
+            EXPECT_LT((sweep_batch<-2, true>(cells, layout, false, gen)), 1e-12);
+            EXPECT_LT((sweep_batch<-8, true>(cells, layout, false, gen)), 1e-12);
         }
 }
 

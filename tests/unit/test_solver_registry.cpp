@@ -69,7 +69,7 @@ TEST(SolverSpec, DefaultsAndGivenKeys) {
     const SolverSpec g = parse_solver_spec("gpu-cell:timing=off:layout=flat");
     EXPECT_EQ(g.options.at("timing"), "off");
     EXPECT_EQ(g.options.at("layout"), "flat");
-    EXPECT_EQ(g.options.at("block"), "32");  // default
+    EXPECT_EQ(g.options.at("block"), "auto");  // default: 32 for block-interleaved
     EXPECT_EQ(g.options.at("kernel"), "auto");
     EXPECT_EQ(g.text(), "gpu-cell:timing=off:layout=flat");
 #endif
@@ -84,10 +84,10 @@ TEST(SolverSpec, BadSpecsSayWhatIsAllowed) {
     EXPECT_TRUE(has(error_of("cpu:=1"), "is not KEY=VALUE"));
 #ifdef ARBOLITO_HAVE_CUDA
     EXPECT_TRUE(has(error_of("gpu-cell:timing=fast"), "timing=fast: unknown value (timing takes on|off)"));
-    EXPECT_TRUE(has(error_of("gpu-cell:block=0"), "block=0: not a whole number >= 1 (block takes N >= 1)"));
+    EXPECT_TRUE(has(error_of("gpu-cell:block=0"), "block=0: not a whole number >= 1 (block takes N >= 1 or auto)"));
     EXPECT_TRUE(has(error_of("gpu-cell:block=x"), "not a whole number"));
     EXPECT_TRUE(has(error_of("gpu-cell:kernel=fast"), "rowparent8"));
-    EXPECT_TRUE(has(error_of("gpu-cell:warp=1"), "keys: layout, block, kernel, timing, threads"));
+    EXPECT_TRUE(has(error_of("gpu-cell:warp=1"), "keys: layout, block, kernel, timing, threads, padding"));
     EXPECT_TRUE(has(error_of("gpu-cell:timing=on:timing=off"), "given twice"));
     EXPECT_TRUE(has(error_of("gpu-cell:layout=block-interleaved:32"), "is not KEY=VALUE"));  // the old grammar
 #else

@@ -1,0 +1,389 @@
+#include "engine/parareal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+
+#include "engine/blow_up_bound.hpp"
+#include "engine/cell_group.hpp"
+#include "engine/cell_state_map.hpp"
+#include "engine/timings.hpp"
+#include "mechanisms/iclamp.hpp"
+
+namespace arbolito {
+
+namespace {
+
+std::invalid_argument bad_key(const std::string& key, const std::string& value, const std::string& why) {
+    return std::invalid_argument(key + "=" + value + ": " + why);
+}
+
+long whole_number(const std::string& key, const std::string& value, long least) {
+    std::size_t used = 0;
+    long n = 0;
+    try {
+        n = std::stol(value, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used == 0 || used != value.size()) throw bad_key(key, value, "expected a whole number");
+    if (n < least) throw bad_key(key, value, "must be at least " + std::to_string(least));
+    return n;
+}
+
+// The time grid of the run, as Simulation sets it up, and its cut into slices.
+struct SlicePlan {
+    StepSettings steps;  // the sequential run's
+    long n_steps = 0;    // tfinal / dt
+    int K = 0;
+    long slice = 0;      // fine steps of every slice but the last
+    long last = 0;       // fine steps of the last slice, in (0, slice]
+    long coarse = 0;     // C
+    double slice_ms(int k) const { return static_cast<double>(k * slice) * steps.dt; }
+};
+
+SlicePlan plan_slices(const Model& m, const PararealSettings& p, bool record_samples) {
+    SlicePlan s;
+    const RunSettings& r = m.run;
+    s.steps.dt = r.dt;
+    s.steps.celsius = r.celsius;
+    s.steps.rules = r.rules;
+    s.steps.steps_per_sample = std::max(1L, std::lround(r.sample_dt / r.dt));
+    s.steps.n_frames = record_samples ? std::lround(r.tfinal / r.sample_dt) : 0;
+    s.n_steps = std::lround(r.tfinal / r.dt);
+    s.K = p.slices;
+    s.coarse = p.coarse;
+    // A slice is a whole number of sample intervals (its frames are whole rows of the
+    // trace) and of coarse steps.
+    const long unit = std::lcm(s.steps.steps_per_sample, s.coarse);
+    s.slice = (s.n_steps + s.K - 1) / s.K;
+    s.slice = (s.slice + unit - 1) / unit * unit;
+    s.last = s.n_steps - (s.K - 1) * s.slice;
+    if (s.n_steps <= 0 || s.last <= 0)
+        throw bad_key("slices", std::to_string(s.K),
+                      "the run's " + std::to_string(s.n_steps) + " steps do not fill " + std::to_string(s.K) +
+                          " slices of a whole number of " + std::to_string(unit) +
+                          " steps (sample interval and coarse step); use fewer slices or a longer run");
+    return s;
+}
+
+// The model's cells once per slice; copy k's clamps start k slices earlier, so that its
+// steps [0, slice) are the run's steps [k·slice, (k+1)·slice).
+Model sliced_model(const Model& m, const SlicePlan& s) {
+    Model f;
+    f.name = m.name;
+    f.source = m.source;
+    f.run = m.run;
+    for (int k = 0; k < s.K; ++k)
+        for (const CellDesc& c : m.cells) {
+            CellDesc d = c;
+            for (Placement& st : d.stimuli) {
+                if (st.mechanism != iclamp::name)  // a new stimulus must say how it moves in time
+                    throw std::logic_error("parareal: no time shift for stimulus " + st.mechanism);
+                st.params[iclamp::delay] -= s.slice_ms(k);
+            }
+            f.cells.push_back(std::move(d));
+        }
+    return f;
+}
+
+// What one slice's last fine pass recorded: its frame rows (one copy's columns) and spikes
+// (the model's gids and times).
+struct SliceRecord {
+    std::vector<double> rows;
+    std::vector<Spike> spikes;
+};
+
+double max_change(const std::vector<double>& a, const std::vector<double>& b) {
+    double m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double d = std::fabs(a[i] - b[i]);
+        if (!(d <= m)) m = std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
+    }
+    return m;
+}
+
+// One propagator: cell groups holding the slices' copies (fine) or the model once
+// (coarse), and each cell's place in its group's state.
+struct Groups {
+    std::vector<std::unique_ptr<CellGroup>> g;
+    std::vector<std::vector<std::vector<std::size_t>>> positions;  // [group][cell]
+    void add(std::unique_ptr<CellGroup> group) {
+        positions.push_back(cell_state_positions(group->data()));
+        g.push_back(std::move(group));
+    }
+    // The state of cells [first, first + n) of group i, one after the other.
+    std::vector<double> take(int i, const std::vector<double>& state, int first, int n) const {
+        std::vector<double> out;
+        for (int c = first; c < first + n; ++c) gather_state(state, positions[i][c], out);
+        return out;
+    }
+    void put(int i, const std::vector<double>& from, int first, int n, std::vector<double>& state) const {
+        std::size_t at = 0;
+        for (int c = first; c < first + n; ++c) {
+            scatter_state(from, at, positions[i][c], state);
+            at += positions[i][c].size();
+        }
+    }
+};
+
+}  // namespace
+
+PararealSettings parse_time_parallel(const std::string& text) {
+    PararealSettings p;
+    const std::size_t colon = text.find(':');
+    const std::string name = text.substr(0, colon);
+    if (name != "parareal") throw std::invalid_argument("unknown method '" + name + "' (parareal)");
+    if (colon == std::string::npos) return p;
+    std::string rest = text.substr(colon + 1);
+    std::size_t at = 0;
+    while (at <= rest.size()) {
+        const std::size_t end = std::min(rest.find(',', at), rest.size());
+        const std::string item = rest.substr(at, end - at);
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos) throw std::invalid_argument("'" + item + "': expected KEY=VALUE");
+        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+        if (key == "slices") {
+            p.slices = static_cast<int>(std::min<long>(whole_number(key, value, 2), 1 << 20));
+        } else if (key == "coarse") {
+            p.coarse = static_cast<int>(std::min<long>(whole_number(key, value, 1), 1 << 20));
+        } else if (key == "tol") {
+            std::size_t used = 0;
+            double t = 0;
+            try {
+                t = std::stod(value, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used == 0 || used != value.size()) throw bad_key(key, value, "expected a number");
+            if (!(t > 0) || !std::isfinite(t)) throw bad_key(key, value, "must be a finite number > 0");
+            p.tol = t;
+        } else if (key == "verify") {
+            if (value != "on" && value != "off") throw bad_key(key, value, "expected on or off");
+            p.verify = value == "on";
+        } else {
+            throw std::invalid_argument("unknown key '" + key + "' (slices, tol, coarse, verify)");
+        }
+        at = end + 1;
+    }
+    return p;
+}
+
+std::string time_parallel_refusal(const Model& m) {
+    if (!m.connections.empty())
+        return "the model has " + std::to_string(m.connections.size()) +
+               " connections: a spike would have to cross from its slice into later slices, which run at the same "
+               "time (parallel in time takes cells without connections: clamps and generators only)";
+    return "";
+}
+
+void check_time_parallel(const Model& m, const PararealSettings& p, bool record_samples) {
+    if (const std::string why = time_parallel_refusal(m); !why.empty()) throw std::invalid_argument(why);
+    if (p.slices < 2) throw bad_key("slices", std::to_string(p.slices), "must be at least 2");
+    if (!(p.tol > 0)) throw bad_key("tol", std::to_string(p.tol), "must be > 0");
+    if (p.coarse < 1) throw bad_key("coarse", std::to_string(p.coarse), "must be at least 1");
+    plan_slices(m, p, record_samples);
+}
+
+PararealReport run_parareal(const Model& m, const SolverSpec& solver, int threads, bool record_samples,
+                            const PararealSettings& p, RecordSink& sink) {
+    check_time_parallel(m, p, record_samples);
+    Stopwatch setup;
+    const SlicePlan s = plan_slices(m, p, record_samples);
+    const int K = s.K, nc = static_cast<int>(m.cells.size());
+    const double dt = s.steps.dt;
+
+    // F: a GPU solver batches every slice in one group; a CPU solver gets a group per slice
+    // for the OpenMP threads. Each copy records frames 1 .. slice/steps_per_sample of its slice.
+    const Model fm = sliced_model(m, s);
+    const bool batch = solver.solver->needs_cuda;
+    const int per_group = batch ? K : 1, n_fine = K / per_group;
+    StepSettings fst = s.steps;
+    fst.n_frames = s.steps.n_frames > 0 ? s.slice / s.steps.steps_per_sample + 1 : 0;
+    Groups fine;
+    for (int g = 0; g < n_fine; ++g)
+        fine.add(solver.solver->make_group(fm, static_cast<std::uint64_t>(g) * per_group * nc,
+                                           static_cast<std::uint64_t>(g + 1) * per_group * nc, solver.options, fst, 0));
+    // G: the model once at C·dt, slice after slice (its step n is the run's time n·C·dt).
+    StepSettings cst = s.steps;
+    cst.dt = dt * s.coarse;
+    cst.n_frames = 0;
+    Groups coarse;
+    coarse.add(solver.solver->make_group(m, 0, nc, solver.options, cst, 0));
+    const long coarse_slice = s.slice / s.coarse;
+
+    // Generator events: the fine ones to their slice's copy, steps relative to the slice
+    // (split at the last slice's end, where that slice stops); the coarse ones per slice.
+    std::vector<std::vector<StepEvent>> fine_a(n_fine), fine_b(n_fine), coarse_ev(K);
+    for (const Generator& gen : m.generators)
+        for (double t : gen.times) {
+            const long n = delivery_step(t, dt, s.steps.rules), k = n / s.slice;
+            if (k < K && n < s.n_steps) {
+                const int g = static_cast<int>(k) / per_group;
+                const long local = n - k * s.slice;
+                const std::uint32_t target =
+                    fine.g[g]->data().target_offset[(k % per_group) * nc + gen.target] + gen.synapse;
+                (local < s.last ? fine_a : fine_b)[g].push_back({local, t, target, gen.weight});
+            }
+            const long nc_step = delivery_step(t, cst.dt, s.steps.rules), kc = nc_step / coarse_slice;
+            if (kc < K)
+                coarse_ev[kc].push_back({nc_step, t, coarse.g[0]->data().target_offset[gen.target] + gen.synapse, gen.weight});
+        }
+    for (auto* list : {&fine_a, &fine_b, &coarse_ev})
+        for (auto& e : *list) std::sort(e.begin(), e.end());
+
+    std::vector<double> frame0;
+    if (s.steps.n_frames > 0) coarse.g[0]->initial_frame(frame0);
+    const int ncol_copy = coarse.g[0]->n_columns();
+
+    // G from slice n's start `u`: its end state.
+    PararealReport rep;
+    rep.n_cv = coarse.g[0]->data().n_real_cv();
+    rep.slice_steps = s.slice;
+    std::vector<double> coarse_state = coarse.g[0]->state();
+    auto propagate_coarse = [&](int n, const std::vector<double>& u) {
+        Stopwatch w;
+        coarse.put(0, u, 0, nc, coarse_state);
+        coarse.g[0]->set_state(coarse_state);
+        std::vector<Spike> sp;
+        std::vector<double> fr;
+        coarse.g[0]->advance(n * coarse_slice, (n + 1) * coarse_slice, coarse_ev[n], sp, fr);
+        coarse_state = coarse.g[0]->state();
+        rep.coarse_s += w.lap();
+        return coarse.take(0, coarse_state, 0, nc);
+    };
+
+    // U[n]: slice n's start state; G_old[n] = G(U[n]); F[n] = F(U[n]) of the last fine pass.
+    std::vector<std::vector<double>> U(K), G_old(K), F(K);
+    U[0] = coarse.take(0, coarse_state, 0, nc);
+    std::vector<SliceRecord> record(K);
+    std::vector<bool> dirty(K, true);  // U[n] changed since slice n's last fine pass
+    rep.setup_s = setup.lap();
+    Stopwatch run;
+    for (int n = 0; n + 1 < K; ++n) U[n + 1] = G_old[n] = propagate_coarse(n, U[n]);
+
+    // One fine pass of group g over its slices: states in, [0, last) and [last, slice) out.
+    auto fine_pass = [&](int g) {
+        CellGroup& grp = *fine.g[g];
+        std::vector<double> state = grp.state();
+        for (int j = 0; j < per_group; ++j) fine.put(g, U[g * per_group + j], j * nc, nc, state);
+        grp.set_state(state);
+        std::vector<Spike> sp_a, sp_b;
+        std::vector<double> fr_a, fr_b;
+        grp.advance(0, s.last, fine_a[g], sp_a, fr_a);
+        if (s.last < s.slice) grp.advance(s.last, s.slice, fine_b[g], sp_b, fr_b);
+        state = grp.state();
+        const int gcols = grp.n_columns();
+        for (int j = 0; j < per_group; ++j) {
+            const int k = g * per_group + j;
+            if (!dirty[k]) continue;
+            const bool last = k == K - 1;
+            if (!last) F[k] = fine.take(g, state, j * nc, nc);
+            SliceRecord& r = record[k];
+            r.rows.clear();
+            r.spikes.clear();
+            for (const std::vector<double>* fr : {&fr_a, &fr_b}) {
+                if (last && fr == &fr_b) break;
+                for (std::size_t row = 0; gcols > 0 && row < fr->size() / gcols; ++row)
+                    r.rows.insert(r.rows.end(), fr->begin() + row * gcols + j * ncol_copy,
+                                  fr->begin() + row * gcols + (j + 1) * ncol_copy);
+            }
+            for (const std::vector<Spike>* sp : {&sp_a, &sp_b}) {
+                if (last && sp == &sp_b) break;
+                for (const Spike& x : *sp)
+                    if (static_cast<int>(x.gid / nc) == k) r.spikes.push_back({x.gid % nc, x.source, x.time + s.slice_ms(k)});
+            }
+        }
+    };
+
+    for (int it = 0; it < K; ++it) {
+        Stopwatch w;
+        std::vector<int> todo;
+        for (int g = 0; g < n_fine; ++g)
+            if (std::any_of(dirty.begin() + g * per_group, dirty.begin() + (g + 1) * per_group, [](bool d) { return d; }))
+                todo.push_back(g);
+        std::exception_ptr error;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min<int>(threads, static_cast<int>(todo.size()))))
+        for (int i = 0; i < static_cast<int>(todo.size()); ++i) {
+            try {
+                fine_pass(todo[i]);
+            } catch (...) {
+#pragma omp critical(arbolito_parareal_error)
+                if (!error) error = std::current_exception();
+            }
+        }
+        if (error) std::rethrow_exception(error);
+        std::fill(dirty.begin(), dirty.end(), false);
+        rep.fine_s += w.lap();
+        rep.iterations = it + 1;
+        if (it == K - 1) break;  // every start is exact now
+
+        // The correction, slice after slice: a start that did not change keeps G(U) and
+        // takes F's end state as it is.
+        double change = 0;
+        std::vector<double> next = U[0];
+        for (int n = 0; n + 1 < K; ++n) {
+            std::vector<double> end;
+            if (next == U[n]) {
+                end = F[n];
+            } else {
+                std::vector<double> g = propagate_coarse(n, next);
+                end.resize(g.size());
+                for (std::size_t i = 0; i < g.size(); ++i) end[i] = g[i] + F[n][i] - G_old[n][i];
+                G_old[n] = std::move(g);
+            }
+            U[n] = std::move(next);
+            next = std::move(end);
+            if (next != U[n + 1]) {
+                change = std::max(change, max_change(next, U[n + 1]));
+                dirty[n + 1] = true;
+            }
+        }
+        U[K - 1] = std::move(next);
+        rep.change.push_back(change);
+        if (change < p.tol) break;
+    }
+    rep.run_s = run.lap();
+
+    // The record: frame 0, then every slice's frames while t < tfinal, then the spikes.
+    std::vector<double> rows = frame0;
+    std::vector<Spike> spikes;
+    const long frames_per_slice = s.slice / s.steps.steps_per_sample;
+    for (int k = 0; k < K; ++k) {
+        const SliceRecord& r = record[k];
+        for (std::size_t i = 0; ncol_copy > 0 && i < r.rows.size() / ncol_copy; ++i) {
+            if (k * frames_per_slice + static_cast<long>(i) + 1 >= s.steps.n_frames) break;
+            rows.insert(rows.end(), r.rows.begin() + i * ncol_copy, r.rows.begin() + (i + 1) * ncol_copy);
+        }
+        spikes.insert(spikes.end(), r.spikes.begin(), r.spikes.end());
+    }
+    for (double v : rows)
+        if (blown_up(v))
+            throw std::runtime_error("parareal: a voltage blew up (NaN, inf or past ±1e9 mV); run without "
+                                     "--time-parallel to see where and when");
+    std::sort(spikes.begin(), spikes.end(), spike_before);
+    if (ncol_copy > 0 && !rows.empty()) sink.frames(rows.data(), rows.size() / ncol_copy);
+    sink.spikes(spikes);
+    sink.epoch_done(s.n_steps * dt);
+    return rep;
+}
+
+double max_trace_difference(const RecordedRun& a, const RecordedRun& b) {
+    if (a.rows.size() != b.rows.size()) return std::numeric_limits<double>::infinity();
+    return max_change(a.rows, b.rows);
+}
+
+double max_spike_difference(const std::vector<Spike>& a, const std::vector<Spike>& b) {
+    if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+    double m = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].gid != b[i].gid || a[i].source != b[i].source) return std::numeric_limits<double>::infinity();
+        m = std::max(m, std::fabs(a[i].time - b[i].time));
+    }
+    return m;
+}
+
+}  // namespace arbolito

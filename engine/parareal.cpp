@@ -161,11 +161,13 @@ PararealSettings parse_time_parallel(const std::string& text) {
             if (used == 0 || used != value.size()) throw bad_key(key, value, "expected a number");
             if (!(t > 0) || !std::isfinite(t)) throw bad_key(key, value, "must be a finite number > 0");
             p.tol = t;
+        } else if (key == "iterations") {
+            p.iterations = static_cast<int>(std::min<long>(whole_number(key, value, 1), 1 << 20));
         } else if (key == "verify") {
             if (value != "on" && value != "off") throw bad_key(key, value, "expected on or off");
             p.verify = value == "on";
         } else {
-            throw std::invalid_argument("unknown key '" + key + "' (slices, tol, coarse, verify)");
+            throw std::invalid_argument("unknown key '" + key + "' (slices, tol, coarse, iterations, verify)");
         }
         at = end + 1;
     }
@@ -185,6 +187,8 @@ void check_time_parallel(const Model& m, const PararealSettings& p, bool record_
     if (p.slices < 2) throw bad_key("slices", std::to_string(p.slices), "must be at least 2");
     if (!(p.tol > 0)) throw bad_key("tol", std::to_string(p.tol), "must be > 0");
     if (p.coarse < 1) throw bad_key("coarse", std::to_string(p.coarse), "must be at least 1");
+    if (p.iterations < 0 || p.iterations > p.slices)
+        throw bad_key("iterations", std::to_string(p.iterations), "must be 1 .. slices (" + std::to_string(p.slices) + ")");
     plan_slices(m, p, record_samples);
 }
 
@@ -299,7 +303,8 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
         }
     };
 
-    for (int it = 0; it < K; ++it) {
+    const int max_passes = p.iterations > 0 ? p.iterations : K;
+    for (int it = 0; it < max_passes; ++it) {
         Stopwatch w;
         std::vector<int> todo;
         for (int g = 0; g < n_fine; ++g)
@@ -319,7 +324,7 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
         std::fill(dirty.begin(), dirty.end(), false);
         rep.fine_s += w.lap();
         rep.iterations = it + 1;
-        if (it == K - 1) break;  // every start is exact now
+        if (it == K - 1 || it + 1 == max_passes) break;  // K passes: every start is exact now
 
         // The correction, slice after slice: a start that did not change keeps G(U) and
         // takes F's end state as it is.

@@ -26,10 +26,11 @@ struct PararealSettings {
     double tol = 1e-6;    // > 0: mV for v, the state's own unit for gates and conductances
     int coarse = 10;      // C >= 1: G's dt is C·dt
     bool verify = false;  // the command line also runs sequentially and reports the difference
+    int iterations = 0;   // at most this many fine passes (1 .. K; 0: K), e.g. to study the error per iteration
 };
 
 // Parses "parareal[:KEY=VALUE[,KEY=VALUE]...]" with keys slices, tol, coarse, verify (on,
-// off). Throws std::invalid_argument with one line naming the key and the reason.
+// off) and iterations. Throws std::invalid_argument with one line naming the key and the reason.
 PararealSettings parse_time_parallel(const std::string& text);
 
 // Why parareal cannot run this model ("" where it can): connections (a spike would have to

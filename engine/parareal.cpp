@@ -40,7 +40,7 @@ struct SlicePlan {
     long n_steps = 0;    // tfinal / dt
     int K = 0;
     long slice = 0;      // fine steps of every slice but the last
-    long last = 0;       // fine steps of the last slice, in (0, slice]
+    long last = 0;       // fine steps of the last slice (> 0), up to tfinal
     long coarse = 0;     // C
     double slice_ms(int k) const { return static_cast<double>(k * slice) * steps.dt; }
 };
@@ -59,8 +59,15 @@ SlicePlan plan_slices(const Model& m, const PararealSettings& p, bool record_sam
     // A slice is a whole number of sample intervals (its frames are whole rows of the
     // trace) and of coarse steps.
     const long unit = std::lcm(s.steps.steps_per_sample, s.coarse);
-    s.slice = (s.n_steps + s.K - 1) / s.K;
-    s.slice = (s.slice + unit - 1) / unit * unit;
+    // N/K rounded up to whole units leaves a shorter last slice; where that leaves none,
+    // rounded down, a longer one. Of the two, the one whose longest slice is shortest.
+    const long up = (s.n_steps + s.K - 1) / s.K, up_slice = (up + unit - 1) / unit * unit;
+    const long down_slice = std::max(unit, s.n_steps / s.K / unit * unit);
+    auto longest = [&](long slice) {
+        const long last = s.n_steps - (s.K - 1) * slice;
+        return last > 0 ? std::max(slice, last) : std::numeric_limits<long>::max();
+    };
+    s.slice = longest(up_slice) <= longest(down_slice) ? up_slice : down_slice;
     s.last = s.n_steps - (s.K - 1) * s.slice;
     if (s.n_steps <= 0 || s.last <= 0)
         throw bad_key("slices", std::to_string(s.K),
@@ -201,12 +208,15 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
     const double dt = s.steps.dt;
 
     // F: a GPU solver batches every slice in one group; a CPU solver gets a group per slice
-    // for the OpenMP threads. Each copy records frames 1 .. slice/steps_per_sample of its slice.
+    // for the OpenMP threads. A group runs [0, mid) and [mid, end): the shorter and the longer
+    // of slice and last (the last slice stops at tfinal); each copy records frames
+    // 1 .. end/steps_per_sample of its slice and keeps those of its own steps.
     const Model fm = sliced_model(m, s);
     const bool batch = solver.solver->needs_cuda;
     const int per_group = batch ? K : 1, n_fine = K / per_group;
     StepSettings fst = s.steps;
-    fst.n_frames = s.steps.n_frames > 0 ? s.slice / s.steps.steps_per_sample + 1 : 0;
+    const long mid = std::min(s.slice, s.last), end = std::max(s.slice, s.last);
+    fst.n_frames = s.steps.n_frames > 0 ? end / s.steps.steps_per_sample + 1 : 0;
     Groups fine;
     for (int g = 0; g < n_fine; ++g)
         fine.add(solver.solver->make_group(fm, static_cast<std::uint64_t>(g) * per_group * nc,
@@ -220,17 +230,17 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
     const long coarse_slice = s.slice / s.coarse;
 
     // Generator events: the fine ones to their slice's copy, steps relative to the slice
-    // (split at the last slice's end, where that slice stops); the coarse ones per slice.
+    // (split at mid); the coarse ones per slice.
     std::vector<std::vector<StepEvent>> fine_a(n_fine), fine_b(n_fine), coarse_ev(K);
     for (const Generator& gen : m.generators)
         for (double t : gen.times) {
-            const long n = delivery_step(t, dt, s.steps.rules), k = n / s.slice;
+            const long n = delivery_step(t, dt, s.steps.rules), k = std::min<long>(n / s.slice, K - 1);
             if (k < K && n < s.n_steps) {
                 const int g = static_cast<int>(k) / per_group;
                 const long local = n - k * s.slice;
                 const std::uint32_t target =
                     fine.g[g]->data().target_offset[(k % per_group) * nc + gen.target] + gen.synapse;
-                (local < s.last ? fine_a : fine_b)[g].push_back({local, t, target, gen.weight});
+                (local < mid ? fine_a : fine_b)[g].push_back({local, t, target, gen.weight});
             }
             const long nc_step = delivery_step(t, cst.dt, s.steps.rules), kc = nc_step / coarse_slice;
             if (kc < K)
@@ -269,7 +279,7 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
     Stopwatch run;
     for (int n = 0; n + 1 < K; ++n) U[n + 1] = G_old[n] = propagate_coarse(n, U[n]);
 
-    // One fine pass of group g over its slices: states in, [0, last) and [last, slice) out.
+    // One fine pass of group g over its slices: states in, [0, mid) and [mid, end) out.
     auto fine_pass = [&](int g) {
         CellGroup& grp = *fine.g[g];
         std::vector<double> state = grp.state();
@@ -277,26 +287,29 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
         grp.set_state(state);
         std::vector<Spike> sp_a, sp_b;
         std::vector<double> fr_a, fr_b;
-        grp.advance(0, s.last, fine_a[g], sp_a, fr_a);
-        if (s.last < s.slice) grp.advance(s.last, s.slice, fine_b[g], sp_b, fr_b);
-        state = grp.state();
+        // `state` at step `slice`, the end of every slice but the last.
+        grp.advance(0, mid, fine_a[g], sp_a, fr_a);
+        if (mid == s.slice) state = grp.state();
+        if (mid < end) grp.advance(mid, end, fine_b[g], sp_b, fr_b);
+        if (mid < s.slice) state = grp.state();
         const int gcols = grp.n_columns();
         for (int j = 0; j < per_group; ++j) {
             const int k = g * per_group + j;
             if (!dirty[k]) continue;
             const bool last = k == K - 1;
+            const bool own_b = (last ? s.last : s.slice) > mid;  // [mid, end) are steps of this slice
             if (!last) F[k] = fine.take(g, state, j * nc, nc);
             SliceRecord& r = record[k];
             r.rows.clear();
             r.spikes.clear();
             for (const std::vector<double>* fr : {&fr_a, &fr_b}) {
-                if (last && fr == &fr_b) break;
+                if (!own_b && fr == &fr_b) break;
                 for (std::size_t row = 0; gcols > 0 && row < fr->size() / gcols; ++row)
                     r.rows.insert(r.rows.end(), fr->begin() + row * gcols + j * ncol_copy,
                                   fr->begin() + row * gcols + (j + 1) * ncol_copy);
             }
             for (const std::vector<Spike>* sp : {&sp_a, &sp_b}) {
-                if (last && sp == &sp_b) break;
+                if (!own_b && sp == &sp_b) break;
                 for (const Spike& x : *sp)
                     if (static_cast<int>(x.gid / nc) == k) r.spikes.push_back({x.gid % nc, x.source, x.time + s.slice_ms(k)});
             }

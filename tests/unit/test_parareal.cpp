@@ -114,8 +114,8 @@ TEST(Parareal, ConvergedTracesWithinTolBounds) {
     }
 }
 
-// A slice count that does not divide the run: the last slice is shorter and stops at
-// tfinal; coarse=3 with 4 steps per sample makes slices of whole 12-step units.
+// A slice count that does not divide the run: the last slice is shorter (or longer) and
+// stops at tfinal; coarse=3 with 4 steps per sample makes slices of whole 12-step units.
 TEST(Parareal, UnevenSlicesAndCoarseSteps) {
     Model m = read_model(test_data("parareal/hh_cells.json"));
     m.run.tfinal = 37.5;
@@ -127,6 +127,14 @@ TEST(Parareal, UnevenSlicesAndCoarseSteps) {
     EXPECT_EQ(par.n_frames(), seq.n_frames());
     EXPECT_EQ(max_trace_difference(par, seq), 0.0);  // K passes: exact (see the first test)
     EXPECT_LE(max_spike_difference(par.spikes_seen, seq.spikes_seen), 1e-12);
+    // 1600 steps in 24 slices of whole 20-step units: 66.7 rounds up to 80 (the last slice
+    // would be empty), so down to 60 and a last slice of 220 steps.
+    m.run.tfinal = 40;
+    const RecordedRun seq16 = sequential(m, "cpu");
+    const RecordedRun par16 = parallel(m, "cpu", "parareal:slices=24,tol=1e-300", 2, &rep);
+    EXPECT_EQ(rep.slice_steps, 60);
+    EXPECT_EQ(max_trace_difference(par16, seq16), 0.0);
+    EXPECT_LE(max_spike_difference(par16.spikes_seen, seq16.spikes_seen), 1e-12);
 }
 
 // A group's state moved into another group of the same cells makes it continue exactly.

@@ -168,13 +168,20 @@ PararealSettings parse_time_parallel(const std::string& text) {
             if (used == 0 || used != value.size()) throw bad_key(key, value, "expected a number");
             if (!(t > 0) || !std::isfinite(t)) throw bad_key(key, value, "must be a finite number > 0");
             p.tol = t;
+        } else if (key == "coarse-solver") {
+            try {
+                parse_solver_spec(value);
+            } catch (const std::invalid_argument& e) {
+                throw bad_key(key, value, e.what());
+            }
+            p.coarse_solver = value;
         } else if (key == "iterations") {
             p.iterations = static_cast<int>(std::min<long>(whole_number(key, value, 1), 1 << 20));
         } else if (key == "verify") {
             if (value != "on" && value != "off") throw bad_key(key, value, "expected on or off");
             p.verify = value == "on";
         } else {
-            throw std::invalid_argument("unknown key '" + key + "' (slices, tol, coarse, iterations, verify)");
+            throw std::invalid_argument("unknown key '" + key + "' (slices, tol, coarse, coarse-solver, iterations, verify)");
         }
         at = end + 1;
     }
@@ -221,12 +228,14 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
     for (int g = 0; g < n_fine; ++g)
         fine.add(solver.solver->make_group(fm, static_cast<std::uint64_t>(g) * per_group * nc,
                                            static_cast<std::uint64_t>(g + 1) * per_group * nc, solver.options, fst, 0));
-    // G: the model once at C·dt, slice after slice (its step n is the run's time n·C·dt).
+    // G: the model once at C·dt, slice after slice (its step n is the run's time n·C·dt), on
+    // the run's solver or coarse-solver (the state's order is the same in every solver).
     StepSettings cst = s.steps;
     cst.dt = dt * s.coarse;
     cst.n_frames = 0;
     Groups coarse;
-    coarse.add(solver.solver->make_group(m, 0, nc, solver.options, cst, 0));
+    const SolverSpec g_solver = p.coarse_solver.empty() ? solver : parse_solver_spec(p.coarse_solver);
+    coarse.add(g_solver.solver->make_group(m, 0, nc, g_solver.options, cst, 0));
     const long coarse_slice = s.slice / s.coarse;
 
     // Generator events: the fine ones to their slice's copy, steps relative to the slice

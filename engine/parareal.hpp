@@ -27,10 +27,11 @@ struct PararealSettings {
     int coarse = 10;      // C >= 1: G's dt is C·dt
     bool verify = false;  // the command line also runs sequentially and reports the difference
     int iterations = 0;   // at most this many fine passes (1 .. K; 0: K), e.g. to study the error per iteration
+    std::string coarse_solver;  // G's solver spec (e.g. cpu under a GPU fine solver); empty: the run's
 };
 
 // Parses "parareal[:KEY=VALUE[,KEY=VALUE]...]" with keys slices, tol, coarse, verify (on,
-// off) and iterations. Throws std::invalid_argument with one line naming the key and the reason.
+// off), iterations and coarse-solver (a solver spec). Throws std::invalid_argument with one line naming the key and the reason.
 PararealSettings parse_time_parallel(const std::string& text);
 
 // Why parareal cannot run this model ("" where it can): connections (a spike would have to

@@ -10,6 +10,7 @@
 #include "engine/blow_up_bound.hpp"
 #include "engine/cell_group.hpp"
 #include "engine/cell_state_map.hpp"
+#include "engine/cpu/cpu_cell_group.hpp"
 #include "engine/timings.hpp"
 #include "mechanisms/iclamp.hpp"
 
@@ -137,6 +138,15 @@ struct Groups {
     }
 };
 
+// Slices per CPU group: as many as the group steps side by side in SIMD lanes (lanes=auto:
+// the native width; cpu_cell_group.hpp), where W copies of one cell cost about what one
+// does alone (its lane block is W wide either way).
+int cpu_slices_per_group(const SolverSpec& s) {
+    const auto lanes = s.options.find("lanes");
+    if (lanes == s.options.end()) return 1;
+    return lanes->second == "auto" ? native_lane_width() : std::max(1, std::stoi(lanes->second));
+}
+
 }  // namespace
 
 PararealSettings parse_time_parallel(const std::string& text) {
@@ -214,20 +224,22 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
     const int K = s.K, nc = static_cast<int>(m.cells.size());
     const double dt = s.steps.dt;
 
-    // F: a GPU solver batches every slice in one group; a CPU solver gets a group per slice
-    // for the OpenMP threads. A group runs [0, mid) and [mid, end): the shorter and the longer
+    // F: a GPU solver batches every slice in one group; a CPU solver gets a group per lane
+    // width of slices (cpu_slices_per_group) for the OpenMP threads. A group runs [0, mid) and [mid, end): the shorter and the longer
     // of slice and last (the last slice stops at tfinal); each copy records frames
     // 1 .. end/steps_per_sample of its slice and keeps those of its own steps.
     const Model fm = sliced_model(m, s);
     const bool batch = solver.solver->needs_cuda;
-    const int per_group = batch ? K : 1, n_fine = K / per_group;
+    const int per_group = batch ? K : cpu_slices_per_group(solver), n_fine = (K + per_group - 1) / per_group;
+    auto group_slices = [&](int g) { return std::min(K, (g + 1) * per_group) - g * per_group; };
     StepSettings fst = s.steps;
     const long mid = std::min(s.slice, s.last), end = std::max(s.slice, s.last);
     fst.n_frames = s.steps.n_frames > 0 ? end / s.steps.steps_per_sample + 1 : 0;
     Groups fine;
     for (int g = 0; g < n_fine; ++g)
         fine.add(solver.solver->make_group(fm, static_cast<std::uint64_t>(g) * per_group * nc,
-                                           static_cast<std::uint64_t>(g + 1) * per_group * nc, solver.options, fst, 0));
+                                           static_cast<std::uint64_t>(g * per_group + group_slices(g)) * nc,
+                                           solver.options, fst, 0));
     // G: the model once at C·dt, slice after slice (its step n is the run's time n·C·dt), on
     // the run's solver or coarse-solver (the state's order is the same in every solver).
     StepSettings cst = s.steps;
@@ -292,7 +304,7 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
     auto fine_pass = [&](int g) {
         CellGroup& grp = *fine.g[g];
         std::vector<double> state = grp.state();
-        for (int j = 0; j < per_group; ++j) fine.put(g, U[g * per_group + j], j * nc, nc, state);
+        for (int j = 0; j < group_slices(g); ++j) fine.put(g, U[g * per_group + j], j * nc, nc, state);
         grp.set_state(state);
         std::vector<Spike> sp_a, sp_b;
         std::vector<double> fr_a, fr_b;
@@ -302,7 +314,7 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
         if (mid < end) grp.advance(mid, end, fine_b[g], sp_b, fr_b);
         if (mid < s.slice) state = grp.state();
         const int gcols = grp.n_columns();
-        for (int j = 0; j < per_group; ++j) {
+        for (int j = 0; j < group_slices(g); ++j) {
             const int k = g * per_group + j;
             if (!dirty[k]) continue;
             const bool last = k == K - 1;
@@ -330,7 +342,8 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
         Stopwatch w;
         std::vector<int> todo;
         for (int g = 0; g < n_fine; ++g)
-            if (std::any_of(dirty.begin() + g * per_group, dirty.begin() + (g + 1) * per_group, [](bool d) { return d; }))
+            if (std::any_of(dirty.begin() + g * per_group, dirty.begin() + g * per_group + group_slices(g),
+                            [](bool d) { return d; }))
                 todo.push_back(g);
         std::exception_ptr error;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min<int>(threads, static_cast<int>(todo.size()))))

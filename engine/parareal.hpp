@@ -3,7 +3,7 @@
 // K time slices of a model without connections. The fine propagator F is the run's solver
 // at the run's dt, all slices at once: one cell group holds a copy of the model's cells per
 // slice (GPU solvers: one group, each slice a cell of the batch; CPU solvers: a group per
-// slice on OpenMP threads), copy k's clamps shifted by -k·T_slice and its generator events
+// SIMD lane width of slices, on OpenMP threads), copy k's clamps shifted by -k·T_slice and its generator events
 // moved into its slice. The coarse propagator G is the same solver and cells at C·dt, slice
 // after slice. Iteration j: F from every slice's start state U_j (concurrently), then
 // sequentially U_{j+1}^{n+1} = G(U_{j+1}^n) + F(U_j^n) − G(U_j^n), until the largest change

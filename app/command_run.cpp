@@ -55,7 +55,16 @@ int run_time_parallel(const RunArgs& a, const Model& m, Simulation& sim, SonataS
     RunReport s;
     try {
         if (p.verify) s = sim.run(seq);
-        r = run_parareal(m, sim.solver(), a.threads, !a.spikes_only, p, par);
+        r = run_parareal(m, sim.solver(), a.threads, !a.spikes_only, p, par,
+                         [] { return StopSignals::received() != 0; });
+        if (r.stopped) {
+            const int sig = StopSignals::received();
+            char why[128];
+            std::snprintf(why, sizeof why, "stopped by %s after parareal iteration %d (its record exists only at the end)",
+                          StopSignals::name(sig), r.iterations);
+            spdlog::warn("{}: kept {}", why, file.writer().interrupt(why));
+            return 128 + sig;
+        }
         if (par.n_frames() > 0) file.frames(par.rows.data(), par.n_frames());
         file.spikes(par.spikes_seen);
         file.epoch_done(m.run.tfinal);
@@ -139,6 +148,8 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
             } catch (const std::invalid_argument& e) {
                 throw InputError("--time-parallel", "", e.what());
             }
+            // The fine propagator holds the cells once per slice.
+            require_run_memory(model_per_slice(m, parse_time_parallel(a.time_parallel).slices), a.model, 1);
         }
     });
     // Rank 0 alone writes: it checks the output's path before the set-up. A bad one is an

@@ -216,8 +216,15 @@ void check_time_parallel(const Model& m, const PararealSettings& p, bool record_
     plan_slices(m, p, record_samples);
 }
 
+Model model_per_slice(const Model& m, int slices) {
+    Model out = m;
+    out.cells.clear();
+    for (int k = 0; k < slices; ++k) out.cells.insert(out.cells.end(), m.cells.begin(), m.cells.end());
+    return out;
+}
+
 PararealReport run_parareal(const Model& m, const SolverSpec& solver, int threads, bool record_samples,
-                            const PararealSettings& p, RecordSink& sink) {
+                            const PararealSettings& p, RecordSink& sink, const std::function<bool()>& stop_requested) {
     check_time_parallel(m, p, record_samples);
     Stopwatch setup;
     const SlicePlan s = plan_slices(m, p, record_samples);
@@ -360,6 +367,11 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
         rep.fine_s += w.lap();
         rep.iterations = it + 1;
         if (it == K - 1 || it + 1 == max_passes) break;  // K passes: every start is exact now
+        if (stop_requested && stop_requested()) {
+            rep.stopped = true;
+            rep.run_s = run.lap();
+            return rep;
+        }
 
         // The correction, slice after slice: a start that did not change keeps G(U) and
         // takes F's end state as it is.

@@ -11,6 +11,7 @@
 // start state is the sequential run's, bit for bit (a start that did not change takes F's
 // result as it is: the G terms cancel exactly).
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,14 +62,21 @@ struct PararealReport {
     long slice_steps = 0;        // fine steps per slice (the last slice may have fewer)
     double run_s = 0, fine_s = 0, coarse_s = 0, setup_s = 0;
     long n_cv = 0;               // CVs of the model (one copy)
+    bool stopped = false;        // stop_requested said yes: nothing was handed to the sink
 };
 
 // Runs the model parallel in time with `solver` (fine groups on `threads` OpenMP threads
 // for CPU solvers) and hands the record to `sink` exactly as Simulation::run does
 // (frames, then spikes, then epoch_done(tfinal)). Throws as check_time_parallel before
 // any output; std::runtime_error where a voltage blew up (nothing handed out).
+// stop_requested is asked after every iteration: yes ends the run with nothing handed out
+// (the record exists only once the iterations end) and the report's `stopped` set.
 PararealReport run_parareal(const Model& m, const SolverSpec& solver, int threads, bool record_samples,
-                            const PararealSettings& p, RecordSink& sink);
+                            const PararealSettings& p, RecordSink& sink,
+                            const std::function<bool()>& stop_requested = {});
+
+// The model's cells once per slice (for the memory estimate of a run parallel in time).
+Model model_per_slice(const Model& m, int slices);
 
 // The largest |a − b| over two records of equal shape (+inf if the shapes differ).
 double max_trace_difference(const RecordedRun& a, const RecordedRun& b);

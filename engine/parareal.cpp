@@ -232,9 +232,10 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
     const double dt = s.steps.dt;
 
     // F: a GPU solver batches every slice in one group; a CPU solver gets a group per lane
-    // width of slices (cpu_slices_per_group) for the OpenMP threads. A group runs [0, mid) and [mid, end): the shorter and the longer
-    // of slice and last (the last slice stops at tfinal); each copy records frames
-    // 1 .. end/steps_per_sample of its slice and keeps those of its own steps.
+    // width of slices (cpu_slices_per_group) for the OpenMP threads. A group runs [0, mid)
+    // and [mid, end): the shorter and the longer of slice and last (the last slice stops at
+    // tfinal); each copy records frames 1 .. end/steps_per_sample of its slice and keeps
+    // those of its own steps.
     const Model fm = sliced_model(m, s);
     const bool batch = solver.solver->needs_cuda;
     const int per_group = batch ? K : cpu_slices_per_group(solver), n_fine = (K + per_group - 1) / per_group;
@@ -263,7 +264,7 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
     for (const Generator& gen : m.generators)
         for (double t : gen.times) {
             const long n = delivery_step(t, dt, s.steps.rules), k = std::min<long>(n / s.slice, K - 1);
-            if (k < K && n < s.n_steps) {
+            if (n < s.n_steps) {
                 const int g = static_cast<int>(k) / per_group;
                 const long local = n - k * s.slice;
                 const std::uint32_t target =
@@ -412,8 +413,10 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
         }
         spikes.insert(spikes.end(), r.spikes.begin(), r.spikes.end());
     }
-    for (double v : rows)
-        if (blown_up(v))
+    // Voltages in the frames or anywhere in a slice's start state (a run without probes).
+    bool bad = std::any_of(rows.begin(), rows.end(), [](double v) { return blown_up(v); });
+    for (const auto& u : U) bad = bad || std::any_of(u.begin(), u.end(), [](double v) { return blown_up(v); });
+    if (bad)
             throw std::runtime_error("parareal: a voltage blew up (NaN, inf or past ±1e9 mV); run without "
                                      "--time-parallel to see where and when");
     std::sort(spikes.begin(), spikes.end(), spike_before);

@@ -12,6 +12,7 @@
 #include "app/progress_bar.hpp"
 #include "app/run_common.hpp"
 #include "app/stop_signals.hpp"
+#include "engine/parareal.hpp"
 #include "engine/simulation.hpp"
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
@@ -43,6 +44,84 @@ void on_root_input_check(Communicator& comm, Check check) {
     if (refused > 0) throw InputError("-o", "", "refused by rank 0");
 }
 
+// The run parallel in time (one rank): parareal's record, handed to the file as a
+// sequential run hands it; with verify=on the sequential run too, in memory, and the
+// difference. Returns the exit status.
+int run_time_parallel(const RunArgs& a, const Model& m, Simulation& sim, SonataSink& file) {
+    const PararealSettings p = parse_time_parallel(a.time_parallel);
+    RecordedRun par, seq;
+    par.n_columns = seq.n_columns = sim.n_columns();
+    PararealReport r;
+    RunReport s;
+    try {
+        if (p.verify) s = sim.run(seq);
+        r = run_parareal(m, sim.solver(), a.threads, !a.spikes_only, p, par,
+                         [] { return StopSignals::received() != 0; });
+        if (r.stopped) {
+            const int sig = StopSignals::received();
+            char why[128];
+            std::snprintf(why, sizeof why, "stopped by %s after parareal iteration %d (its record exists only at the end)",
+                          StopSignals::name(sig), r.iterations);
+            spdlog::warn("{}: kept {}", why, file.writer().interrupt(why));
+            return 128 + sig;
+        }
+        if (par.n_frames() > 0) file.frames(par.rows.data(), par.n_frames());
+        file.spikes(par.spikes_seen);
+        file.epoch_done(m.run.tfinal);
+        file.writer().finish();
+    } catch (const std::exception& e) {
+        std::string kept;
+        try {
+            kept = file.writer().interrupt(e.what());
+        } catch (const std::runtime_error&) {
+            kept = file.writer().partial_path();
+        }
+        spdlog::error("{}; kept {}", e.what(), kept);
+        return 1;
+    }
+    const double last_change = r.change.empty() ? 0.0 : r.change.back();
+    spdlog::info("parareal: {} slices of {} steps, coarse dt {} ms: {} iterations, last change {:.3g} (tol {:g}); "
+                 "run {:.3f} s (fine {:.3f} s, coarse {:.3f} s), set-up {:.3f} s",
+                 p.slices, r.slice_steps, m.run.dt * p.coarse, r.iterations, last_change, p.tol, r.run_s, r.fine_s,
+                 r.coarse_s, r.setup_s);
+    const double trace_diff = p.verify ? max_trace_difference(par, seq) : 0.0;
+    const double spike_diff = p.verify ? max_spike_difference(par.spikes_seen, seq.spikes_seen) : 0.0;
+    if (p.verify)
+        spdlog::info("sequential run {:.3f} s (parareal {:.2f}x as fast); largest difference to it: {:.3g} mV in the "
+                     "traces, {:.3g} ms in spike times ({} spikes, {} sequentially)",
+                     s.run_s, r.run_s > 0 ? s.run_s / r.run_s : 0.0, trace_diff, spike_diff, par.spikes_seen.size(),
+                     seq.spikes_seen.size());
+    else
+        spdlog::info("largest difference to the sequential run: not measured (verify=on runs it too)");
+    spdlog::info("wrote {}: {} spikes", file.writer().path(), par.spikes_seen.size());
+    if (a.timings == "json") {
+        nlohmann::json j;
+        j["solver"] = sim.solver().text();
+        j["threads"] = a.threads;
+        j["time_parallel"] = a.time_parallel;
+        j["slices"] = p.slices;
+        j["coarse"] = p.coarse;
+        j["tol"] = p.tol;
+        j["slice_steps"] = r.slice_steps;
+        j["iterations"] = r.iterations;
+        j["change"] = r.change;
+        j["setup"] = r.setup_s;
+        j["run"] = r.run_s;
+        j["fine"] = r.fine_s;
+        j["coarse_s"] = r.coarse_s;
+        j["n_cv"] = r.n_cv;
+        j["n_spikes"] = par.spikes_seen.size();
+        if (p.verify) {
+            j["sequential_run"] = s.run_s;
+            j["max_trace_difference"] = trace_diff;
+            j["max_spike_difference"] = spike_diff;
+            j["sequential_spikes"] = seq.spikes_seen.size();
+        }
+        std::cout << j.dump() << std::endl;
+    }
+    return 0;
+}
+
 }  // namespace
 
 int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr) {
@@ -62,6 +141,16 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         check_thread_count("--exchange-threads", a.exchange_threads);
         m = read_model(a.model, a.sets);
         apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
+        if (!a.time_parallel.empty()) {
+            if (comm.size() > 1) throw InputError("--time-parallel", "", "runs on one rank (without mpirun)");
+            try {
+                check_time_parallel(m, parse_time_parallel(a.time_parallel), !a.spikes_only);
+            } catch (const std::invalid_argument& e) {
+                throw InputError("--time-parallel", "", e.what());
+            }
+            // The fine propagator holds the cells once per slice.
+            require_run_memory(model_per_slice(m, parse_time_parallel(a.time_parallel).slices), a.model, 1);
+        }
     });
     // Rank 0 alone writes: it checks the output's path before the set-up. A bad one is an
     // input error on every rank (exit 2 whichever rank mpirun hears from first); rank 0
@@ -93,6 +182,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     on_all_ranks(comm, [&] {
         if (root) file = std::make_unique<SonataSink>(out, m.name, report ? &mapping : nullptr, a.double_report);
     });
+    if (!a.time_parallel.empty()) return run_time_parallel(a, m, *sim, *file);
     NoSink nothing;
     ProgressBar bar(m.run.tfinal);
     RunReport r;

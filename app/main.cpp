@@ -16,6 +16,7 @@
 #include "app/commands.hpp"
 #include "app/suggest.hpp"
 #include "engine/communicator.hpp"
+#include "engine/parareal.hpp"
 #include "engine/solver_spec.hpp"
 #include "io/input_error.hpp"
 
@@ -123,6 +124,10 @@ int main(int argc, char** argv) {
     // The old --layout, hidden: the run says where its options went (below).
     std::string old_layout;
     run_cmd->add_option("--layout", old_layout)->group("");
+    run_cmd->add_option("--time-parallel", run.time_parallel,
+                        "parareal[:slices=K,tol=T,coarse=C,verify=on]: parallel in time for models without "
+                        "connections (docs/parareal.md)")
+        ->check(spec_check(arbolito::parse_time_parallel, "parareal[:KEY=VALUE,...]"));
     run_cmd->add_option("--dt", run.dt, "time step, ms (overrides the model)");
     run_cmd->add_option("--tfinal", run.tfinal, "end time, ms (overrides the model)");
     run_cmd->add_option("--threads", run.threads, "threads for the omp solver")->check(CLI::PositiveNumber);

@@ -38,6 +38,15 @@ BlownUpCv first_blown_up(const FvmData& f) {
     return {};
 }
 
+std::size_t state_size(const FvmData& f) {
+    std::size_t n = static_cast<std::size_t>(f.n_cv());
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        n += static_cast<std::size_t>(n_states<M>) * f.mechs[mech_index<M>].size();
+    });
+    return n;
+}
+
 std::vector<double> natural_order(const FvmData& f, const double* per_cv) {
     std::vector<double> out;
     out.reserve(f.n_real_cv());

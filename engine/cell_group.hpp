@@ -66,6 +66,13 @@ public:
     virtual const PhaseTimes& times() const = 0;
     // Current membrane voltage in the group's natural per-cell order (tests, compare).
     virtual std::vector<double> voltages() const = 0;
+    // The whole dynamic state between steps: v per CV (layout numbering, padding
+    // included), then each mechanism's states (MechState::states), in all_mechanisms
+    // order; state_size(data()) values. Detectors keep no state of their own between
+    // steps (each step compares with the v it starts from). Parallel in time
+    // (engine/parareal.hpp) moves slices' states between groups with these.
+    virtual std::vector<double> state() const = 0;
+    virtual void set_state(const std::vector<double>& s) = 0;
     int n_columns() const { return static_cast<int>(data().probe_cv.size()); }
 };
 
@@ -81,6 +88,8 @@ using MechStates = std::array<MechState, n_mechanisms>;
 MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals);
 // The first CV whose initial voltage (v_init) has blown up already.
 BlownUpCv first_blown_up(const FvmData& f);
+// The length of CellGroup::state() for a group of this data.
+std::size_t state_size(const FvmData& f);
 // Per-CV values (layout numbering) in the cells' natural order, cell after cell.
 std::vector<double> natural_order(const FvmData& f, const double* per_cv);
 

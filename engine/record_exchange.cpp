@@ -6,17 +6,10 @@
 
 namespace arbolito {
 
-namespace {
-
-// The global spike order: time, then gid, then detector. Every rank sorts the gathered
-// spikes this way before turning them into events, so that events reach each synapse in
-// the same order whatever the number of ranks, threads or groups (docs/mpi.md).
 bool spike_before(const Spike& a, const Spike& b) {
     if (a.time != b.time) return a.time < b.time;
     return a.gid != b.gid ? a.gid < b.gid : a.source < b.source;
 }
-
-}  // namespace
 
 bool RecordExchange::exchange(bool ok, bool stop, const std::vector<Spike>& spikes, const std::vector<double>& rows,
                               double t) {

@@ -14,6 +14,12 @@
 
 namespace arbolito {
 
+// The global spike order: time, then gid, then detector. Every rank sorts the gathered
+// spikes this way before turning them into events, so that events reach each synapse in
+// the same order whatever the number of ranks, threads or groups (docs/mpi.md); the
+// output lists them in this order.
+bool spike_before(const Spike& a, const Spike& b);
+
 // Receives what the run records, once per epoch, in gid order. With several ranks only
 // rank 0's sink is called: it receives every rank's frames and spikes (the output is one
 // file written by rank 0; docs/mpi.md says why). Calls come from the exchange thread.

@@ -1,6 +1,7 @@
 #include "engine/cpu/cpu_cell_group.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/lanes.hpp"
 #include "mechanisms/assemble.hpp"
@@ -178,6 +179,23 @@ void CpuCellGroup::deliver(const StepEvent& e) {
 }
 
 std::vector<double> CpuCellGroup::voltages() const { return natural_order(f_, v_.data()); }
+
+std::vector<double> CpuCellGroup::state() const {
+    std::vector<double> s = v_;
+    for (const MechState& m : mech_) s.insert(s.end(), m.states.begin(), m.states.end());
+    return s;
+}
+
+void CpuCellGroup::set_state(const std::vector<double>& s) {
+    if (s.size() != state_size(f_)) throw std::invalid_argument("CpuCellGroup::set_state: wrong size");
+    auto from = s.begin();
+    std::copy_n(from, v_.size(), v_.begin());
+    from += static_cast<long>(v_.size());
+    for (MechState& m : mech_) {
+        std::copy_n(from, m.states.size(), m.states.begin());
+        from += static_cast<long>(m.states.size());
+    }
+}
 
 void CpuCellGroup::initial_frame(std::vector<double>& frames) {
     for (int cv : f_.probe_cv) frames.push_back(v_[cv]);

@@ -25,6 +25,8 @@ public:
     const FvmData& data() const override { return f_; }
     const PhaseTimes& times() const override { return times_; }
     std::vector<double> voltages() const override;
+    std::vector<double> state() const override;
+    void set_state(const std::vector<double>& s) override;
 
 private:
     // One step of a chunk; adds each phase's time to times_, taking laps of w.

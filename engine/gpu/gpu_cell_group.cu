@@ -72,6 +72,8 @@ public:
     const FvmData& data() const override { return f_; }
     const PhaseTimes& times() const override { return times_; }
     std::vector<double> voltages() const override;
+    std::vector<double> state() const override;
+    void set_state(const std::vector<double>& s) override;
     BlownUpCv first_blown_up_v() const override { return blown_up_; }
 
 private:
@@ -181,6 +183,32 @@ std::vector<double> GpuCellGroup::voltages() const {
         CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
     return natural_order(f_, v.data());
+}
+
+// Device copies on the group's stream, one per array, then one synchronisation.
+std::vector<double> GpuCellGroup::state() const {
+    std::vector<double> s(state_size(f_));
+    double* to = s.data();
+    auto take = [&](const double* from, std::size_t n) {
+        if (n) CUDA_CHECK(cudaMemcpyAsync(to, from, n * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+        to += n;
+    };
+    take(v_, f_.n_cv());
+    for (const DeviceMech& m : mechs_) take(m.s.data(), m.s.size());
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return s;
+}
+
+void GpuCellGroup::set_state(const std::vector<double>& s) {
+    if (s.size() != state_size(f_)) throw std::invalid_argument("GpuCellGroup::set_state: wrong size");
+    const double* from = s.data();
+    auto put = [&](double* to, std::size_t n) {
+        if (n) CUDA_CHECK(cudaMemcpyAsync(to, from, n * sizeof(double), cudaMemcpyHostToDevice, stream_));
+        from += n;
+    };
+    put(v_, f_.n_cv());
+    for (DeviceMech& m : mechs_) put(m.s.data(), m.s.size());
+    CUDA_CHECK(cudaStreamSynchronize(stream_));  // s may go away after the return
 }
 
 void GpuCellGroup::initial_frame(std::vector<double>& frames) {

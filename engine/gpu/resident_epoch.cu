@@ -10,6 +10,7 @@
 #include "mechanisms/instance_currents.hpp"
 #include "mechanisms/threshold.hpp"
 #include "solvers/gpu/fine_block.cuh"
+#include "core/gpu/shared_memory_limit.hpp"
 
 namespace arbolito::gpu {
 
@@ -272,7 +273,7 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
                                     " (lower shared=)");
     for (auto* k : {resident_kernel<4>, resident_kernel<8>})
-        CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, std::max(plan_.shared_bytes, 1)));
+        raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;

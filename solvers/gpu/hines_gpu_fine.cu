@@ -4,6 +4,7 @@
 #include <string>
 
 #include "solvers/gpu/fine_block.cuh"
+#include "core/gpu/shared_memory_limit.hpp"
 
 namespace arbolito::gpu {
 
@@ -64,7 +65,7 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     if (ahead != 4 && ahead != 8) throw std::invalid_argument("gpu-fine: rows ahead must be 4 or 8");
     p.ahead = ahead;
     for (auto* k : {fine_solve_kernel<4>, fine_solve_kernel<8>})
-        CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, std::max(p.shared_bytes, 1)));
+        raise_dynamic_shared_limit(k, std::max(p.shared_bytes, 1));
     p.blocks = DeviceArray<Block>(s.blocks);
     p.levels = DeviceArray<Level>(s.levels);
     p.pos_base = DeviceArray<int>(s.pos_base);

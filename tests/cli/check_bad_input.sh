@@ -42,6 +42,13 @@ expect_bad "--dt nan" "--dt: must be > 0, got nan" run "$ex" --dt nan -o "$tmp/o
 expect_bad "--exchange-threads 10000" "--exchange-threads: 10000 threads is more than this machine takes" run "$ex" --exchange-threads 10000 -o "$tmp/out.h5"
 expect_bad "--threads 10000" "--threads: 10000 threads is more than this machine takes" run "$ex" --solver omp --threads 10000 -o "$tmp/out.h5"
 expect_bad "compare --threads 10000" "--threads: 10000 threads" compare "$ex" --solvers cpu,omp --threads 10000 -o "$tmp/out_cmp"
+# --time-parallel (docs/parareal.md): a model with connections, tol <= 0, slices < 2, a run
+# too short for the slices.
+expect_bad "--time-parallel on a network" "--time-parallel: the model has" run "$dir/../../../examples/ring.json" --time-parallel parareal -o "$tmp/out.h5"
+expect_bad "--time-parallel tol=0" "tol=0: must be a finite number > 0" run "$ex" --time-parallel parareal:tol=0 -o "$tmp/out.h5"
+expect_bad "--time-parallel tol=-1" "tol=-1: must be a finite number > 0" run "$ex" --time-parallel parareal:tol=-1 -o "$tmp/out.h5"
+expect_bad "--time-parallel slices=1" "slices=1: must be at least 2" run "$ex" --time-parallel parareal:slices=1 -o "$tmp/out.h5"
+expect_bad "--time-parallel slices too many" "--time-parallel: slices=1000: the run's 2000 steps do not fill" run "$ex" --time-parallel parareal:slices=1000 -o "$tmp/out.h5"
 # Model paths that are not regular files: refused, not read (/dev/zero never ends).
 expect_bad "model /dev/zero" "/dev/zero: the model file is a character device, not a regular file" run /dev/zero -o "$tmp/out.h5"
 expect_bad "model a directory" "the model file is a directory, not a regular file" run "$dir" -o "$tmp/out.h5"

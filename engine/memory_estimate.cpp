@@ -16,21 +16,20 @@ namespace arbolito {
 
 namespace {
 
-// Bytes per unit, from the arrays that hold them. State: per CV v, d, u, rhs, cap,
-// g_parent, g_sum, v_init, and the CPU group's cap/dt and base diagonal (10 doubles) and
-// a parent index; per mechanism value a double,
-// per instance a CV index. A run holds about 1.8 times its state arrays (the solver's
-// layout copy, index arrays, per-group buffers): measured on busyring (examples/, with
-// 2,000 and 8,000 cells, 10 and 1,000 synapses, cpu, --spikes-only), peak resident
-// memory was 1% to 4% below this estimate. Model: a morphology point
-// is an xyz and a radius; a cell description ~600 bytes with its vectors; a connection
-// 40 bytes in the model and ~80 more in the spike fan-out tables and event queues.
-constexpr double cv_state_bytes = 10 * 8 + 4;
+// Bytes per unit, from the arrays a run holds at its peak. State: per CV v, d, u, rhs,
+// cap/dt and the base diagonal (6 doubles) and the layout's index, parent and lane block
+// (3 ints) (set-up frees each input array once its run-time array holds it and keeps no
+// discretisation or drawn shape); per mechanism value a double, per instance a CV index.
+// Beside it about 40 bytes per connection while the spike fan-out is built. Measured on
+// busyring (examples/, 2,000 to 16,000 cells, 10 and 1,000 synapses, cpu, --spikes-only),
+// peak resident memory was 2% to 4% below this estimate. Model: a morphology point is an
+// xyz and a radius; a cell description ~600 bytes with its vectors; a connection 40 bytes.
+constexpr double cv_state_bytes = 6 * 8 + 3 * 4;
 constexpr double instance_index_bytes = 4;
-constexpr double run_state_factor = 1.8;
+constexpr double run_state_factor = 1.03;
 constexpr double point_bytes = 4 * 8;
 constexpr double cell_desc_bytes = 600;
-constexpr double connection_model_bytes = 40, connection_run_bytes = 80;
+constexpr double connection_model_bytes = 40, connection_run_bytes = 40;
 constexpr double event_bytes = 8, event_run_bytes = 24;
 constexpr double process_bytes = 32 << 20;  // libraries, HDF5, thread stacks
 

@@ -8,7 +8,8 @@
 #        -DARBOLITO_MPI=OFF, targets arbolito gpu_tests gpu_solver_bench thomas_bench
 #        gpu_step_bench fine_bench branch_bench seed_variants_bench thomas_regression_bench
 #        built). GPU_PACK_BINS="gpu_tests thomas_regression_bench" (names from that list)
-#        packs only those, e.g. for bench/thomas_regression_device.sh.
+#        packs only those, e.g. for bench/thomas_regression_device.sh (lib/ then holds
+#        only their libraries).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:?build folder}

@@ -112,8 +112,8 @@ __device__ __forceinline__ int2 system_rows(int s, int nsys, int n, const int* s
 }
 
 // S: rows S * nsys apart (1 interleaved, 4 unified vector). A compile-time multiple of
-// c''s stride nsys lets one offset i * nsys address inputs and c' alike (a run-time
-// stride cost the uniform kernel 20 registers).
+// c''s stride nsys lets one offset i * nsys address inputs and c' alike (with a run-time
+// stride the uniform kernel took 90 registers, not 88: one 64-thread block per SM fewer).
 template <int K, bool Var, int S, class V>
 __global__ void thomas_kernel(ThomasSystems<V> sys, V* __restrict__ cp, int n, int nsys, int R) {
     extern __shared__ unsigned char sh_bytes[];
@@ -199,8 +199,8 @@ namespace {
 // waiting on loads); a row is half the bytes, so twice the rows and twice the resident
 // warps keep the same bytes in flight, and c' of those warps takes the bytes of double's
 // (the same n x nsys go resident in both; float used to go resident at 256 x 256,000,
-// where it lost 1.8x to its own streaming kernel). Registers: 138 / 154 (16 rows, float)
-// against 88 / 160 (8 rows, double), no spills.
+// where it lost 1.8x to its own streaming kernel). Registers, streaming / resident: 104 /
+// 157 (16 rows, float) against 88 / 160 (8 rows, double), no spills.
 template <class V>
 struct ThomasAuto;
 template <>

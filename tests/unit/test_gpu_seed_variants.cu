@@ -241,6 +241,15 @@ TEST(ThomasVariants, AutomaticTuningPerPrecision) {
     EXPECT_THROW(thomas_resolve({}, 8, 8, 2), std::invalid_argument);
 }
 
+// The kernels take the row stride as nsys or 4 nsys (compile-time multiples): others refused.
+TEST(ThomasVariants, RowStrideOfTheTwoStoragesOnly) {
+    SKIP_WITHOUT_GPU();
+    DeviceArray<double> v(4 * 8 * 8);
+    ThomasSystems<double> sys = interleaved_systems<double>(v.data(), v.data(), v.data(), v.data(), 8);
+    sys.row_stride = 2 * 8;
+    EXPECT_THROW(thomas_batch(sys, v.data(), 8, 8, nullptr), std::invalid_argument);
+}
+
 TEST(ThomasVariants, FloatWithinDerivedBound) {
     SKIP_WITHOUT_GPU();
     const unsigned seed = std::random_device{}();

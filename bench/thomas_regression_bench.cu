@@ -1,8 +1,9 @@
 // Batched Thomas, two checks side by side in one run (issue 15's open findings):
 //   double  the kernel before issue 15 (bench/thomas_baseline.cuh, commit d101974) against
 //           thomas_batch now, uniform sizes (padding=compute) and variable (padding=stop,
-//           every size n), all with the tuning thomas_resolve picks, and cuSPARSE
-//           gtsvInterleavedBatch; the two kernels must give the same bits;
+//           every size n: the per-lane size logic that issue 15 had put into the one
+//           kernel, 110 registers), all with the tuning thomas_resolve picks, and cuSPARSE
+//           gtsvInterleavedBatch; the three kernels must give the same bits;
 //   float   thomas_batch in float with its automatic tuning and alternatives (prefetch
 //           depth, resident warps, the tuning issue 15 picked), against double and
 //           cuSPARSE in both precisions.
@@ -87,50 +88,54 @@ struct Arrays {
     }
 };
 
-// A batch in T: pristine systems, the solvers' working copy, scratch, cuSPARSE's buffer.
+// A batch in T: pristine systems, thomas_batch's working copy (it leaves a, b, c: d alone
+// restored before a run) and scratch, cuSPARSE's own copy (it overwrites a, b, c: all four
+// restored) and buffer. Separate copies: the variants run interleaved.
 template <class T>
 struct Batch {
     int n, nsys;
-    Arrays<T> pristine, work;
+    Arrays<T> pristine, work, cs;
     DeviceArray<T> scratch;
     DeviceArray<unsigned char> cusparse_buf;
     Batch(cusparseHandle_t h, int n_, int nsys_, std::uint64_t seed)
         : n(n_), nsys(nsys_), pristine(std::size_t(n_) * nsys_), work(std::size_t(n_) * nsys_),
-          scratch(std::size_t(n_) * nsys_), cusparse_buf(1) {
+          cs(std::size_t(n_) * nsys_), scratch(std::size_t(n_) * nsys_), cusparse_buf(1) {
         make_systems<T><<<1024, 256>>>(pristine.a.data(), pristine.b.data(), pristine.c.data(), pristine.d.data(), n,
                                         nsys, seed);
         CUDA_CHECK_LAUNCH();
         work.copy_from(pristine, false);
+        cs.copy_from(pristine, false);
         std::size_t ws = 0;
         if constexpr (std::is_same_v<T, double>)
-            CUSPARSE_CHECK(cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, n, work.a.data(), work.b.data(),
-                                                                       work.c.data(), work.d.data(), nsys, &ws));
+            CUSPARSE_CHECK(cusparseDgtsvInterleavedBatch_bufferSizeExt(h, 0, n, cs.a.data(), cs.b.data(),
+                                                                       cs.c.data(), cs.d.data(), nsys, &ws));
         else
-            CUSPARSE_CHECK(cusparseSgtsvInterleavedBatch_bufferSizeExt(h, 0, n, work.a.data(), work.b.data(),
-                                                                       work.c.data(), work.d.data(), nsys, &ws));
+            CUSPARSE_CHECK(cusparseSgtsvInterleavedBatch_bufferSizeExt(h, 0, n, cs.a.data(), cs.b.data(),
+                                                                       cs.c.data(), cs.d.data(), nsys, &ws));
         cusparse_buf = DeviceArray<unsigned char>(std::max<std::size_t>(ws, 1));
     }
     std::size_t size() const { return std::size_t(n) * nsys; }
-    // cuSPARSE overwrites a, b, c: all four restored before it, d alone before the others.
+    void restore_work() { work.copy_from(pristine, true); }
+    void restore_cs() { cs.copy_from(pristine, false); }
     void cusparse(cusparseHandle_t h) {
         if constexpr (std::is_same_v<T, double>)
-            CUSPARSE_CHECK(cusparseDgtsvInterleavedBatch(h, 0, n, work.a.data(), work.b.data(), work.c.data(),
-                                                         work.d.data(), nsys, cusparse_buf.data()));
+            CUSPARSE_CHECK(cusparseDgtsvInterleavedBatch(h, 0, n, cs.a.data(), cs.b.data(), cs.c.data(), cs.d.data(),
+                                                         nsys, cusparse_buf.data()));
         else
-            CUSPARSE_CHECK(cusparseSgtsvInterleavedBatch(h, 0, n, work.a.data(), work.b.data(), work.c.data(),
-                                                         work.d.data(), nsys, cusparse_buf.data()));
+            CUSPARSE_CHECK(cusparseSgtsvInterleavedBatch(h, 0, n, cs.a.data(), cs.b.data(), cs.c.data(), cs.d.data(),
+                                                         nsys, cusparse_buf.data()));
     }
     void thomas(const ThomasTuning& t, const int* sizes = nullptr) {
         gpu::thomas_batch(gpu::interleaved_systems<T>(work.a.data(), work.b.data(), work.c.data(), work.d.data(),
                                                       nsys, sizes),
                           scratch.data(), n, nsys, nullptr, t);
     }
-    // The first min(nsys, 1024) systems' rows of the solution, widened.
-    std::vector<double> first_systems() const {
+    // The first min(nsys, 1024) systems' rows of a solution (thomas_batch's, or cuSPARSE's), widened.
+    std::vector<double> first_systems(bool of_cusparse = false) const {
         const int k = std::min(nsys, 1024);
         std::vector<T> rows(std::size_t(k) * n);
-        CUDA_CHECK(cudaMemcpy2D(rows.data(), k * sizeof(T), work.d.data(), nsys * sizeof(T), k * sizeof(T), n,
-                                cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy2D(rows.data(), k * sizeof(T), (of_cusparse ? cs : work).d.data(), nsys * sizeof(T),
+                                k * sizeof(T), n, cudaMemcpyDeviceToHost));
         return std::vector<double>(rows.begin(), rows.end());
     }
 };
@@ -223,7 +228,7 @@ void double_point(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush,
     ThomasTuning variable = uniform;
     variable.padding = gpu::ThomasPadding::stop;
     const int sms = gpu::device_shape().sms;
-    auto restore_d = [&] { B.work.copy_from(B.pristine, true); };
+    auto restore_d = [&] { B.restore_work(); };
     std::vector<Variant> vs = {
         {"baseline d101974", describe(uniform), restore_d,
          [&] {
@@ -233,7 +238,7 @@ void double_point(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush,
         {"thomas_batch uniform", describe(uniform), restore_d, [&] { B.thomas({}); }},
         {"thomas_batch variable (stop, all n)", describe(variable), restore_d,
          [&] { B.thomas(variable, sizes.data()); }},
-        {"cusparse gtsvInterleaved", "", [&] { B.work.copy_from(B.pristine, false); }, [&] { B.cusparse(h); }}};
+        {"cusparse gtsvInterleaved", "", [&] { B.restore_cs(); }, [&] { B.cusparse(h); }}};
     // Results first (untimed): each against the baseline's bits, cuSPARSE's against them too.
     DeviceArray<double> base(B.size());
     std::vector<std::string> checks;
@@ -251,11 +256,10 @@ void double_point(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush,
             checks.push_back(k ? "DIFFERENT BITS: " + std::to_string(k) + " values" : "same bits");
         } else {
             char e[64];
-            std::snprintf(e, sizeof e, "err %.1e", max_rel(B.first_systems(), base_first));
+            std::snprintf(e, sizeof e, "err %.1e", max_rel(B.first_systems(true), base_first));
             checks.push_back(e);
         }
     }
-    B.work.copy_from(B.pristine, false);
     time_interleaved(vs, reps, flush);
     out.rows("fp64", n, nsys, vs, 0, checks, 8);
 }
@@ -276,13 +280,11 @@ void float_point(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush, 
                                                                  {"fp32 K16 W4", {16, 0, 0, 4}},
                                                                  {"fp32 K16 W8", {16, 0, 0, 8}},
                                                                  {"fp32 K8 W8", {8, 0, 0, 8}}};
-    auto restore_f = [&] { F.work.copy_from(F.pristine, true); };
+    auto restore_f = [&] { F.restore_work(); };
     std::vector<Variant> vs = {{"fp64 thomas_batch auto", describe(gpu::thomas_resolve({}, n, nsys, 8)),
-                                [&] { D.work.copy_from(D.pristine, true); }, [&] { D.thomas({}); }},
-                               {"fp64 cusparse gtsvInterleaved", "", [&] { D.work.copy_from(D.pristine, false); },
-                                [&] { D.cusparse(h); }},
-                               {"fp32 cusparse gtsvInterleaved", "", [&] { F.work.copy_from(F.pristine, false); },
-                                [&] { F.cusparse(h); }}};
+                                [&] { D.restore_work(); }, [&] { D.thomas({}); }},
+                               {"fp64 cusparse gtsvInterleaved", "", [&] { D.restore_cs(); }, [&] { D.cusparse(h); }},
+                               {"fp32 cusparse gtsvInterleaved", "", [&] { F.restore_cs(); }, [&] { F.cusparse(h); }}};
     for (const auto& [name, t] : tunings)
         vs.push_back({name, describe(gpu::thomas_resolve(t, n, nsys, 4)), restore_f, [&F, t = t] { F.thomas(t); }});
     // Errors against the double thomas_batch (untimed run first).
@@ -298,11 +300,10 @@ void float_point(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush, 
             continue;
         }
         char e[64];
-        std::snprintf(e, sizeof e, "err %.1e", max_rel(j == 1 ? D.first_systems() : F.first_systems(), ref));
+        std::snprintf(e, sizeof e, "err %.1e",
+                      max_rel(j == 1 ? D.first_systems(true) : F.first_systems(j == 2), ref));
         checks.push_back(e);
     }
-    D.work.copy_from(D.pristine, false);
-    F.work.copy_from(F.pristine, false);
     time_interleaved(vs, reps, flush);
     out.rows("fp32", n, nsys, vs, 0, checks, 4);
 }

@@ -45,3 +45,10 @@ if(ARBOLITO_HAVE_CUDA)
   target_compile_options(seed_variants_bench PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
   target_compile_definitions(seed_variants_bench PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ARBOLITO_WITH_SWC)
 endif()
+
+# Batched Thomas side by side (issue 15's findings): the double kernel before issue 15
+# (bench/thomas_baseline.cuh) against thomas_batch now; float tunings against double.
+if(ARBOLITO_HAVE_CUDA)
+  add_executable(thomas_regression_bench ${CMAKE_CURRENT_LIST_DIR}/thomas_regression_bench.cu)
+  target_link_libraries(thomas_regression_bench PRIVATE arbolito_solvers CUDA::cudart CUDA::cusparse)
+endif()

@@ -6,14 +6,27 @@
 # .gpu_deps/lib. bench/gpu_check.sh runs them with LD_LIBRARY_PATH set.
 # Usage: bench/gpu_pack.sh BUILD_DIR   (configured with -DCMAKE_CUDA_ARCHITECTURES=90
 #        -DARBOLITO_MPI=OFF, targets arbolito gpu_tests gpu_solver_bench thomas_bench
-#        gpu_step_bench fine_bench branch_bench seed_variants_bench built)
+#        gpu_step_bench fine_bench branch_bench seed_variants_bench thomas_regression_bench
+#        built). GPU_PACK_BINS="gpu_tests thomas_regression_bench" (names from that list)
+#        packs only those, e.g. for bench/thomas_regression_device.sh (lib/ then holds
+#        only their libraries).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:?build folder}
 DEPS=${GPU_DEPS:-$ROOT/.gpu_deps}
 mkdir -p "$DEPS/prebuilt" "$DEPS/lib"
 bins=(app/arbolito tests/gpu_tests bench/gpu_solver_bench bench/thomas_bench bench/gpu_step_bench bench/fine_bench bench/branch_bench
-      bench/seed_variants_bench)
+      bench/seed_variants_bench bench/thomas_regression_bench)
+if [ -n "${GPU_PACK_BINS:-}" ]; then
+  wanted=()
+  for name in $GPU_PACK_BINS; do
+    hit=""
+    for b in "${bins[@]}"; do [ "$(basename "$b")" = "$name" ] && hit=$b; done
+    [ -n "$hit" ] || { echo "gpu_pack.sh: $name is not a packed binary" >&2; exit 2; }
+    wanted+=("$hit")
+  done
+  bins=("${wanted[@]}")
+fi
 for b in "${bins[@]}"; do
   strip -o "$DEPS/prebuilt/$(basename "$b")" "$B/$b"
 done

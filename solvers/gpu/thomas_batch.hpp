@@ -24,20 +24,22 @@ namespace arbolito::gpu {
 enum class ThomasPadding { compute, stop };
 
 struct ThomasTuning {
-    int prefetch = 8;         // rows loaded ahead of use: 2, 4, 8 or 16
+    int prefetch = 0;         // rows loaded ahead of use: 2, 4, 8 or 16; 0: 8 (double), 16 (float)
     int smem_rows = 0;        // last rows of c', d' kept in shared memory; -1: min(n, 32)
     int threads = 0;          // per CUDA block, a multiple of 32; 0: chosen from nsys
     // > 0: "L2-resident": only this many warps per SM run, each looping over batches of 32
     // systems and reusing one c' scratch of n rows, so that c' and the d' rows in flight
     // stay in L2 and device memory sees only the 40 bytes per unknown that must move.
-    // Needs nsys >= 32 (else one thread per system). -1: 4 where that scratch fits in a
-    // third of L2, else off. 0: off.
+    // Needs nsys >= 32 (else one thread per system). -1: 4 (double) or 8 (float) where
+    // that scratch fits in a third of L2, else off. 0: off.
     int resident_warps = -1;
     // stop needs ThomasSystems::sizes and no shared-memory rows (smem_rows 0).
     ThomasPadding padding = ThomasPadding::compute;
 };
 
-// Where the systems are: row i of system s at a[i * row_stride + s], likewise b, c, d.
+// Where the systems are: row i of system s at a[i * row_stride + s], likewise b, c, d;
+// row_stride nsys (interleaved) or 4 nsys (unified vector), others refused: the kernels
+// take it as a compile-time multiple of nsys.
 template <class T>
 struct ThomasSystems {
     const T* a = nullptr;

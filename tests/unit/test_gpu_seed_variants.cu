@@ -220,6 +220,36 @@ TEST(ThomasVariants, StopNeedsSizesAndNoSharedRows) {
                  std::invalid_argument);
 }
 
+// The automatic tuning is per value type: float loads twice the rows ahead and runs twice
+// the resident warps, and goes resident at the same n as double once nsys fills them.
+TEST(ThomasVariants, AutomaticTuningPerPrecision) {
+    SKIP_WITHOUT_GPU();
+    for (int n : {64, 128, 256, 512, 1024}) {
+        SCOPED_TRACE("n " + std::to_string(n));
+        const int nsys = 8 * 32 * arbolito::gpu::device_shape().sms;  // fills 8 warps per SM
+        const ThomasTuning d = thomas_resolve({}, n, nsys, 8), f = thomas_resolve({}, n, nsys, 4);
+        EXPECT_EQ(d.prefetch, 8);
+        EXPECT_EQ(f.prefetch, 16);
+        EXPECT_TRUE(d.resident_warps == 0 || d.resident_warps == 4) << d.resident_warps;
+        EXPECT_EQ(f.resident_warps, 2 * d.resident_warps);
+        ThomasTuning pinned;
+        pinned.prefetch = 4;
+        pinned.resident_warps = 0;
+        EXPECT_EQ(thomas_resolve(pinned, n, nsys, 4).prefetch, 4);
+        EXPECT_EQ(thomas_resolve(pinned, n, nsys, 4).resident_warps, 0);
+    }
+    EXPECT_THROW(thomas_resolve({}, 8, 8, 2), std::invalid_argument);
+}
+
+// The kernels take the row stride as nsys or 4 nsys (compile-time multiples): others refused.
+TEST(ThomasVariants, RowStrideOfTheTwoStoragesOnly) {
+    SKIP_WITHOUT_GPU();
+    DeviceArray<double> v(4 * 8 * 8);
+    ThomasSystems<double> sys = interleaved_systems<double>(v.data(), v.data(), v.data(), v.data(), 8);
+    sys.row_stride = 2 * 8;
+    EXPECT_THROW(thomas_batch(sys, v.data(), 8, 8, nullptr), std::invalid_argument);
+}
+
 TEST(ThomasVariants, FloatWithinDerivedBound) {
     SKIP_WITHOUT_GPU();
     const unsigned seed = std::random_device{}();

@@ -90,7 +90,10 @@ void restriction_row(const CellCvs& f, const std::vector<int>& fine_at, const Ce
     const int b = c.branch[cv], p = cv - c.first_cv[b];
     const double a0 = c.cuts[b][p], a1 = c.cuts[b][p + 1];
     std::vector<std::pair<int, double>> by_area, by_length;
-    for (int i = 0; i < f.n_pieces[b]; ++i) {
+    // The fine pieces that can overlap [a0, a1]: from the one holding a0 on.
+    const auto& fc = f.cuts[b];
+    const int first = std::max(0, static_cast<int>(std::upper_bound(fc.begin(), fc.end(), a0) - fc.begin()) - 1);
+    for (int i = first; i < f.n_pieces[b] && fc[i] < a1; ++i) {
         const double f0 = f.cuts[b][i], f1 = f.cuts[b][i + 1];
         const double overlap = std::min(a1, f1) - std::max(a0, f0);
         const int fcv = f.first_cv[b] + i, at = fine_at[fcv];
@@ -108,15 +111,22 @@ void restriction_row(const CellCvs& f, const std::vector<int>& fine_at, const Ce
     }
 }
 
-// Row of a fine piece value at x on branch b: linear interpolation between the nearest
-// coarse nodes of the same quantity on either side (for v also the junctions at the
-// branch's x = 0 and x = 1), constant beyond the outermost.
-void prolongation_row(const CellCvs& c, const std::vector<int>& coarse_at, bool is_v, int b, double x, LinearMap& a) {
-    std::vector<std::pair<double, int>> nodes;  // (position, coarse value), ascending
+using Nodes = std::vector<std::pair<double, int>>;  // (position, coarse value), ascending
+
+// The coarse values of one quantity on branch b, by position (for v also the junctions at
+// the branch's x = 0 and x = 1).
+Nodes branch_nodes(const CellCvs& c, const std::vector<int>& coarse_at, bool is_v, int b) {
+    Nodes nodes;
     if (is_v) nodes.push_back({0.0, coarse_at[c.parent[c.first_cv[b]]]});
     for (int i = 0; i < c.n_pieces[b]; ++i)
         if (coarse_at[c.first_cv[b] + i] >= 0) nodes.push_back({c.pos[c.first_cv[b] + i], coarse_at[c.first_cv[b] + i]});
     if (is_v) nodes.push_back({1.0, coarse_at[c.end_cv[b]]});
+    return nodes;
+}
+
+// Row of a fine piece value at x: linear interpolation between the nearest nodes of its
+// branch and quantity on either side, constant beyond the outermost.
+void prolongation_row(const Nodes& nodes, double x, LinearMap& a) {
     if (nodes.empty()) throw std::logic_error("cell_coarsening: a fine value with no coarse value on its branch");
     const auto hi = std::upper_bound(nodes.begin(), nodes.end(), std::make_pair(x, -1),
                                      [](const auto& l, const auto& r) { return l.first < r.first; });
@@ -166,6 +176,8 @@ Coarsening cell_coarsening(const CellCvs& fine_cvs, const std::vector<StateValue
         }
         end_row(out.to_coarse);
     }
+    Nodes nodes;
+    int nodes_branch = -1, nodes_mech = -2, nodes_state = -1;
     for (const StateValue& v : fine) {
         if (v.point) {
             out.to_fine.col.push_back(static_cast<std::size_t>(ci.point(v)));
@@ -176,7 +188,14 @@ Coarsening cell_coarsening(const CellCvs& fine_cvs, const std::vector<StateValue
             out.to_fine.col.push_back(static_cast<std::size_t>(at));
             out.to_fine.w.push_back(1.0);
         } else {
-            prolongation_row(coarse_cvs, ci.on_cvs(v), v.mech < 0, fine_cvs.branch[v.cv], fine_cvs.pos[v.cv], out.to_fine);
+            // Consecutive values mostly share branch and quantity (natural CV order): the
+            // nodes are made once per run of them, not per value.
+            const int b = fine_cvs.branch[v.cv];
+            if (b != nodes_branch || v.mech != nodes_mech || v.state != nodes_state) {
+                nodes = branch_nodes(coarse_cvs, ci.on_cvs(v), v.mech < 0, b);
+                nodes_branch = b, nodes_mech = v.mech, nodes_state = v.state;
+            }
+            prolongation_row(nodes, fine_cvs.pos[v.cv], out.to_fine);
         }
         end_row(out.to_fine);
     }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Parareal with G on a coarser discretisation (coarse-cvs, docs/parareal.md; bench/RESULTS.md,
-# "Parareal (issue 16)", "Coarse discretisation") on the GPU machine, in at most 82 s of
+# "Parareal (issue 16)", "Coarse discretisation") on the GPU machine, in at most 78 s of
 # runs (each part under `timeout`; a part's budget stops new runs early):
 #   1. gpu-fine F, G on one host core (coarse-solver=cpu): the 10,004-CV cable, K=64, C=10,
-#      coarse-cvs 1 (G on the fine CVs: the study's best, 2.25x), 10 and 20;
+#      coarse-cvs 1 (G on the fine CVs: the study's best, 2.25x) and 10; then K=128 with
+#      coarse-cvs 10 (9 iterations on 2 cores; 128 slices still fit one block per SM);
 #   2. the same for the L5 cell of 15,084 CVs, K=16, coarse-cvs 10 and 1;
 #   3. the host's cores (omp, --threads = nproc, G on cpu): the cable at K=16 and 32
 #      (coarse-cvs 1 and 10), the L5 cell at K=16 (coarse-cvs 10 and 1).
@@ -36,7 +37,8 @@ part() {  # label, timeout s, study arguments...
   echo "$label: rc=$? in $((SECONDS - t0)) s"; cut -c1-220 "$OUT/$label.log"
 }
 # study arguments: OUT.tsv LABEL SOLVER THREADS "K..." "C..." BUDGET_S MAX_CV COARSE_SOLVER "F..." MIN_CV
-part gpu_cable 30 "$OUT/coarse_gpu.tsv" "$gpu" gpu-fine:timing=off 1 "64" "10" 20 11000 cpu "1 10 20" 10000
+part gpu_cable 22 "$OUT/coarse_gpu.tsv" "$gpu" gpu-fine:timing=off 1 "64" "10" 12 11000 cpu "1 10" 10000
+part gpu_cable128 12 "$OUT/coarse_gpu.tsv" "$gpu" gpu-fine:timing=off 1 "128" "10" 4 11000 cpu "10" 10000
 part gpu_cell 16 "$OUT/coarse_gpu.tsv" "$gpu" gpu-fine:timing=off 1 "16" "10" 8 16000 cpu "10 1" 15000
-part host_cable 14 "$OUT/coarse_host.tsv" "host_${cores}_cores" omp "$cores" "16 32" "10" 8 11000 cpu "1 10" 10000
-part host_cell 20 "$OUT/coarse_host.tsv" "host_${cores}_cores" omp "$cores" "16" "10" 10 16000 cpu "10 1" 15000
+part host_cable 12 "$OUT/coarse_host.tsv" "host_${cores}_cores" omp "$cores" "16 32" "10" 8 11000 cpu "1 10" 10000
+part host_cell 16 "$OUT/coarse_host.tsv" "host_${cores}_cores" omp "$cores" "16" "10" 7 16000 cpu "10 1" 15000

@@ -80,10 +80,10 @@ int run_time_parallel(const RunArgs& a, const Model& m, Simulation& sim, SonataS
         return 1;
     }
     const double last_change = r.change.empty() ? 0.0 : r.change.back();
-    spdlog::info("parareal: {} slices of {} steps, coarse dt {} ms: {} iterations, last change {:.3g} (tol {:g}); "
-                 "run {:.3f} s (fine {:.3f} s, coarse {:.3f} s), set-up {:.3f} s",
-                 p.slices, r.slice_steps, m.run.dt * p.coarse, r.iterations, last_change, p.tol, r.run_s, r.fine_s,
-                 r.coarse_s, r.setup_s);
+    spdlog::info("parareal: {} slices of {} steps, coarse dt {} ms on {} CVs ({} fine): {} iterations, last change "
+                 "{:.3g} (tol {:g}); run {:.3f} s (fine {:.3f} s, coarse {:.3f} s), set-up {:.3f} s",
+                 p.slices, r.slice_steps, m.run.dt * p.coarse, r.n_cv_coarse, r.n_cv, r.iterations, last_change, p.tol,
+                 r.run_s, r.fine_s, r.coarse_s, r.setup_s);
     const double trace_diff = p.verify ? max_trace_difference(par, seq) : 0.0;
     const double spike_diff = p.verify ? max_spike_difference(par.spikes_seen, seq.spikes_seen) : 0.0;
     if (p.verify)
@@ -110,6 +110,8 @@ int run_time_parallel(const RunArgs& a, const Model& m, Simulation& sim, SonataS
         j["fine"] = r.fine_s;
         j["coarse_s"] = r.coarse_s;
         j["n_cv"] = r.n_cv;
+        j["coarse_cvs"] = p.coarse_cvs;
+        j["n_cv_coarse"] = r.n_cv_coarse;
         j["n_spikes"] = par.spikes_seen.size();
         if (p.verify) {
             j["sequential_run"] = s.run_s;

@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     std::string old_layout;
     run_cmd->add_option("--layout", old_layout)->group("");
     run_cmd->add_option("--time-parallel", run.time_parallel,
-                        "parareal[:slices=K,tol=T,coarse=C,verify=on]: parallel in time for models without "
+                        "parareal[:slices=K,tol=T,coarse=C,coarse-cvs=F,verify=on]: parallel in time for models without "
                         "connections (docs/parareal.md)")
         ->check(spec_check(arbolito::parse_time_parallel, "parareal[:KEY=VALUE,...]"));
     run_cmd->add_option("--dt", run.dt, "time step, ms (overrides the model)");

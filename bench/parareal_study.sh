@@ -9,14 +9,16 @@
 # of 104, 1,004, 10,004 and 100,004 CVs, and the L5 pyramidal cell with axon
 # (tests/data/morphologies) at extents of 20 µm (1,942 CVs) and 2 µm (15,084 CVs).
 # Runs go from the smallest model up; once BUDGET_S seconds have passed no new run starts.
-# Usage: bench/parareal_study.sh ARBOLITO OUT.tsv LABEL SOLVER THREADS "K..." "C..." [BUDGET_S] [MAX_CV] [COARSE_SOLVER]
+# COARSE_CVS: G's coarse-cvs factors to try (1: G on the fine CVs); only models of MIN_CV to
+# MAX_CV CVs run.
+# Usage: bench/parareal_study.sh ARBOLITO OUT.tsv LABEL SOLVER THREADS "K..." "C..." [BUDGET_S] [MAX_CV] [COARSE_SOLVER] ["F..."] [MIN_CV]
 set -u
 bin=$1; out=$2; label=$3; solver=$4; threads=$5; slices=$6; coarse=$7
-budget=${8:-600}; max_cv=${9:-1000000}; gsolver=${10:-}
+budget=${8:-600}; max_cv=${9:-1000000}; gsolver=${10:-}; factors=${11:-1}; min_cv=${12:-0}
 models=${PARAREAL_MODELS:-$(cd "$(dirname "$0")/models" && pwd)}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
-[[ -s "$out" ]] || printf 'device\tsolver\tthreads\tmodel\tn_cv\tslices\tcoarse\tcoarse_solver\titerations\tsequential_s\tparareal_s\tspeedup\tfine_s\tcoarse_s\tmax_trace_diff_mV\tmax_spike_diff_ms\tspikes\tspikes_sequential\n' > "$out"
+[[ -s "$out" ]] || printf 'device\tsolver\tthreads\tmodel\tn_cv\tslices\tcoarse\tcoarse_solver\titerations\tsequential_s\tparareal_s\tspeedup\tfine_s\tcoarse_s\tmax_trace_diff_mV\tmax_spike_diff_ms\tspikes\tspikes_sequential\tcoarse_cvs\tn_cv_coarse\n' > "$out"
 cases=(
   "cable 104 parareal_cable.json cells[0].morphology.dend_length=2000"
   "cable 1004 parareal_cable.json cells[0].morphology.dend_length=20000"
@@ -27,15 +29,16 @@ cases=(
 )
 for c in "${cases[@]}"; do
   read -r name ncv file set <<< "$c"
-  (( ncv > max_cv )) && continue
+  (( ncv > max_cv || ncv < min_cv )) && continue
   for K in $slices; do
     for C in $coarse; do
-      if (( SECONDS - start > budget )); then echo "budget of $budget s spent: stopping before $name $ncv K=$K C=$C"; exit 0; fi
-      spec="parareal:slices=$K,coarse=$C,verify=on${gsolver:+,coarse-solver=$gsolver}"
+     for F in $factors; do
+      if (( SECONDS - start > budget )); then echo "budget of $budget s spent: stopping before $name $ncv K=$K C=$C F=$F"; exit 0; fi
+      spec="parareal:slices=$K,coarse=$C,coarse-cvs=$F,verify=on${gsolver:+,coarse-solver=$gsolver}"
       "$bin" run "$models/$file" --set "$set" --tfinal 64 --solver "$solver" --threads "$threads" \
         --time-parallel "$spec" --timings json -o "$tmp/out.h5" > "$tmp/json" 2> "$tmp/log"
       rc=$?
-      if (( rc != 0 )); then echo "FAIL $name $ncv K=$K C=$C: exit $rc"; cat "$tmp/log"; continue; fi
+      if (( rc != 0 )); then echo "FAIL $name $ncv K=$K C=$C F=$F: exit $rc"; cat "$tmp/log"; continue; fi
       python3 - "$tmp/json" "$label" "$solver" "$threads" "$name" "${gsolver:--}" >> "$out" <<'PY'
 import json, sys
 j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
@@ -44,9 +47,10 @@ print('\t'.join([sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], str(j['n_cv
                  sys.argv[6], str(j['iterations']), '%.4f' % j['sequential_run'], '%.4f' % j['run'],
                  '%.3f' % (j['sequential_run'] / j['run']), '%.4f' % j['fine'], '%.4f' % j['coarse_s'],
                  f(j['max_trace_difference']), f(j['max_spike_difference']), str(j['n_spikes']),
-                 str(j['sequential_spikes'])]))
+                 str(j['sequential_spikes']), str(j.get('coarse_cvs', 1)), str(j.get('n_cv_coarse', j['n_cv']))]))
 PY
       tail -1 "$out"
+     done
     done
   done
 done

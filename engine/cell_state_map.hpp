@@ -15,6 +15,17 @@ namespace arbolito {
 // by natural CV (instances on one CV in group order).
 std::vector<std::vector<std::size_t>> cell_state_positions(const FvmData& f);
 
+// What each value of a cell's list (cell_state_positions' order) is: v (mech = -1) or
+// state `state` of mechanism `mech` (all_mechanisms index), at natural CV `cv`; `point`
+// for a point mechanism's, with its synapse (target) number on the cell where it is one
+// (else -1). Lets a state move between two discretisations of one cell
+// (engine/cell_coarsening.hpp).
+struct StateValue {
+    int mech = -1, state = 0, cv = 0, synapse = -1;
+    bool point = false;
+};
+std::vector<std::vector<StateValue>> cell_state_values(const FvmData& f);
+
 // The values at `positions` of `state`, appended to `out`; and the reverse, reading
 // positions.size() values of `from` from `offset` on.
 void gather_state(const std::vector<double>& state, const std::vector<std::size_t>& positions, std::vector<double>& out);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "engine/blow_up_bound.hpp"
+#include "engine/cell_coarsening.hpp"
 #include "engine/cell_group.hpp"
 #include "engine/cell_state_map.hpp"
 #include "engine/cpu/cpu_cell_group.hpp"
@@ -185,13 +186,15 @@ PararealSettings parse_time_parallel(const std::string& text) {
                 throw bad_key(key, value, e.what());
             }
             p.coarse_solver = value;
+        } else if (key == "coarse-cvs") {
+            p.coarse_cvs = static_cast<int>(std::min<long>(whole_number(key, value, 1), 1 << 20));
         } else if (key == "iterations") {
             p.iterations = static_cast<int>(std::min<long>(whole_number(key, value, 1), 1 << 20));
         } else if (key == "verify") {
             if (value != "on" && value != "off") throw bad_key(key, value, "expected on or off");
             p.verify = value == "on";
         } else {
-            throw std::invalid_argument("unknown key '" + key + "' (slices, tol, coarse, coarse-solver, iterations, verify)");
+            throw std::invalid_argument("unknown key '" + key + "' (slices, tol, coarse, coarse-solver, coarse-cvs, iterations, verify)");
         }
         at = end + 1;
     }
@@ -211,6 +214,13 @@ void check_time_parallel(const Model& m, const PararealSettings& p, bool record_
     if (p.slices < 2) throw bad_key("slices", std::to_string(p.slices), "must be at least 2");
     if (!(p.tol > 0)) throw bad_key("tol", std::to_string(p.tol), "must be > 0");
     if (p.coarse < 1) throw bad_key("coarse", std::to_string(p.coarse), "must be at least 1");
+    if (p.coarse_cvs < 1) throw bad_key("coarse-cvs", std::to_string(p.coarse_cvs), "must be at least 1");
+    if (p.coarse_cvs > 1)
+        for (std::size_t c = 0; c < m.cells.size(); ++c)
+            if (m.cells[c].policy.kind == CvPolicy::every_segment)
+                throw bad_key("coarse-cvs", std::to_string(p.coarse_cvs),
+                              "cell " + std::to_string(c) +
+                                  " has every_segment CVs, which have no coarser discretisation (use nseg or max_extent)");
     if (p.iterations < 0 || p.iterations > p.slices)
         throw bad_key("iterations", std::to_string(p.iterations), "must be 1 .. slices (" + std::to_string(p.slices) + ")");
     plan_slices(m, p, record_samples);
@@ -249,14 +259,19 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
                                            static_cast<std::uint64_t>(g * per_group + group_slices(g)) * nc,
                                            solver.options, fst, 0));
     // G: the model once at C·dt, slice after slice (its step n is the run's time n·C·dt), on
-    // the run's solver or coarse-solver (the state's order is the same in every solver).
+    // the run's solver or coarse-solver (the state's order is the same in every solver);
+    // with coarse-cvs > 1 on the coarser cells, states moved by `maps` (R and P).
     StepSettings cst = s.steps;
     cst.dt = dt * s.coarse;
     cst.n_frames = 0;
     Groups coarse;
     const SolverSpec g_solver = p.coarse_solver.empty() ? solver : parse_solver_spec(p.coarse_solver);
-    coarse.add(g_solver.solver->make_group(m, 0, nc, g_solver.options, cst, 0));
+    const bool coarsened = p.coarse_cvs > 1;
+    const Model gm = coarsened ? coarser_model(m, p.coarse_cvs) : Model{};
+    coarse.add(g_solver.solver->make_group(coarsened ? gm : m, 0, nc, g_solver.options, cst, 0));
     const long coarse_slice = s.slice / s.coarse;
+    const Coarsening maps =
+        coarsened ? model_coarsening(m, fine.g[0]->data(), gm, coarse.g[0]->data(), nc) : Coarsening{};
 
     // Generator events: the fine ones to their slice's copy, steps relative to the slice
     // (split at mid); the coarse ones per slice.
@@ -278,18 +293,23 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
     for (auto* list : {&fine_a, &fine_b, &coarse_ev})
         for (auto& e : *list) std::sort(e.begin(), e.end());
 
+    // Frame 0 and the columns of one copy: the fine cells' (copy 0 of fine group 0).
+    const int ncol_copy = fine.g[0]->n_columns() / group_slices(0);
     std::vector<double> frame0;
-    if (s.steps.n_frames > 0) coarse.g[0]->initial_frame(frame0);
-    const int ncol_copy = coarse.g[0]->n_columns();
+    if (s.steps.n_frames > 0) {
+        fine.g[0]->initial_frame(frame0);
+        frame0.resize(ncol_copy);
+    }
 
-    // G from slice n's start `u`: its end state.
+    // G from slice n's start `u` (fine): its end state, in G's list (fine unless coarsened).
     PararealReport rep;
-    rep.n_cv = coarse.g[0]->data().n_real_cv();
+    for (const CellDesc& c : m.cells) rep.n_cv += count_cell_cvs(c);
+    rep.n_cv_coarse = coarse.g[0]->data().n_real_cv();
     rep.slice_steps = s.slice;
     std::vector<double> coarse_state = coarse.g[0]->state();
     auto propagate_coarse = [&](int n, const std::vector<double>& u) {
         Stopwatch w;
-        coarse.put(0, u, 0, nc, coarse_state);
+        coarse.put(0, coarsened ? maps.to_coarse.apply(u) : u, 0, nc, coarse_state);
         coarse.g[0]->set_state(coarse_state);
         std::vector<Spike> sp;
         std::vector<double> fr;
@@ -301,12 +321,26 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
 
     // U[n]: slice n's start state; G_old[n] = G(U[n]); F[n] = F(U[n]) of the last fine pass.
     std::vector<std::vector<double>> U(K), G_old(K), F(K);
-    U[0] = coarse.take(0, coarse_state, 0, nc);
+    U[0] = coarsened ? fine.take(0, fine.g[0]->state(), 0, nc) : coarse.take(0, coarse_state, 0, nc);
     std::vector<SliceRecord> record(K);
     std::vector<bool> dirty(K, true);  // U[n] changed since slice n's last fine pass
     rep.setup_s = setup.lap();
     Stopwatch run;
-    for (int n = 0; n + 1 < K; ++n) U[n + 1] = G_old[n] = propagate_coarse(n, U[n]);
+    // The first guesses: G's; coarsened, U[n] plus G's change over the slice interpolated
+    // (P(G(R U) − R U)), which keeps what the coarse CVs cannot hold of U[n].
+    for (int n = 0; n + 1 < K; ++n) {
+        G_old[n] = propagate_coarse(n, U[n]);
+        if (!coarsened) {
+            U[n + 1] = G_old[n];
+            continue;
+        }
+        Stopwatch w;
+        std::vector<double> change = maps.to_coarse.apply(U[n]);
+        for (std::size_t i = 0; i < change.size(); ++i) change[i] = G_old[n][i] - change[i];
+        U[n + 1] = U[n];
+        maps.to_fine.add_apply(change, U[n + 1]);
+        rep.coarse_s += w.lap();
+    }
 
     // One fine pass of group g over its slices: states in, [0, mid) and [mid, end) out.
     auto fine_pass = [&](int g) {
@@ -382,11 +416,20 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
             std::vector<double> end;
             if (next == U[n]) {
                 end = F[n];
-            } else {
+            } else if (!coarsened) {
                 std::vector<double> g = propagate_coarse(n, next);
                 end.resize(g.size());
                 for (std::size_t i = 0; i < g.size(); ++i) end[i] = g[i] + F[n][i] - G_old[n][i];
                 G_old[n] = std::move(g);
+            } else {  // F(U_old) + P(G(R U_new) − G(R U_old)): the G terms on the fine CVs
+                std::vector<double> g = propagate_coarse(n, next);
+                Stopwatch w;
+                std::vector<double> change(g.size());
+                for (std::size_t i = 0; i < g.size(); ++i) change[i] = g[i] - G_old[n][i];
+                end = F[n];
+                maps.to_fine.add_apply(change, end);
+                G_old[n] = std::move(g);
+                rep.coarse_s += w.lap();
             }
             U[n] = std::move(next);
             next = std::move(end);

@@ -5,7 +5,9 @@
 // slice (GPU solvers: one group, each slice a cell of the batch; CPU solvers: a group per
 // SIMD lane width of slices, on OpenMP threads), copy k's clamps shifted by -k·T_slice and its generator events
 // moved into its slice. The coarse propagator G is the same solver and cells at C·dt, slice
-// after slice. Iteration j: F from every slice's start state U_j (concurrently), then
+// after slice; with coarse-cvs=F on F times fewer CVs per branch (engine/cell_coarsening.hpp),
+// its start restricted from the fine state and its change interpolated back (R, P):
+// U_{j+1}^{n+1} = F(U_j^n) + P(G(R U_{j+1}^n) − G(R U_j^n)). Iteration j: F from every slice's start state U_j (concurrently), then
 // sequentially U_{j+1}^{n+1} = G(U_{j+1}^n) + F(U_j^n) − G(U_j^n), until the largest change
 // of a start state (over slices, CVs and gates) is below tol, or K iterations: then every
 // start state is the sequential run's, bit for bit (a start that did not change takes F's
@@ -29,10 +31,11 @@ struct PararealSettings {
     bool verify = false;  // the command line also runs sequentially and reports the difference
     int iterations = 0;   // at most this many fine passes (1 .. K; 0: K), e.g. to study the error per iteration
     std::string coarse_solver;  // G's solver spec (e.g. cpu under a GPU fine solver); empty: the run's
+    int coarse_cvs = 1;   // >= 1: G on a discretisation with this many times fewer CVs per branch (1: the same CVs)
 };
 
 // Parses "parareal[:KEY=VALUE[,KEY=VALUE]...]" with keys slices, tol, coarse, verify (on,
-// off), iterations and coarse-solver (a solver spec). Throws std::invalid_argument with one line naming the key and the reason.
+// off), iterations, coarse-solver (a solver spec) and coarse-cvs. Throws std::invalid_argument with one line naming the key and the reason.
 PararealSettings parse_time_parallel(const std::string& text);
 
 // Why parareal cannot run this model ("" where it can): connections (a spike would have to
@@ -40,8 +43,8 @@ PararealSettings parse_time_parallel(const std::string& text);
 std::string time_parallel_refusal(const Model& m);
 
 // Throws std::invalid_argument (one line naming the key, or the connections) where the
-// model or the settings cannot run: connections, slices < 2, tol <= 0, coarse < 1, or a
-// run too short to cut into the slices (each a whole number of sample intervals and of
+// model or the settings cannot run: connections, slices < 2, tol <= 0, coarse < 1,
+// coarse-cvs < 1 or > 1 on a cell with every_segment CVs, or a run too short to cut into the slices (each a whole number of sample intervals and of
 // coarse steps).
 void check_time_parallel(const Model& m, const PararealSettings& p, bool record_samples);
 
@@ -62,6 +65,7 @@ struct PararealReport {
     long slice_steps = 0;        // fine steps per slice (the last slice may have fewer)
     double run_s = 0, fine_s = 0, coarse_s = 0, setup_s = 0;
     long n_cv = 0;               // CVs of the model (one copy)
+    long n_cv_coarse = 0;        // CVs of G's model (n_cv unless coarse-cvs > 1)
     bool stopped = false;        // stop_requested said yes: nothing was handed to the sink
 };
 

@@ -49,6 +49,8 @@ expect_bad "--time-parallel tol=0" "tol=0: must be a finite number > 0" run "$ex
 expect_bad "--time-parallel tol=-1" "tol=-1: must be a finite number > 0" run "$ex" --time-parallel parareal:tol=-1 -o "$tmp/out.h5"
 expect_bad "--time-parallel slices=1" "slices=1: must be at least 2" run "$ex" --time-parallel parareal:slices=1 -o "$tmp/out.h5"
 expect_bad "--time-parallel slices too many" "--time-parallel: slices=1000: the run's 2000 steps do not fill" run "$ex" --time-parallel parareal:slices=1000 -o "$tmp/out.h5"
+expect_bad "--time-parallel coarse-cvs=0" "coarse-cvs=0: must be at least 1" run "$ex" --time-parallel parareal:coarse-cvs=0 -o "$tmp/out.h5"
+expect_bad "--time-parallel coarse-cvs=two" "coarse-cvs=two: expected a whole number" run "$ex" --time-parallel parareal:coarse-cvs=two -o "$tmp/out.h5"
 # Model paths that are not regular files: refused, not read (/dev/zero never ends).
 expect_bad "model /dev/zero" "/dev/zero: the model file is a character device, not a regular file" run /dev/zero -o "$tmp/out.h5"
 expect_bad "model a directory" "the model file is a directory, not a regular file" run "$dir" -o "$tmp/out.h5"

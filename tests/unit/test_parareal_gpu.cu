@@ -93,3 +93,24 @@ TEST(PararealGpu, StateMovesBetweenGroups) {
     b->advance(400, 500, {}, sp, fr);
     EXPECT_EQ(a->state(), b->state());
 }
+
+// G on coarser CVs on the host under a gpu-fine F (coarse-cvs, the device study's set-up):
+// K passes give the sequential run (1e-9 mV, as above: G never enters an unchanged start),
+// and converged at tol = 1e-6 within the CPU test's bounds (test_parareal_coarse_cvs.cpp),
+// the same spikes.
+TEST(PararealGpu, CoarseCvsOnTheHost) {
+    SKIP_WITHOUT_GPU();
+    const Model m = read_model(parareal_model("hh_cells"));
+    const RecordedRun seq = sequential_gpu(m, "gpu-fine");
+    PararealReport rep;
+    RecordedRun par =
+        parallel_gpu(m, "gpu-fine", "parareal:slices=8,tol=1e-300,coarse-cvs=4,coarse-solver=cpu", seq.n_columns, rep);
+    EXPECT_EQ(rep.iterations, 8);
+    EXPECT_LE(max_trace_difference(par, seq), 1e-9);
+    EXPECT_LE(max_spike_difference(par.spikes_seen, seq.spikes_seen), 1e-9);
+    par = parallel_gpu(m, "gpu-fine", "parareal:slices=8,tol=1e-6,coarse-cvs=4,coarse-solver=cpu", seq.n_columns, rep);
+    EXPECT_LT(rep.iterations, 8);
+    EXPECT_LE(max_trace_difference(par, seq), 1e-5);
+    ASSERT_EQ(par.spikes_seen.size(), seq.spikes_seen.size());
+    EXPECT_LE(max_spike_difference(par.spikes_seen, seq.spikes_seen), 1e-6);
+}

@@ -15,7 +15,16 @@ P=$PWD/.gpu_deps/prebuilt
 t0=$SECONDS
 timeout 150 $P/gpu_tests > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
 grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -30 >> $L
-timeout 60 compute-sanitizer --tool memcheck $P/gpu_tests --gtest_filter='PararealGpu.*:ThomasVariants.*' 2>&1 | grep -E 'ERROR SUMMARY|PASSED|FAILED' | head -4 >> $L
+if [ -f bench/parareal_coarse_device.sh ]; then
+  echo "== parareal coarse" >> $L; mkdir -p /tmp/co; t0=$SECONDS
+  OUT=/tmp/co timeout 100 bash bench/parareal_coarse_device.sh > /tmp/co/run.log 2>&1; echo "rc $? in $((SECONDS - t0)) s" >> $L
+  tail -25 /tmp/co/run.log >> $L; tar czf $O/coarse.tgz -C /tmp co
+fi
+if [ -f bench/thomas_regression_device.sh ]; then
+  echo "== thomas regression" >> $L; mkdir -p /tmp/th; t0=$SECONDS
+  OUT=/tmp/th timeout 80 bash bench/thomas_regression_device.sh > /tmp/th/run.log 2>&1; echo "rc $? in $((SECONDS - t0)) s" >> $L
+  tail -25 /tmp/th/run.log >> $L; tar czf $O/thomas.tgz -C /tmp th
+fi
 sed -E 's/"num-cells": *[0-9]+/"num-cells": 1024/' examples/busyring.json > /tmp/b1024.json
 echo "== busyring 1024 x 200 ms" >> $L
 for s in gpu-fine "gpu-fine:step=resident" gpu-cell; do timeout 60 $P/arbolito run /tmp/b1024.json --solver $s --spikes-only --timings json -o /tmp/o.h5 2>/dev/null | tail -1 | python3 -c "import json,sys; d=json.load(sys.stdin); print('$s', {k: d[k] for k in ['run','ns_per_cv_step','n_spikes','setup']})" >> $L; done
@@ -33,15 +42,6 @@ m = re.search(r"set-up ([0-9.]+) s", r.stdout + r.stderr)
 print(sys.argv[2], "wall %.2f s" % wall, "set-up", m.group(1) if m else "?", "s, peak %.2f GB" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e6), "rc", r.returncode)
 PY
 done
-if [ -f bench/parareal_coarse_device.sh ]; then
-  echo "== parareal coarse" >> $L; mkdir -p /tmp/co; t0=$SECONDS
-  OUT=/tmp/co timeout 100 bash bench/parareal_coarse_device.sh > /tmp/co/run.log 2>&1; echo "rc $? in $((SECONDS - t0)) s" >> $L
-  tail -25 /tmp/co/run.log >> $L; tar czf $O/coarse.tgz -C /tmp co
-fi
-if [ -f bench/thomas_regression_device.sh ]; then
-  echo "== thomas regression" >> $L; mkdir -p /tmp/th; t0=$SECONDS
-  OUT=/tmp/th timeout 80 bash bench/thomas_regression_device.sh > /tmp/th/run.log 2>&1; echo "rc $? in $((SECONDS - t0)) s" >> $L
-  tail -25 /tmp/th/run.log >> $L; tar czf $O/thomas.tgz -C /tmp th
-fi
+timeout 60 compute-sanitizer --tool memcheck $P/gpu_tests --gtest_filter='PararealGpu.*:ThomasVariants.*' 2>&1 | grep -E 'ERROR SUMMARY|PASSED|FAILED' | head -4 >> $L
 echo "== done in $SECONDS s" >> $L
 cat $L

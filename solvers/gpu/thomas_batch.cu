@@ -203,21 +203,24 @@ namespace {
 // 157 (16 rows, float) against 88 / 160 (8 rows, double), no spills.
 template <class V>
 struct ThomasAuto;
+// Rows loaded ahead with c' kept L2-resident and when streaming, and the resident warps
+// per SM. Measured on the H100 (bench/thomas_regression_bench, bench/RESULTS.md): float
+// gains from 16 rows ahead where resident (1.9-2.0x double at 64-128 x 256,000) but
+// streams faster with 8 (256-512 x 256,000: 12-14 % faster than 16).
 template <>
 struct ThomasAuto<double> {
-    static constexpr int prefetch = 8, resident_warps = 4;
+    static constexpr int prefetch_resident = 8, prefetch_streaming = 8, resident_warps = 4;
 };
 template <>
 struct ThomasAuto<float> {
-    static constexpr int prefetch = 16, resident_warps = 8;
+    static constexpr int prefetch_resident = 16, prefetch_streaming = 8, resident_warps = 8;
 };
 
 template <class V>
 ThomasTuning resolve(const ThomasTuning& in, int n, int nsys, const DeviceShape& dev) {
     if (n < 0 || nsys < 0) throw std::invalid_argument("thomas_batch: negative size");
     ThomasTuning t = in;
-    if (t.prefetch == 0) t.prefetch = ThomasAuto<V>::prefetch;
-    if (t.prefetch != 2 && t.prefetch != 4 && t.prefetch != 8 && t.prefetch != 16)
+    if (t.prefetch != 0 && t.prefetch != 2 && t.prefetch != 4 && t.prefetch != 8 && t.prefetch != 16)
         throw std::invalid_argument("thomas_batch: prefetch must be 0 (automatic), 2, 4, 8 or 16, not " +
                                     std::to_string(t.prefetch));
     if (t.resident_warps < -1 || t.resident_warps > 32)
@@ -233,6 +236,8 @@ ThomasTuning resolve(const ThomasTuning& in, int n, int nsys, const DeviceShape&
         t.resident_warps = double(sizeof(V)) * n * lanes <= dev.l2_bytes / 3.0 ? W : 0;
     }
     if (nsys < 32) t.resident_warps = 0;
+    if (t.prefetch == 0)
+        t.prefetch = t.resident_warps > 0 ? ThomasAuto<V>::prefetch_resident : ThomasAuto<V>::prefetch_streaming;
     if (t.threads == 0) t.threads = nsys < 32 * 4 * sms ? 32 : 64;
     t.smem_rows = t.resident_warps > 0 ? 0 : t.smem_rows < 0 ? std::min(n, 32) : std::min(t.smem_rows, n);
     if (2 * sizeof(V) * static_cast<std::size_t>(t.smem_rows) * t.threads > 200 * 1024)

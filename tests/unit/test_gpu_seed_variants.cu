@@ -229,7 +229,7 @@ TEST(ThomasVariants, AutomaticTuningPerPrecision) {
         const int nsys = 8 * 32 * arbolito::gpu::device_shape().sms;  // fills 8 warps per SM
         const ThomasTuning d = thomas_resolve({}, n, nsys, 8), f = thomas_resolve({}, n, nsys, 4);
         EXPECT_EQ(d.prefetch, 8);
-        EXPECT_EQ(f.prefetch, 16);
+        EXPECT_EQ(f.prefetch, f.resident_warps > 0 ? 16 : 8);  // float: 16 ahead only where c' stays in L2
         EXPECT_TRUE(d.resident_warps == 0 || d.resident_warps == 4) << d.resident_warps;
         EXPECT_EQ(f.resident_warps, 2 * d.resident_warps);
         ThomasTuning pinned;

@@ -16,6 +16,7 @@
 // needs no padding; unsorted, every branch of a level is padded to the level's longest.
 #include <vector>
 
+#include "core/hd.hpp"
 #include "solvers/layout.hpp"
 
 namespace arbolito {
@@ -68,8 +69,8 @@ struct FineSchedule {
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
     // parent CV and children), and in shared mode d, u, rhs per CV and the folds (two
     // doubles per branch; in device-memory mode they stay there).
-    static long data_bytes(const Block& b) { return 24L * b.n_cv + 16L * b.n_branches; }
-    static long schedule_bytes(const Block& b) {
+    ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 16L * b.n_branches; }
+    ARB_HD static long schedule_bytes(const Block& b) {
         return 8L * ((b.n_pos + 5L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 1) / 2);
     }
     static int shared_bytes(const Block& b) {

@@ -43,6 +43,18 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
     return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch};
 }
 
+// Block B's schedule read where it lies, in device memory: for a block whose schedule
+// does not fit shared memory beside its data (one unbranched cell of some 50,000 CVs or
+// more: its positions alone pass the 227 KiB a block may have). Indexed as
+// load_fine_schedule's copy is.
+__device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSchedule::Block& B,
+                                                                  const FineSchedule::Level* levels, const int* pos_base,
+                                                                  const int* length, const int* parent_cv,
+                                                                  const int* child_begin, const int* child) {
+    return {B.n_levels, levels + B.level0, pos_base, length + B.branch0, parent_cv + B.branch0, child_begin + B.branch0,
+            child};
+}
+
 // The level loop of one block over D, U, R (shared or device memory: generic pointers)
 // and the folds FD, FR. Every thread reaches every barrier: the loops over a level's
 // branches have no early exit. Ends with a barrier: R holds the solution.

@@ -21,12 +21,17 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
                                   const int* __restrict__ pos_base, const int* __restrict__ length,
                                   const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
                                   const int* __restrict__ child, double* __restrict__ d, const double* __restrict__ u,
-                                  double* __restrict__ rhs, double* __restrict__ fold_d, double* __restrict__ fold_r) {
+                                  double* __restrict__ rhs, double* __restrict__ fold_d, double* __restrict__ fold_r,
+                                  long shared_limit) {
     extern __shared__ double sm[];
     const Block B = blocks[blockIdx.x];
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, nb = B.n_branches;
     int* si = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * n + 2 * nb : 0));
-    const FineBlockSchedule s = load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child);
+    const bool schedule_in_shared =
+        (B.in_shared ? FineSchedule::data_bytes(B) : 0) + FineSchedule::schedule_bytes(B) <= shared_limit;
+    const FineBlockSchedule s =
+        schedule_in_shared ? load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child)
+                           : device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child);
     if (B.in_shared) {
         double* D = sm;
         double* U = sm + n;
@@ -51,13 +56,18 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     check_fine_schedule(s);
     GpuFinePlan p;
     p.n_blocks = s.n_blocks();
-    for (const auto& b : s.blocks) {
-        p.threads = std::max(p.threads, b.threads);
-        p.shared_bytes = std::max(p.shared_bytes, FineSchedule::shared_bytes(b));
-    }
     int dev = 0, optin = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    // A block whose schedule does not fit beside its data reads it from device memory
+    // (the kernel makes the same test against optin).
+    p.shared_limit = optin;
+    for (const auto& b : s.blocks) {
+        p.threads = std::max(p.threads, b.threads);
+        const long data = b.in_shared ? FineSchedule::data_bytes(b) : 0;
+        const long with_schedule = data + FineSchedule::schedule_bytes(b);
+        p.shared_bytes = std::max<long>(p.shared_bytes, with_schedule <= optin ? with_schedule : data);
+    }
     if (p.shared_bytes > optin)
         throw std::invalid_argument("gpu-fine: a block needs " + std::to_string(p.shared_bytes) +
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
@@ -83,7 +93,7 @@ void gpu_fine_solve(const GpuFinePlan& p, double* d, const double* u, double* rh
     auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : fine_solve_kernel<8>;
     kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
         p.blocks.data(), p.levels.data(), p.pos_base.data(), p.length.data(), p.parent_cv.data(), p.child_begin.data(),
-        p.child.data(), d, u, rhs, p.fold_d.data(), p.fold_r.data());
+        p.child.data(), d, u, rhs, p.fold_d.data(), p.fold_r.data(), p.shared_limit);
     CUDA_CHECK_LAUNCH();
 }
 

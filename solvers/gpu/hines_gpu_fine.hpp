@@ -17,6 +17,7 @@ struct GpuFinePlan {
     int n_blocks = 0;
     int threads = 32;       // CUDA block size: the widest block's
     int shared_bytes = 0;   // dynamic shared memory per block: the largest block's need
+    long shared_limit = 0;  // the device's shared memory per block: a schedule beyond it stays in device memory
     int ahead = 8;          // rows loaded before their arithmetic (fine_sweeps.hpp): 4 or 8
     DeviceArray<FineSchedule::Block> blocks;
     DeviceArray<FineSchedule::Level> levels;

@@ -76,6 +76,27 @@ TEST(GpuFine, RandomTreesAndShapes) {
         for (int threads : {32, 256}) worst_over_passes(shape, 2048, threads, gen);
 }
 
+// One unbranched cell of 100,004 CVs (parareal's long cable): its schedule (positions
+// per row) passes the device's shared memory per block, so the block reads it from device
+// memory; beside it a small tree whose schedule fits. Both solve as the CPU does.
+TEST(GpuFine, ScheduleBeyondSharedMemory) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(7);
+    const std::vector<std::vector<int>> cells = {trees::chain(100004), trees::star(40)};
+    for (bool split : {false, true}) {
+        FineOptions o;
+        o.split = split;
+        const FineNumbering f = fine_layout(cells, o);
+        long biggest = 0;
+        for (const auto& b : f.schedule.blocks) biggest = std::max(biggest, FineSchedule::schedule_bytes(b));
+        if (!split) EXPECT_GT(biggest, 232448) << "the chain's schedule should pass 227 KiB";
+        const test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
+        for (int ahead : {4, 8})
+            EXPECT_LT(test_systems::worst_relative_error(f.layout, gpu_solve(f, sys, ahead), sys.ref), 1e-12)
+                << "split " << split << ", rows ahead " << ahead;
+    }
+}
+
 // The 4,000-CV discretisations overflow 96 KiB of shared memory and the 500-CV ones do
 // not: with memory=shared both kinds of block run in one launch.
 TEST(GpuFine, RealMorphologiesAndBusyring) {

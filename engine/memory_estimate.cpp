@@ -7,9 +7,11 @@
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <unistd.h>
 
+#include "core/parallel_for.hpp"
 #include "mechanisms/catalogue.hpp"
 
 namespace arbolito {
@@ -101,9 +103,20 @@ ModelSize cell_size(const CellDesc& c, bool with_morphology) {
 }
 
 ModelSize model_size(const Model& m) {
-    ModelSize s;
+    // A shared shape is counted with its first cell. The cells are sized in parallel (a
+    // drawn shape is drawn again here: 32,768 busyring cells took 1.5 s on one thread) and
+    // added up in gid order, so the sum is the same on any number of threads.
+    const long n = static_cast<long>(m.cells.size());
+    std::vector<char> first_of_shape(n, 0);
     std::set<const Morphology*> seen;
-    for (const CellDesc& c : m.cells) s += cell_size(c, c.morphology && seen.insert(c.morphology.get()).second);
+    for (long g = 0; g < n; ++g) {
+        const CellDesc& c = m.cells[g];
+        first_of_shape[g] = c.morphology && seen.insert(c.morphology.get()).second;
+    }
+    std::vector<ModelSize> per_cell(n);
+    parallel_for(n, 64, [&](long g) { per_cell[g] = cell_size(m.cells[g], first_of_shape[g]); });
+    ModelSize s;
+    for (const ModelSize& c : per_cell) s += c;
     s.connections = static_cast<double>(m.connections.size());
     for (const Generator& g : m.generators) s.events += static_cast<double>(g.times.size());
     return s;

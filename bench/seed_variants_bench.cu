@@ -32,6 +32,7 @@
 
 #include "tests/support/cell_trees.hpp"
 #include "bench/gpu_bench_util.hpp"
+#include "bench/tridiagonal_systems.cuh"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu/thomas_batch.hpp"
 #include "solvers/gpu_cell_layout.hpp"
@@ -40,14 +41,6 @@
 using namespace arbolito;
 using namespace arbolito::bench;
 using arbolito::gpu::DeviceArray;
-
-#define CUSPARSE_CHECK(call)                                                                                  \
-    do {                                                                                                      \
-        const cusparseStatus_t st_ = (call);                                                                  \
-        if (st_ != CUSPARSE_STATUS_SUCCESS)                                                                   \
-            throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
-                                     cusparseGetErrorString(st_));                                            \
-    } while (0)
 
 namespace {
 
@@ -84,27 +77,6 @@ struct Out {
 
 // ---- batched Thomas ----
 
-// Diagonally dominant systems, the same values in either precision: row i of system s
-// (interleaved at i * nsys + s; strided at s * n + i) from hash(seed, i, s). System s has
-// size[s] real rows (all n where size is null); padding rows a = c = 0, b = 1, d = 0.
-template <class T>
-__global__ void make_systems(T* a, T* b, T* c, T* d, int n, int nsys, bool interleaved, const int* size,
-                             std::uint64_t seed) {
-    const std::size_t total = std::size_t(n) * nsys;
-    for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < total;
-         k += std::size_t(gridDim.x) * blockDim.x) {
-        const int i = interleaved ? static_cast<int>(k / nsys) : static_cast<int>(k % n);
-        const int s = interleaved ? static_cast<int>(k % nsys) : static_cast<int>(k / n);
-        const int m = size ? size[s] : n;
-        const std::uint64_t key = 4 * (std::uint64_t(s) * n + i);
-        const double ak = i == 0 || i >= m ? 0.0 : hash_uniform(seed, key, -1, 1);
-        const double ck = i >= m - 1 ? 0.0 : hash_uniform(seed, key + 1, -1, 1);
-        a[k] = T(ak), c[k] = T(ck);
-        b[k] = T(i >= m ? 1.0 : std::fabs(ak) + std::fabs(ck) + hash_uniform(seed, key + 2, 0.5, 1.5));
-        d[k] = T(i >= m ? 0.0 : hash_uniform(seed, key + 3, -1, 1));
-    }
-}
-
 // Interleaved arrays into one unified vector: row i's a, b, c, d of all systems in turn.
 template <class T>
 __global__ void to_unified(const T* a, const T* b, const T* c, const T* d, T* v, int n, int nsys) {
@@ -121,7 +93,7 @@ struct Arrays {
     DeviceArray<T> a, b, c, d;
     explicit Arrays(std::size_t n) : a(n), b(n), c(n), d(n) {}
     void make(int n, int nsys, bool interleaved, const int* size, std::uint64_t seed) {
-        make_systems<T><<<1024, 256>>>(a.data(), b.data(), c.data(), d.data(), n, nsys, interleaved, size, seed);
+        make_tridiagonal_systems<T><<<1024, 256>>>(a.data(), b.data(), c.data(), d.data(), n, nsys, interleaved, size, seed);
         CUDA_CHECK_LAUNCH();
     }
     void copy_from(const Arrays& o, bool d_only) {

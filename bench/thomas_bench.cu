@@ -19,38 +19,14 @@
 #include <vector>
 
 #include "bench/gpu_bench_util.hpp"
+#include "bench/tridiagonal_systems.cuh"
 #include "solvers/gpu/thomas_batch.hpp"
 
 using namespace arbolito;
 using namespace arbolito::bench;
 using arbolito::gpu::DeviceArray;
 
-#define CUSPARSE_CHECK(call)                                                                              \
-    do {                                                                                                  \
-        const cusparseStatus_t st_ = (call);                                                              \
-        if (st_ != CUSPARSE_STATUS_SUCCESS)                                                               \
-            throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
-                                     cusparseGetErrorString(st_));                                        \
-    } while (0)
-
 namespace {
-
-// Diagonally dominant random systems, interleaved (i * nsys + s) or strided (s * n + i):
-// a in [-1, 1) with a = 0 on each first row, c likewise with c = 0 on each last row,
-// b = |a| + |c| + [0.5, 1.5), d in [-1, 1).
-__global__ void make_systems(double* a, double* b, double* c, double* d, int n, int nsys, bool interleaved,
-                             std::uint64_t seed) {
-    const std::size_t total = std::size_t(n) * nsys;
-    for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < total; k += std::size_t(gridDim.x) * blockDim.x) {
-        const int i = interleaved ? static_cast<int>(k / nsys) : static_cast<int>(k % n);
-        const double ak = i == 0 ? 0.0 : hash_uniform(seed, 4 * k, -1, 1);
-        const double ck = i == n - 1 ? 0.0 : hash_uniform(seed, 4 * k + 1, -1, 1);
-        a[k] = ak;
-        c[k] = ck;
-        b[k] = std::fabs(ak) + std::fabs(ck) + hash_uniform(seed, 4 * k + 2, 0.5, 1.5);
-        d[k] = hash_uniform(seed, 4 * k + 3, -1, 1);
-    }
-}
 
 struct Set {
     DeviceArray<double> a, b, c, d;
@@ -111,8 +87,8 @@ int main(int argc, char** argv) try {
             Set pristine(N), work0(N), work1(N);
             Set* work[2] = {&work0, &work1};
             DeviceArray<double> scratch(N);
-            make_systems<<<1024, 256>>>(pristine.a.data(), pristine.b.data(), pristine.c.data(), pristine.d.data(), n,
-                                        nsys, true, seed + n * 7 + nsys);
+            make_tridiagonal_systems<double><<<1024, 256>>>(pristine.a.data(), pristine.b.data(), pristine.c.data(),
+                                                            pristine.d.data(), n, nsys, true, nullptr, seed + n * 7 + nsys);
             CUDA_CHECK_LAUNCH();
             CUDA_CHECK(cudaDeviceSynchronize());
             const double eff_bytes = 40.0 * N;
@@ -179,8 +155,8 @@ int main(int argc, char** argv) try {
             double ms_st = NAN;
             {
                 Set sp(N), sw(N);
-                make_systems<<<1024, 256>>>(sp.a.data(), sp.b.data(), sp.c.data(), sp.d.data(), n, nsys, false,
-                                            seed + n * 7 + nsys);
+                make_tridiagonal_systems<double><<<1024, 256>>>(sp.a.data(), sp.b.data(), sp.c.data(), sp.d.data(), n, nsys,
+                                                                false, nullptr, seed + n * 7 + nsys);
                 CUDA_CHECK_LAUNCH();
                 std::size_t ws2 = 0;
                 CUSPARSE_CHECK(cusparseDgtsv2StridedBatch_bufferSizeExt(h, n, sp.a.data(), sp.b.data(), sp.c.data(),

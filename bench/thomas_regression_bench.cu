@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bench/gpu_bench_util.hpp"
+#include "bench/tridiagonal_systems.cuh"
 #include "bench/thomas_baseline.cuh"
 #include "solvers/gpu/thomas_batch.hpp"
 
@@ -33,30 +34,7 @@ using namespace arbolito::bench;
 using arbolito::gpu::DeviceArray;
 using arbolito::gpu::ThomasTuning;
 
-#define CUSPARSE_CHECK(call)                                                                                  \
-    do {                                                                                                      \
-        const cusparseStatus_t st_ = (call);                                                                  \
-        if (st_ != CUSPARSE_STATUS_SUCCESS)                                                                   \
-            throw std::runtime_error(std::string(__FILE__) + ":" + std::to_string(__LINE__) + ": " #call ": " + \
-                                     cusparseGetErrorString(st_));                                            \
-    } while (0)
-
 namespace {
-
-// Diagonally dominant systems, interleaved, the same values in either precision.
-template <class T>
-__global__ void make_systems(T* a, T* b, T* c, T* d, int n, int nsys, std::uint64_t seed) {
-    const std::size_t total = std::size_t(n) * nsys;
-    for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < total;
-         k += std::size_t(gridDim.x) * blockDim.x) {
-        const int i = static_cast<int>(k / nsys);
-        const double ak = i == 0 ? 0.0 : hash_uniform(seed, 4 * k, -1, 1);
-        const double ck = i == n - 1 ? 0.0 : hash_uniform(seed, 4 * k + 1, -1, 1);
-        a[k] = T(ak), c[k] = T(ck);
-        b[k] = T(std::fabs(ak) + std::fabs(ck) + hash_uniform(seed, 4 * k + 2, 0.5, 1.5));
-        d[k] = T(hash_uniform(seed, 4 * k + 3, -1, 1));
-    }
-}
 
 // Values of x and y whose bits differ (integer sums: the count does not depend on the order).
 __global__ void count_differences(const double* x, const double* y, std::size_t n, unsigned long long* out) {
@@ -100,8 +78,8 @@ struct Batch {
     Batch(cusparseHandle_t h, int n_, int nsys_, std::uint64_t seed)
         : n(n_), nsys(nsys_), pristine(std::size_t(n_) * nsys_), work(std::size_t(n_) * nsys_),
           cs(std::size_t(n_) * nsys_), scratch(std::size_t(n_) * nsys_), cusparse_buf(1) {
-        make_systems<T><<<1024, 256>>>(pristine.a.data(), pristine.b.data(), pristine.c.data(), pristine.d.data(), n,
-                                        nsys, seed);
+        make_tridiagonal_systems<T><<<1024, 256>>>(pristine.a.data(), pristine.b.data(), pristine.c.data(),
+                                                    pristine.d.data(), n, nsys, true, nullptr, seed);
         CUDA_CHECK_LAUNCH();
         work.copy_from(pristine, false);
         cs.copy_from(pristine, false);

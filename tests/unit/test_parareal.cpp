@@ -12,35 +12,15 @@
 #include "engine/parareal.hpp"
 #include "engine/simulation.hpp"
 #include "io/model_reader.hpp"
+#include "tests/support/parareal_runs.hpp"
 #include "tests/support/test_util.hpp"
 
 using namespace arbolito;
 
-namespace {
-
-RecordedRun sequential(const Model& m, const std::string& solver, int threads = 1) {
-    SimOptions o;
-    o.solver = solver;
-    o.threads = threads;
-    Simulation sim(m, o);
-    RecordedRun r;
-    r.n_columns = sim.n_columns();
-    sim.run(r);
-    return r;
-}
-
-RecordedRun parallel(const Model& m, const std::string& solver, const std::string& spec, int threads = 1,
-                     PararealReport* rep = nullptr) {
-    RecordedRun r;
-    SimOptions o;
-    o.solver = solver;
-    r.n_columns = Simulation(m, o).n_columns();
-    const PararealReport got = run_parareal(m, parse_solver_spec(solver), threads, true, parse_time_parallel(spec), r);
-    if (rep) *rep = got;
-    return r;
-}
-
-}  // namespace
+using parareal_test::expect_error_falls_every_iteration;
+using parareal_test::expect_state_moves_between_groups;
+using parareal_test::parareal_run;
+using parareal_test::sequential_run;
 
 // With K fine passes every slice starts from the sequential state bit for bit (a start
 // that did not change takes F's end state as it is), so the traces are the same bits: the
@@ -52,12 +32,12 @@ RecordedRun parallel(const Model& m, const std::string& solver, const std::strin
 TEST(Parareal, KIterationsGiveTheSequentialRun) {
     const Model m = read_model(test_data("parareal/hh_cells.json"));
     for (const std::string solver : {"cpu", "omp"}) {
-        const RecordedRun seq = sequential(m, solver);
+        const RecordedRun seq = sequential_run(m, solver);
         PararealReport rep;
         // omp's G on cpu:lanes=1: states move between solvers of different numberings.
         const std::string spec = solver == "omp" ? "parareal:slices=8,tol=1e-300,coarse-solver=cpu:lanes=1"
                                                  : "parareal:slices=8,tol=1e-300";
-        const RecordedRun par = parallel(m, solver, spec, 2, &rep);
+        const RecordedRun par = parareal_run(m, solver, spec, 2, &rep);
         EXPECT_EQ(rep.iterations, 8) << solver;
         ASSERT_EQ(par.rows.size(), seq.rows.size()) << solver;
         EXPECT_EQ(max_trace_difference(par, seq), 0.0) << solver;
@@ -72,20 +52,9 @@ TEST(Parareal, KIterationsGiveTheSequentialRun) {
 // each iteration (linear problem); on hh cells by more or less per iteration, but it still
 // must fall strictly while it is not 0.
 TEST(Parareal, ErrorFallsWithEveryIteration) {
-    for (const std::string model : {"passive_cable", "hh_cells"}) {
-        const Model m = read_model(test_data("parareal/" + model + ".json"));
-        const RecordedRun seq = sequential(m, "cpu");
-        const int K = 6;
-        double last = INFINITY;
-        for (int j = 1; j <= K; ++j) {
-            const RecordedRun par =
-                parallel(m, "cpu", "parareal:slices=6,tol=1e-300,iterations=" + std::to_string(j));
-            const double err = max_trace_difference(par, seq);
-            if (last > 0) EXPECT_LT(err, last) << model << " after " << j << " iterations";
-            last = err;
-        }
-        EXPECT_EQ(last, 0.0) << model;
-    }
+    for (const std::string model : {"passive_cable", "hh_cells"})
+        expect_error_falls_every_iteration(read_model(test_data("parareal/" + model + ".json")), "cpu",
+                                           "parareal:slices=6,tol=1e-300", 6, 1, model);
 }
 
 // Converged at tol: the record is the last fine pass's, from start states U_j that differ
@@ -104,9 +73,9 @@ TEST(Parareal, ConvergedTracesWithinTolBounds) {
     };
     for (const Case& c : {Case{"passive_cable", 1.2 * tol}, Case{"hh_cells", 10 * tol}}) {
         const Model m = read_model(test_data("parareal/" + c.model + ".json"));
-        const RecordedRun seq = sequential(m, "cpu");
+        const RecordedRun seq = sequential_run(m, "cpu");
         PararealReport rep;
-        const RecordedRun par = parallel(m, "cpu", "parareal:slices=8,tol=1e-6", 1, &rep);
+        const RecordedRun par = parareal_run(m, "cpu", "parareal:slices=8,tol=1e-6", 1, &rep);
         EXPECT_LT(rep.iterations, 8) << c.model;  // converged before the K passes that are exact anyway
         ASSERT_FALSE(rep.change.empty());
         EXPECT_LT(rep.change.back(), tol);
@@ -122,9 +91,9 @@ TEST(Parareal, ConvergedTracesWithinTolBounds) {
 TEST(Parareal, UnevenSlicesAndCoarseSteps) {
     Model m = read_model(test_data("parareal/hh_cells.json"));
     m.run.tfinal = 37.5;
-    const RecordedRun seq = sequential(m, "cpu");
+    const RecordedRun seq = sequential_run(m, "cpu");
     PararealReport rep;
-    const RecordedRun par = parallel(m, "cpu", "parareal:slices=7,coarse=3,tol=1e-300", 2, &rep);
+    const RecordedRun par = parareal_run(m, "cpu", "parareal:slices=7,coarse=3,tol=1e-300", 2, &rep);
     EXPECT_EQ(rep.slice_steps % 12, 0);
     EXPECT_EQ(rep.iterations, 7);
     EXPECT_EQ(par.n_frames(), seq.n_frames());
@@ -133,8 +102,8 @@ TEST(Parareal, UnevenSlicesAndCoarseSteps) {
     // 1600 steps in 24 slices of whole 20-step units: 66.7 rounds up to 80 (the last slice
     // would be empty), so down to 60 and a last slice of 220 steps.
     m.run.tfinal = 40;
-    const RecordedRun seq16 = sequential(m, "cpu");
-    const RecordedRun par16 = parallel(m, "cpu", "parareal:slices=24,tol=1e-300", 2, &rep);
+    const RecordedRun seq16 = sequential_run(m, "cpu");
+    const RecordedRun par16 = parareal_run(m, "cpu", "parareal:slices=24,tol=1e-300", 2, &rep);
     EXPECT_EQ(rep.slice_steps, 60);
     EXPECT_EQ(max_trace_difference(par16, seq16), 0.0);
     EXPECT_LE(max_spike_difference(par16.spikes_seen, seq16.spikes_seen), 1e-12);
@@ -143,22 +112,13 @@ TEST(Parareal, UnevenSlicesAndCoarseSteps) {
 // A group's state moved into another group of the same cells makes it continue exactly.
 TEST(Parareal, StateMovesBetweenGroups) {
     const Model m = read_model(test_data("parareal/hh_cells.json"));
+    expect_state_moves_between_groups(m, "cpu");
     const SolverSpec spec = parse_solver_spec("cpu");
-    StepSettings st;
-    auto a = spec.solver->make_group(m, 0, 2, spec.options, st, 0);
-    auto b = spec.solver->make_group(m, 0, 2, spec.options, st, 0);
-    std::vector<Spike> sp;
-    std::vector<double> fr;
-    a->advance(0, 400, {}, sp, fr);
-    EXPECT_EQ(a->state().size(), state_size(a->data()));
-    b->set_state(a->state());
-    a->advance(400, 500, {}, sp, fr);
-    b->advance(400, 500, {}, sp, fr);
-    EXPECT_EQ(a->state(), b->state());
+    auto a = spec.solver->make_group(m, 0, 2, spec.options, StepSettings{}, 0);
     const auto pos = cell_state_positions(a->data());
     ASSERT_EQ(pos.size(), 2u);
     EXPECT_EQ(pos[0].size(), pos[1].size());  // two copies of one cell
-    EXPECT_THROW(b->set_state(std::vector<double>(3)), std::invalid_argument);
+    EXPECT_THROW(a->set_state(std::vector<double>(3)), std::invalid_argument);
 }
 
 TEST(Parareal, Refusals) {

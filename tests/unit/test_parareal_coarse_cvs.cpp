@@ -13,31 +13,15 @@
 #include "engine/parareal.hpp"
 #include "engine/simulation.hpp"
 #include "io/model_reader.hpp"
+#include "tests/support/parareal_runs.hpp"
 #include "tests/support/test_util.hpp"
 
 using namespace arbolito;
+using parareal_test::expect_error_falls_every_iteration;
+using parareal_test::parareal_run;
+using parareal_test::sequential_run;
 
 namespace {
-
-RecordedRun sequential(const Model& m) {
-    SimOptions o;
-    o.solver = "cpu";
-    Simulation sim(m, o);
-    RecordedRun r;
-    r.n_columns = sim.n_columns();
-    sim.run(r);
-    return r;
-}
-
-RecordedRun parallel(const Model& m, const std::string& spec, PararealReport* rep = nullptr) {
-    RecordedRun r;
-    SimOptions o;
-    o.solver = "cpu";
-    r.n_columns = Simulation(m, o).n_columns();
-    const PararealReport got = run_parareal(m, parse_solver_spec("cpu"), 2, true, parse_time_parallel(spec), r);
-    if (rep) *rep = got;
-    return r;
-}
 
 // The maps of cell 0 of `m` to its `factor` times coarser discretisation, and both lists.
 struct Maps {
@@ -137,9 +121,9 @@ TEST(PararealCoarseCvs, MapsKeepConstantAndLinearFields) {
 TEST(PararealCoarseCvs, KIterationsGiveTheSequentialRun) {
     for (const std::string model : {"passive_cable", "hh_cells"}) {
         const Model m = read_model(test_data("parareal/" + model + ".json"));
-        const RecordedRun seq = sequential(m);
+        const RecordedRun seq = sequential_run(m, "cpu");
         PararealReport rep;
-        const RecordedRun par = parallel(m, "parareal:slices=8,tol=1e-300,coarse-cvs=4", &rep);
+        const RecordedRun par = parareal_run(m, "cpu", "parareal:slices=8,tol=1e-300,coarse-cvs=4", 2, &rep);
         EXPECT_EQ(rep.iterations, 8) << model;
         EXPECT_LT(rep.n_cv_coarse * 3, rep.n_cv) << model;
         EXPECT_EQ(max_trace_difference(par, seq), 0.0) << model;
@@ -151,19 +135,9 @@ TEST(PararealCoarseCvs, KIterationsGiveTheSequentialRun) {
 // The error falls with every iteration, to 0 at K (as with G on the fine CVs; the coarse
 // CVs make G a worse approximation of F, not a different fixed point).
 TEST(PararealCoarseCvs, ErrorFallsWithEveryIteration) {
-    for (const std::string model : {"passive_cable", "hh_cells"}) {
-        const Model m = read_model(test_data("parareal/" + model + ".json"));
-        const RecordedRun seq = sequential(m);
-        double last = INFINITY;
-        for (int j = 1; j <= 6; ++j) {
-            const RecordedRun par =
-                parallel(m, "parareal:slices=6,tol=1e-300,coarse-cvs=4,iterations=" + std::to_string(j));
-            const double err = max_trace_difference(par, seq);
-            if (last > 0) EXPECT_LT(err, last) << model << " after " << j << " iterations";
-            last = err;
-        }
-        EXPECT_EQ(last, 0.0) << model;
-    }
+    for (const std::string model : {"passive_cable", "hh_cells"})
+        expect_error_falls_every_iteration(read_model(test_data("parareal/" + model + ".json")), "cpu",
+                                           "parareal:slices=6,tol=1e-300,coarse-cvs=4", 6, 2, model);
 }
 
 // Converged at tol: the bounds of test_parareal.cpp's ConvergedTracesWithinTolBounds hold
@@ -178,9 +152,9 @@ TEST(PararealCoarseCvs, ConvergedTracesWithinTolBounds) {
     };
     for (const Case& c : {Case{"passive_cable", 1.2 * tol}, Case{"hh_cells", 10 * tol}}) {
         const Model m = read_model(test_data("parareal/" + c.model + ".json"));
-        const RecordedRun seq = sequential(m);
+        const RecordedRun seq = sequential_run(m, "cpu");
         PararealReport rep;
-        const RecordedRun par = parallel(m, "parareal:slices=8,tol=1e-6,coarse-cvs=4", &rep);
+        const RecordedRun par = parareal_run(m, "cpu", "parareal:slices=8,tol=1e-6,coarse-cvs=4", 2, &rep);
         EXPECT_LT(rep.iterations, 8) << c.model;
         ASSERT_FALSE(rep.change.empty());
         EXPECT_LT(rep.change.back(), tol);

@@ -11,8 +11,12 @@
 #include "engine/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "tests/support/gpu_skip.hpp"
+#include "tests/support/parareal_runs.hpp"
 
 using namespace arbolito;
+using parareal_test::expect_state_moves_between_groups;
+using parareal_test::parareal_run;
+using parareal_test::sequential_run;
 
 namespace {
 
@@ -20,24 +24,6 @@ namespace {
 std::string parareal_model(const std::string& name) {
     const char* env = std::getenv("ARBOLITO_SOURCE_DIR");
     return std::string(env ? env : ARBOLITO_SOURCE_DIR) + "/tests/data/parareal/" + name + ".json";
-}
-
-RecordedRun sequential_gpu(const Model& m, const std::string& solver) {
-    SimOptions o;
-    o.solver = solver;
-    Simulation sim(m, o);
-    RecordedRun r;
-    r.n_columns = sim.n_columns();
-    sim.run(r);
-    return r;
-}
-
-RecordedRun parallel_gpu(const Model& m, const std::string& solver, const std::string& spec, long ncol,
-                         PararealReport& rep) {
-    RecordedRun r;
-    r.n_columns = ncol;
-    rep = run_parareal(m, parse_solver_spec(solver), 1, true, parse_time_parallel(spec), r);
-    return r;
 }
 
 }  // namespace
@@ -50,9 +36,9 @@ TEST(PararealGpu, KIterationsGiveTheSequentialRun) {
     SKIP_WITHOUT_GPU();
     const Model m = read_model(parareal_model("hh_cells"));
     for (const std::string solver : {"gpu-cell", "gpu-fine"}) {
-        const RecordedRun seq = sequential_gpu(m, solver);
+        const RecordedRun seq = sequential_run(m, solver);
         PararealReport rep;
-        const RecordedRun par = parallel_gpu(m, solver, "parareal:slices=8,tol=1e-300", seq.n_columns, rep);
+        const RecordedRun par = parareal_run(m, solver, "parareal:slices=8,tol=1e-300", 1, &rep);
         EXPECT_EQ(rep.iterations, 8) << solver;
         ASSERT_EQ(par.rows.size(), seq.rows.size()) << solver;
         EXPECT_LE(max_trace_difference(par, seq), 1e-9) << solver;
@@ -68,9 +54,9 @@ TEST(PararealGpu, ConvergedTracesWithinTolBounds) {
     SKIP_WITHOUT_GPU();
     for (const auto& [name, bound] : std::vector<std::pair<std::string, double>>{{"passive_cable", 1.2e-6}, {"hh_cells", 1e-5}}) {
         const Model m = read_model(parareal_model(name));
-        const RecordedRun seq = sequential_gpu(m, "gpu-fine");
+        const RecordedRun seq = sequential_run(m, "gpu-fine");
         PararealReport rep;
-        const RecordedRun par = parallel_gpu(m, "gpu-fine", "parareal:slices=8,tol=1e-6", seq.n_columns, rep);
+        const RecordedRun par = parareal_run(m, "gpu-fine", "parareal:slices=8,tol=1e-6", 1, &rep);
         EXPECT_LT(rep.iterations, 8) << name;
         EXPECT_LE(max_trace_difference(par, seq), bound) << name;
         EXPECT_LE(max_spike_difference(par.spikes_seen, seq.spikes_seen), 1e-6) << name;
@@ -80,18 +66,7 @@ TEST(PararealGpu, ConvergedTracesWithinTolBounds) {
 // The device state copied out and into a second group makes it continue exactly.
 TEST(PararealGpu, StateMovesBetweenGroups) {
     SKIP_WITHOUT_GPU();
-    const Model m = read_model(parareal_model("hh_cells"));
-    const SolverSpec spec = parse_solver_spec("gpu-fine");
-    StepSettings st;
-    auto a = spec.solver->make_group(m, 0, 2, spec.options, st, 0);
-    auto b = spec.solver->make_group(m, 0, 2, spec.options, st, 0);
-    std::vector<Spike> sp;
-    std::vector<double> fr;
-    a->advance(0, 400, {}, sp, fr);
-    b->set_state(a->state());
-    a->advance(400, 500, {}, sp, fr);
-    b->advance(400, 500, {}, sp, fr);
-    EXPECT_EQ(a->state(), b->state());
+    expect_state_moves_between_groups(read_model(parareal_model("hh_cells")), "gpu-fine");
 }
 
 // G on coarser CVs on the host under a gpu-fine F (coarse-cvs, the device study's set-up):
@@ -101,14 +76,14 @@ TEST(PararealGpu, StateMovesBetweenGroups) {
 TEST(PararealGpu, CoarseCvsOnTheHost) {
     SKIP_WITHOUT_GPU();
     const Model m = read_model(parareal_model("hh_cells"));
-    const RecordedRun seq = sequential_gpu(m, "gpu-fine");
+    const RecordedRun seq = sequential_run(m, "gpu-fine");
     PararealReport rep;
     RecordedRun par =
-        parallel_gpu(m, "gpu-fine", "parareal:slices=8,tol=1e-300,coarse-cvs=4,coarse-solver=cpu", seq.n_columns, rep);
+        parareal_run(m, "gpu-fine", "parareal:slices=8,tol=1e-300,coarse-cvs=4,coarse-solver=cpu", 1, &rep);
     EXPECT_EQ(rep.iterations, 8);
     EXPECT_LE(max_trace_difference(par, seq), 1e-9);
     EXPECT_LE(max_spike_difference(par.spikes_seen, seq.spikes_seen), 1e-9);
-    par = parallel_gpu(m, "gpu-fine", "parareal:slices=8,tol=1e-6,coarse-cvs=4,coarse-solver=cpu", seq.n_columns, rep);
+    par = parareal_run(m, "gpu-fine", "parareal:slices=8,tol=1e-6,coarse-cvs=4,coarse-solver=cpu", 1, &rep);
     EXPECT_LT(rep.iterations, 8);
     EXPECT_LE(max_trace_difference(par, seq), 1e-5);
     ASSERT_EQ(par.spikes_seen.size(), seq.spikes_seen.size());

@@ -424,10 +424,10 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
             } else {  // F(U_old) + P(G(R U_new) − G(R U_old)): the G terms on the fine CVs
                 std::vector<double> g = propagate_coarse(n, next);
                 Stopwatch w;
-                std::vector<double> change(g.size());
-                for (std::size_t i = 0; i < g.size(); ++i) change[i] = g[i] - G_old[n][i];
+                std::vector<double> g_change(g.size());
+                for (std::size_t i = 0; i < g.size(); ++i) g_change[i] = g[i] - G_old[n][i];
                 end = F[n];
-                maps.to_fine.add_apply(change, end);
+                maps.to_fine.add_apply(g_change, end);
                 G_old[n] = std::move(g);
                 rep.coarse_s += w.lap();
             }

@@ -20,11 +20,16 @@ SpikeFanout::SpikeFanout(const std::vector<Connection>& all, std::uint64_t gid_b
     // Parts: contiguous target ranges with about equal numbers of incoming connections.
     const std::uint64_t n_local = gid_end - gid_begin;
     std::vector<double> in_degree(n_local, 0.0);
-    for (const Connection& c : all)
+    std::uint64_t n_sources = 0;  // sources are gids below this
+    std::uint32_t max_detector = 0;
+    for (const Connection& c : all) {
+        n_sources = std::max(n_sources, c.source + 1);
+        max_detector = std::max(max_detector, c.detector);
         if (c.target >= gid_begin && c.target < gid_end) {
             in_degree[c.target - gid_begin] += 1;
             max_delay_ = std::max(max_delay_, c.delay);
         }
+    }
     std::vector<std::uint64_t> part_first = split_by_weight(in_degree, 0, n_local, n_parts);
     for (auto& f : part_first) f += gid_begin;
     auto part_of = [&](std::uint64_t gid) {
@@ -36,12 +41,6 @@ SpikeFanout::SpikeFanout(const std::vector<Connection>& all, std::uint64_t gid_b
     // connection while set up instead of a sorted copy of each (busyring's 32.8 M
     // connections at 32,768 cells: 0.3 GB instead of 1.3 GB). The order among one source's
     // edges does not matter (a step's events are sorted when taken); this one is fixed.
-    std::uint64_t n_sources = 0;
-    std::uint32_t max_detector = 0;
-    for (const Connection& c : all) {
-        n_sources = std::max(n_sources, c.source + 1);
-        max_detector = std::max(max_detector, c.detector);
-    }
     std::vector<std::size_t> first(n_sources + 1, 0);  // of each source's entries in `order`
     for (const Connection& c : all)
         if (c.target >= gid_begin && c.target < gid_end) ++first[c.source + 1];

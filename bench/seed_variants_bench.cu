@@ -88,25 +88,6 @@ __global__ void to_unified(const T* a, const T* b, const T* c, const T* d, T* v,
     }
 }
 
-template <class T>
-struct Arrays {
-    DeviceArray<T> a, b, c, d;
-    explicit Arrays(std::size_t n) : a(n), b(n), c(n), d(n) {}
-    void make(int n, int nsys, bool interleaved, const int* size, std::uint64_t seed) {
-        make_tridiagonal_systems<T><<<1024, 256>>>(a.data(), b.data(), c.data(), d.data(), n, nsys, interleaved, size, seed);
-        CUDA_CHECK_LAUNCH();
-    }
-    void copy_from(const Arrays& o, bool d_only) {
-        const std::size_t bytes = a.size() * sizeof(T);
-        if (!d_only) {
-            CUDA_CHECK(cudaMemcpyAsync(a.data(), o.a.data(), bytes, cudaMemcpyDeviceToDevice));
-            CUDA_CHECK(cudaMemcpyAsync(b.data(), o.b.data(), bytes, cudaMemcpyDeviceToDevice));
-            CUDA_CHECK(cudaMemcpyAsync(c.data(), o.c.data(), bytes, cudaMemcpyDeviceToDevice));
-        }
-        CUDA_CHECK(cudaMemcpyAsync(d.data(), o.d.data(), bytes, cudaMemcpyDeviceToDevice));
-    }
-};
-
 constexpr int checked_systems = 1024;
 
 // The first min(nsys, 1,024) systems' rows, system-major (x[s * n + i]), from storage with
@@ -179,7 +160,7 @@ std::vector<double> thomas_reference(cusparseHandle_t h, int n, int nsys, const 
     const int k = std::min(nsys, checked_systems);
     // The first k systems of the batch are systems 0..k-1 of an interleaved batch of k
     // (same hash keys), so a small batch gives the reference.
-    Arrays<double> r(std::size_t(n) * k);
+    TridiagonalArrays<double> r(std::size_t(n) * k);
     r.make(n, k, true, size, seed);
     std::size_t ws = 0;
     CUSPARSE_CHECK(il_buf(h, n, r.a.data(), r.b.data(), r.c.data(), r.d.data(), k, &ws));
@@ -196,7 +177,7 @@ void thomas_grid(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush, 
     const std::vector<double> ref = thomas_reference(h, n, nsys, nullptr, seed);
     const std::string shape = "n=" + std::to_string(n);
     const double units = double(N), bpu = 5.0 * sizeof(T);
-    Arrays<T> pristine(N), work(N);
+    TridiagonalArrays<T> pristine(N), work(N);
     pristine.make(n, nsys, true, nullptr, seed);
     work.copy_from(pristine, false);  // a, b, c once (thomas_batch leaves them), d before each run
     DeviceArray<T> scratch(N);
@@ -249,7 +230,7 @@ void thomas_grid(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush, 
     }
     // cuSPARSE gtsv2StridedBatch, each system contiguous (a, b, c not modified).
     {
-        Arrays<T> sp(N);
+        TridiagonalArrays<T> sp(N);
         sp.make(n, nsys, false, nullptr, seed);
         DeviceArray<T> x(N);
         std::size_t ws = 0;
@@ -300,7 +281,7 @@ void thomas_vbatch(cusparseHandle_t h, int nsys, int reps, L2Flush& flush, Out& 
         const std::vector<double> ref = thomas_reference(h, n, nsys, c.size, seed);
         double real = 0;
         for (int s = 0; s < nsys; ++s) real += c.size ? sz[s] : n;
-        Arrays<T> pristine(N), work(N);
+        TridiagonalArrays<T> pristine(N), work(N);
         pristine.make(n, nsys, true, c.size, seed);
         work.copy_from(pristine, false);
         DeviceArray<T> scratch(N);

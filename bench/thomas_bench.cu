@@ -28,18 +28,6 @@ using arbolito::gpu::DeviceArray;
 
 namespace {
 
-struct Set {
-    DeviceArray<double> a, b, c, d;
-    explicit Set(std::size_t n) : a(n), b(n), c(n), d(n) {}
-    void copy_from(const Set& o) {
-        const std::size_t bytes = a.size() * sizeof(double);
-        CUDA_CHECK(cudaMemcpyAsync(a.data(), o.a.data(), bytes, cudaMemcpyDeviceToDevice));
-        CUDA_CHECK(cudaMemcpyAsync(b.data(), o.b.data(), bytes, cudaMemcpyDeviceToDevice));
-        CUDA_CHECK(cudaMemcpyAsync(c.data(), o.c.data(), bytes, cudaMemcpyDeviceToDevice));
-        CUDA_CHECK(cudaMemcpyAsync(d.data(), o.d.data(), bytes, cudaMemcpyDeviceToDevice));
-    }
-};
-
 double max_rel_diff(const std::vector<double>& x, const std::vector<double>& y) {
     double m = 0, s = 0;
     for (std::size_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i] - y[i])), s = std::max(s, std::fabs(y[i]));
@@ -84,12 +72,10 @@ int main(int argc, char** argv) try {
     for (int n : ns)
         for (int nsys : batches) {
             const std::size_t N = std::size_t(n) * nsys;
-            Set pristine(N), work0(N), work1(N);
-            Set* work[2] = {&work0, &work1};
+            TridiagonalArrays<double> pristine(N), work0(N), work1(N);
+            TridiagonalArrays<double>* work[2] = {&work0, &work1};
             DeviceArray<double> scratch(N);
-            make_tridiagonal_systems<double><<<1024, 256>>>(pristine.a.data(), pristine.b.data(), pristine.c.data(),
-                                                            pristine.d.data(), n, nsys, true, nullptr, seed + n * 7 + nsys);
-            CUDA_CHECK_LAUNCH();
+            pristine.make(n, nsys, true, nullptr, seed + n * 7 + nsys);
             CUDA_CHECK(cudaDeviceSynchronize());
             const double eff_bytes = 40.0 * N;
             auto report = [&](const std::string& name, double ms, double err) {
@@ -109,7 +95,7 @@ int main(int argc, char** argv) try {
                     flush();
                 },
                 [&](int r) {
-                    Set& w = *work[r % 2];
+                    TridiagonalArrays<double>& w = *work[r % 2];
                     CUSPARSE_CHECK(cusparseDgtsvInterleavedBatch(h, 0, n, w.a.data(), w.b.data(), w.c.data(),
                                                                  w.d.data(), nsys, wsbuf.data()));
                 },
@@ -137,7 +123,7 @@ int main(int argc, char** argv) try {
                         flush();
                     },
                     [&](int r) {
-                        Set& w = *work[r % 2];
+                        TridiagonalArrays<double>& w = *work[r % 2];
                         gpu::thomas_batch(w.a.data(), w.b.data(), w.c.data(), w.d.data(), scratch.data(), n, nsys,
                                           nullptr, v.t);
                     },
@@ -154,10 +140,8 @@ int main(int argc, char** argv) try {
             // cuSPARSE gtsv2StridedBatch on the same systems stored system by system.
             double ms_st = NAN;
             {
-                Set sp(N), sw(N);
-                make_tridiagonal_systems<double><<<1024, 256>>>(sp.a.data(), sp.b.data(), sp.c.data(), sp.d.data(), n, nsys,
-                                                                false, nullptr, seed + n * 7 + nsys);
-                CUDA_CHECK_LAUNCH();
+                TridiagonalArrays<double> sp(N), sw(N);
+                sp.make(n, nsys, false, nullptr, seed + n * 7 + nsys);
                 std::size_t ws2 = 0;
                 CUSPARSE_CHECK(cusparseDgtsv2StridedBatch_bufferSizeExt(h, n, sp.a.data(), sp.b.data(), sp.c.data(),
                                                                         sp.d.data(), nsys, n, &ws2));

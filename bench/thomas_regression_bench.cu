@@ -51,36 +51,19 @@ unsigned long long differences(const double* x, const double* y, std::size_t n) 
     return k.download()[0];
 }
 
-template <class T>
-struct Arrays {
-    DeviceArray<T> a, b, c, d;
-    explicit Arrays(std::size_t n) : a(n), b(n), c(n), d(n) {}
-    void copy_from(const Arrays& o, bool d_only) {
-        const std::size_t bytes = a.size() * sizeof(T);
-        if (!d_only) {
-            CUDA_CHECK(cudaMemcpyAsync(a.data(), o.a.data(), bytes, cudaMemcpyDeviceToDevice));
-            CUDA_CHECK(cudaMemcpyAsync(b.data(), o.b.data(), bytes, cudaMemcpyDeviceToDevice));
-            CUDA_CHECK(cudaMemcpyAsync(c.data(), o.c.data(), bytes, cudaMemcpyDeviceToDevice));
-        }
-        CUDA_CHECK(cudaMemcpyAsync(d.data(), o.d.data(), bytes, cudaMemcpyDeviceToDevice));
-    }
-};
-
 // A batch in T: pristine systems, thomas_batch's working copy (it leaves a, b, c: d alone
 // restored before a run) and scratch, cuSPARSE's own copy (it overwrites a, b, c: all four
 // restored) and buffer. Separate copies: the variants run interleaved.
 template <class T>
 struct Batch {
     int n, nsys;
-    Arrays<T> pristine, work, cs;
+    TridiagonalArrays<T> pristine, work, cs;
     DeviceArray<T> scratch;
     DeviceArray<unsigned char> cusparse_buf;
     Batch(cusparseHandle_t h, int n_, int nsys_, std::uint64_t seed)
         : n(n_), nsys(nsys_), pristine(std::size_t(n_) * nsys_), work(std::size_t(n_) * nsys_),
           cs(std::size_t(n_) * nsys_), scratch(std::size_t(n_) * nsys_), cusparse_buf(1) {
-        make_tridiagonal_systems<T><<<1024, 256>>>(pristine.a.data(), pristine.b.data(), pristine.c.data(),
-                                                    pristine.d.data(), n, nsys, true, nullptr, seed);
-        CUDA_CHECK_LAUNCH();
+        pristine.make(n, nsys, true, nullptr, seed);
         work.copy_from(pristine, false);
         cs.copy_from(pristine, false);
         std::size_t ws = 0;

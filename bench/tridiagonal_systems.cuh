@@ -9,6 +9,8 @@
 #include <string>
 
 #include "bench/gpu_bench_util.hpp"
+#include "core/gpu/cuda_check.hpp"
+#include "core/gpu/memory.hpp"
 
 // A failed cuSPARSE call throws with file, line and cuSPARSE's message (as CUDA_CHECK).
 #define CUSPARSE_CHECK(call)                                                                                  \
@@ -43,5 +45,27 @@ __global__ void make_tridiagonal_systems(T* a, T* b, T* c, T* d, int n, int nsys
         d[k] = T(i >= m ? 0.0 : hash_uniform(seed, key + 3, -1, 1));
     }
 }
+
+// A batch's four arrays (sub-, main and super-diagonal, right-hand side) in device memory.
+template <class T>
+struct TridiagonalArrays {
+    gpu::DeviceArray<T> a, b, c, d;
+    explicit TridiagonalArrays(std::size_t n) : a(n), b(n), c(n), d(n) {}
+    // make_tridiagonal_systems into these arrays.
+    void make(int n, int nsys, bool interleaved, const int* size, std::uint64_t seed) {
+        make_tridiagonal_systems<T><<<1024, 256>>>(a.data(), b.data(), c.data(), d.data(), n, nsys, interleaved, size, seed);
+        CUDA_CHECK_LAUNCH();
+    }
+    // o's values (with d_only, the right-hand side alone: what a solve that keeps a, b, c overwrote).
+    void copy_from(const TridiagonalArrays& o, bool d_only = false) {
+        const std::size_t bytes = a.size() * sizeof(T);
+        if (!d_only) {
+            CUDA_CHECK(cudaMemcpyAsync(a.data(), o.a.data(), bytes, cudaMemcpyDeviceToDevice));
+            CUDA_CHECK(cudaMemcpyAsync(b.data(), o.b.data(), bytes, cudaMemcpyDeviceToDevice));
+            CUDA_CHECK(cudaMemcpyAsync(c.data(), o.c.data(), bytes, cudaMemcpyDeviceToDevice));
+        }
+        CUDA_CHECK(cudaMemcpyAsync(d.data(), o.d.data(), bytes, cudaMemcpyDeviceToDevice));
+    }
+};
 
 }  // namespace arbolito::bench

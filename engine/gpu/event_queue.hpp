@@ -38,10 +38,7 @@ public:
     explicit EventQueue(std::uint32_t n_targets) : n_targets_(n_targets) {}
     // From now on events are sorted by block first (target_block: each target's block of
     // n_blocks > 0), for the epoch-resident step: by_block() after stage(), not deliver().
-    void sort_by_block(std::vector<std::uint32_t> target_block, int n_blocks) {
-        target_block_ = std::move(target_block);
-        n_blocks_ = n_blocks;
-    }
+    void sort_by_block(const std::vector<std::uint32_t>& target_block, int n_blocks);
 
     // `events` sorted (StepEvent order) with steps in [step_begin, step_end). One copy to
     // the device on `stream`, then a stable sort by (step, target) there, which keeps the
@@ -58,7 +55,7 @@ private:
     std::uint64_t target_mask() const;
     std::uint32_t n_targets_;
     int n_blocks_ = 0;                       // > 0: sorted by block first
-    std::vector<std::uint32_t> target_block_;
+    DeviceArray<std::uint32_t> target_block_;  // each target's block (device)
     DeviceArray<unsigned> block_offset_;     // by_block()'s offsets
     int target_bits_ = 0;
     long step_begin_ = 0;

@@ -75,6 +75,10 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
         spdlog::info("{} ranks, {} on this node: each takes its node's GPU (local rank mod GPUs)", comm.size(),
                      comm.local_size());
     exchange_threads_ = choose_exchange_threads();
+    team_ = std::make_unique<ThreadTeam>(exchange_threads_);
+    fanout_ = std::make_unique<SpikeFanout>(
+        m.connections, gid_begin_, gid_end_, team_->size(),
+        [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); }, *team_);
     setup_s_ = w.lap();
 }
 
@@ -169,11 +173,9 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     const int ng = n_groups();
     const double dt = steps_.dt;
 
-    // The exchange's threads, the connections onto this rank's cells split among them,
-    // and the queue they fill, holding the generators' events from the start.
-    ThreadTeam team(exchange_threads_);
-    SpikeFanout fanout(model_.connections, gid_begin_, gid_end_, team.size(),
-                       [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); }, team);
+    // The queue the exchange's threads fill, holding the generators' events from the start.
+    ThreadTeam& team = *team_;
+    SpikeFanout& fanout = *fanout_;
     const long horizon = static_cast<long>(std::ceil(fanout.max_delay() / dt)) + 1;
     EventBuckets queue(ng, epoch_steps_, n_steps_, horizon, team.size());
     rep.n_events += queue_generators(queue);

@@ -16,6 +16,7 @@
 #include "engine/solver_spec.hpp"
 #include "engine/spike.hpp"
 #include "engine/spike_fanout.hpp"
+#include "engine/thread_team.hpp"
 #include "engine/timings.hpp"
 
 namespace arbolito {
@@ -78,6 +79,11 @@ private:
     std::vector<std::uint64_t> group_first_gid_;
     std::uint64_t gid_begin_ = 0, gid_end_ = 0;
     int exchange_threads_ = 1;
+    // The exchange's threads and the connections onto this rank's cells split among them:
+    // built at set-up (tens of millions of connections take a second or more to sort),
+    // not inside the run's timing.
+    std::unique_ptr<ThreadTeam> team_;
+    std::unique_ptr<SpikeFanout> fanout_;
     double setup_s_ = 0;
 };
 

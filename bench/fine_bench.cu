@@ -60,7 +60,7 @@ struct Variant {
 
 std::vector<Variant> variants() {
     std::vector<Variant> v{{"gpu-cell", false, {}}};
-    FineOptions all;  // the defaults: sort and re-root on, blocks of 8192 CVs in device memory
+    FineOptions all;  // the defaults: sort, re-root and split on, blocks of 8192 CVs in device memory
     v.push_back({"fine", true, all});
     v.push_back({"fine-a4", true, all, 4});
     FineOptions x = all;
@@ -68,8 +68,8 @@ std::vector<Variant> variants() {
     v.push_back({"fine-nosort", true, x});
     x = all, x.reroot = false;
     v.push_back({"fine-noreroot", true, x});
-    x = all, x.split = true;
-    v.push_back({"fine+split", true, x});
+    x = all, x.split = false;
+    v.push_back({"fine-nosplit", true, x});
     x = all, x.block_cvs = 2048;
     v.push_back({"fine-blk2k", true, x});
     x.shared_bytes = 96 * 1024;

@@ -25,7 +25,10 @@ namespace arbolito {
 struct FineOptions {
     bool sort = true;     // each level's branches by length, longest first (no padding, less divergence)
     bool reroot = true;   // each cell re-rooted at the CV that minimises the depth of its branch tree
-    bool split = false;   // branches longer than twice their level's median cut in two (balances levels)
+    // Branches longer than twice their level's median cut in two (balances levels): on by
+    // default since the ninth session (busyring, H100: the resident step's kernel 7 % faster
+    // at 1,024 and 8,192 cells; bench/RESULTS.md).
+    bool split = true;
     // CVs per block to aim at (cells are never split between blocks). Measured on an H100
     // (fine_bench, bench/RESULTS.md): blocks of several cells in device memory beat one
     // cell per block in shared memory (more threads per block; the block's few loads per

@@ -92,7 +92,7 @@ SolverInfo gpu_fine_solver() {
     s.options = {
         {"sort", {"on", "off"}, "", "on", "each level's branches longest first (off: padded to the longest)", {}},
         {"reroot", {"on", "off"}, "", "on", "each cell re-rooted where its branch tree is shallowest", {}},
-        {"split", {"on", "off"}, "", "off", "branches over twice their level's median length cut in two", {}},
+        {"split", {"on", "off"}, "", "on", "branches over twice their level's median length cut in two", {}},
         {"block", {}, "N >= 1 or auto", "auto",
          "CVs per CUDA block to aim at (a cell is never split); auto: 8192, or what fits shared= with step=resident",
          check_auto_or_whole},

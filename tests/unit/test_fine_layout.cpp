@@ -147,6 +147,7 @@ TEST(FineLayout, RerootNeverDeepens) {
         FineOptions a, b;
         a.reroot = false, b.reroot = true;
         a.sort = b.sort = true;
+        a.split = b.split = false;  // levels of the branch tree itself
         const int natural = fine_layout({p}, a).schedule.blocks[0].n_levels;
         const int rerooted = fine_layout({p}, b).schedule.blocks[0].n_levels;
         EXPECT_LE(rerooted, natural) << "tree " << k;
@@ -156,6 +157,7 @@ TEST(FineLayout, RerootNeverDeepens) {
     // spine's middle, half as many.
     FineOptions a, b;
     a.reroot = false;
+    a.split = b.split = false;
     const int natural = fine_layout({trees::comb(40)}, a).schedule.blocks[0].n_levels;
     const int rerooted = fine_layout({trees::comb(40)}, b).schedule.blocks[0].n_levels;
     EXPECT_GE(natural, 40);

@@ -417,7 +417,7 @@ void expect_same_bits_every_run(const std::string& solver, const std::string& op
 const std::vector<std::string> fine_variants = {"",
                                                 "sort=off",
                                                 "reroot=off",
-                                                "split=on",
+                                                "split=off",
                                                 "memory=shared:block=2048",
                                                 "block=1:timing=off",
                                                 "sort=off:reroot=off:split=on:block=100000"};

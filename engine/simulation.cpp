@@ -173,7 +173,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     // and the queue they fill, holding the generators' events from the start.
     ThreadTeam team(exchange_threads_);
     SpikeFanout fanout(model_.connections, gid_begin_, gid_end_, team.size(),
-                       [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); }, team);
+                       [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); });
     const long horizon = static_cast<long>(std::ceil(fanout.max_delay() / dt)) + 1;
     EventBuckets queue(ng, epoch_steps_, n_steps_, horizon, team.size());
     rep.n_events += queue_generators(queue);

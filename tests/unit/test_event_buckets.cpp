@@ -123,7 +123,7 @@ TEST(SpikeFanout, MoreWritersThanTargets) {
         return SpikeFanout::Target{static_cast<int>(gid - lo), syn};
     };
     ThreadTeam team(3);
-    SpikeFanout fan(all, lo, hi, 8, resolve, team);
+    SpikeFanout fan(all, lo, hi, 8, resolve);
     std::size_t local = 0;
     for (const auto& c : all) local += c.target >= lo && c.target < hi;
     EXPECT_EQ(fan.size(), local);

@@ -128,6 +128,9 @@ Morphology busyring_cell(std::uint64_t gid, const BusyringParams& p) {
 
     // Branches are unbranched runs of segments, as Arbor makes them, but the soma stays alone.
     struct Pending { int parent_branch, first; };
+    int n_branches = 1;  // a run starts at every child of the soma or of a fork
+    for (int id = 1; id < n_seg; ++id) n_branches += seg[id].parent == 0 || n_children(seg[id].parent) != 1;
+    m.branches.reserve(n_branches);
     std::vector<Pending> stack;
     for (int k = child_first[1]; k-- > child_first[0];) stack.push_back({0, child[k]});
     while (!stack.empty()) {
@@ -138,6 +141,10 @@ Morphology busyring_cell(std::uint64_t gid, const BusyringParams& p) {
         b.parent_x = 1.0;
         b.tag = tag_dend;
         const Segment& up = seg[seg[pd.first].parent];
+        int n_points = 2;  // the parent's end and the run's first segment, then one per segment
+        for (int s = pd.first; n_children(s) == 1; s = child[child_first[s]]) ++n_points;
+        b.xyz.reserve(n_points);
+        b.radius.reserve(n_points);
         b.xyz.push_back({0, 0, up.z});
         b.radius.push_back(up.r);
         int s = pd.first;

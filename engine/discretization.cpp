@@ -111,15 +111,24 @@ CellCvs discretize_impl(const Morphology& m, const CvPolicy& p, const std::vecto
         c.pos.push_back(x);
         return c.size() - 1;
     };
+    // Every branch's cuts first, so that the per-CV arrays are sized once.
+    std::vector<std::vector<double>> arcs(nb);
+    std::size_t n_cv = 1;
+    for (int b = 0; b < nb; ++b) {
+        arcs[b] = m.branches[b].arc();
+        c.cuts[b] = cuts_for(arcs[b], p);
+        n_cv += c.cuts[b].size();  // pieces + the x = 1 node
+    }
+    for (auto* v : {&c.parent, &c.branch}) v->reserve(n_cv);
+    for (auto* v : {&c.area, &c.g_axial, &c.pos}) v->reserve(n_cv);
     add(-1, 0.0, 0.0, 0, 0.0);  // the root's x = 0 junction node
 
     for (int b = 0; b < nb; ++b) {
         const Branch& br = m.branches[b];
-        const auto arc = br.arc();
+        const auto& arc = arcs[b];
         const double len = arc.back();
-        const auto cuts = cuts_for(arc, p);
+        const auto& cuts = c.cuts[b];
         const int n = static_cast<int>(cuts.size()) - 1;
-        c.cuts[b] = cuts;
         c.n_pieces[b] = n;
         const int attach = b == 0 ? 0 : c.locate(br.parent, br.parent_x);
         c.first_cv[b] = c.size();

@@ -120,12 +120,13 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
                 add_column(cvs.locate(p.where.branch, p.where.x));
             }
         }
+        std::vector<double> cm(branches.size());  // per branch: one map look-up a branch, not a CV
+        for (std::size_t b = 0; b < branches.size(); ++b) cm[b] = desc.cm_of(branches[b].tag);
         for (int i = 0; i < cvs.size(); ++i) {
             const int L = idx[i];
             owner[L] = c;
             area[L] = cvs.area[i];
-            const int tag = branches[cvs.branch[i]].tag;
-            f.cap[L] = 1e-5 * desc.cm_of(tag) * cvs.area[i];
+            f.cap[L] = 1e-5 * cm[cvs.branch[i]] * cvs.area[i];
             f.v_init[L] = desc.v_init;
             if (cvs.parent[i] >= 0) {
                 const int P = idx[cvs.parent[i]];

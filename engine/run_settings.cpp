@@ -31,11 +31,14 @@ void validate_run_settings(const RunSettings& r, const std::vector<Connection>& 
     const double ratio = r.sample_dt / r.dt;
     if (std::fabs(ratio - std::round(ratio)) > 1e-9 * ratio)
         throw RunSettingError("run.sample_dt", "must be a whole multiple of dt (" + fmt(r.dt) + ")");
+    // The key is spelt only for a bad delay: one string per connection was 0.7 s of
+    // busyring's 8.4 M connections.
     for (std::size_t i = 0; i < connections.size(); ++i) {
         const double d = connections[i].delay;
+        if (d > 0 && d >= r.dt) continue;
         const std::string key = "connections[" + std::to_string(i) + "].delay";
         if (!(d > 0)) throw RunSettingError(key, "must be > 0, got " + fmt(d));
-        if (d < r.dt) throw RunSettingError(key, fmt(d) + " ms is shorter than dt (" + fmt(r.dt) + " ms)");
+        throw RunSettingError(key, fmt(d) + " ms is shorter than dt (" + fmt(r.dt) + " ms)");
     }
 }
 

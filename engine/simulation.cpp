@@ -66,10 +66,31 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     const int per_thread = solver_.solver->groups_per_thread;
     const int parts = per_thread > 0 ? static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(n_local, per_thread * o.threads))) : 1;
     const auto first = split_by_weight(weight, gid_begin_, gid_end_, parts);
-    for (std::size_t g = 0; g + 1 < first.size(); ++g) {
-        if (first[g] == first[g + 1]) continue;
-        groups_.push_back(solver_.solver->make_group(m, first[g], first[g + 1], solver_.options, steps_, comm.local_rank()));
-        group_first_gid_.push_back(first[g]);
+    for (std::size_t g = 0; g + 1 < first.size(); ++g)
+        if (first[g] < first[g + 1]) group_first_gid_.push_back(first[g]);
+    const long ng = static_cast<long>(group_first_gid_.size());
+    groups_.resize(ng);
+    auto make = [&](long g) {
+        const std::uint64_t end = g + 1 < ng ? group_first_gid_[g + 1] : gid_end_;
+        groups_[g] = solver_.solver->make_group(m, group_first_gid_[g], end, solver_.options, steps_, comm.local_rank());
+    };
+    if (ng > 1 && !solver_.solver->needs_cuda) {
+        // CPU groups are built side by side, a thread each (the loops inside them then run
+        // on that thread): each group's serial parts (layout, instances) would otherwise
+        // leave the other cores idle. The first failure in gid order is the one reported.
+        std::vector<std::exception_ptr> failed(ng);
+#pragma omp parallel for schedule(dynamic, 1)
+        for (long g = 0; g < ng; ++g) {
+            try {
+                make(g);
+            } catch (...) {
+                failed[g] = std::current_exception();
+            }
+        }
+        for (const auto& e : failed)
+            if (e) std::rethrow_exception(e);
+    } else {
+        for (long g = 0; g < ng; ++g) make(g);  // a GPU group: its device's calls in order
     }
     if (solver_.solver->needs_cuda && comm.size() > 1 && comm.is_root())
         spdlog::info("{} ranks, {} on this node: each takes its node's GPU (local rank mod GPUs)", comm.size(),
@@ -78,7 +99,7 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     team_ = std::make_unique<ThreadTeam>(exchange_threads_);
     fanout_ = std::make_unique<SpikeFanout>(
         m.connections, gid_begin_, gid_end_, team_->size(),
-        [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); }, *team_);
+        [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); });
     setup_s_ = w.lap();
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "engine/event_buckets.hpp"
@@ -26,8 +27,10 @@ public:
     using Resolve = std::function<Target(std::uint64_t gid, std::uint32_t synapse)>;
 
     // Keeps the connections whose target lies in [gid_begin, gid_end), in n_parts parts.
+    // Built on the OpenMP threads, the same on any number of them; resolve is called
+    // from several threads at once.
     SpikeFanout(const std::vector<Connection>& all, std::uint64_t gid_begin, std::uint64_t gid_end, int n_parts,
-                const Resolve& resolve, ThreadTeam& team);
+                const Resolve& resolve);
 
     int n_parts() const { return static_cast<int>(parts_.size()); }
     std::size_t size() const;  // connections kept
@@ -51,7 +54,8 @@ private:
     struct Part {
         std::vector<Key> keys;            // distinct sources, ascending
         std::vector<std::size_t> first;   // keys.size() + 1: edges of keys[i]
-        std::vector<Edge> edges;
+        std::unique_ptr<Edge[]> edges;    // n_edges (not zeroed before they are written)
+        std::size_t n_edges = 0;
         std::size_t n_events = 0;         // of the last deliver
     };
     std::vector<Part> parts_;

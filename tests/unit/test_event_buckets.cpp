@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <random>
 
+#include <omp.h>
+
 #include <gtest/gtest.h>
 
 #include "engine/event_buckets.hpp"
@@ -123,7 +125,7 @@ TEST(SpikeFanout, MoreWritersThanTargets) {
         return SpikeFanout::Target{static_cast<int>(gid - lo), syn};
     };
     ThreadTeam team(3);
-    SpikeFanout fan(all, lo, hi, 8, resolve, team);
+    SpikeFanout fan(all, lo, hi, 8, resolve);
     std::size_t local = 0;
     for (const auto& c : all) local += c.target >= lo && c.target < hi;
     EXPECT_EQ(fan.size(), local);
@@ -151,6 +153,40 @@ TEST(SpikeFanout, MoreWritersThanTargets) {
         ref.take((k + 1) * epoch, want);
         expect_same(got, want, "epoch " + std::to_string(k));
     }
+}
+
+// The fan-out is built on the OpenMP threads in blocks: 1 and 3 threads (several
+// detectors per source, 4 parts, sources spread over blocks) give the same events.
+TEST(SpikeFanout, SameOnAnyThreadCount) {
+    std::vector<Connection> all;
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<std::uint64_t> cell(0, 39);
+    std::uniform_real_distribution<double> delay(1.0, 6.0);
+    for (int i = 0; i < 5000; ++i)
+        all.push_back({cell(rng), static_cast<std::uint32_t>(i % 3), cell(rng), static_cast<std::uint32_t>(i % 5),
+                       0.001 * i, delay(rng)});
+    const std::uint64_t lo = 8, hi = 30;
+    auto resolve = [&](std::uint64_t gid, std::uint32_t syn) { return SpikeFanout::Target{static_cast<int>(gid - lo) % 3, syn}; };
+    std::vector<Spike> spikes;
+    for (std::uint64_t g = 0; g < 40; g += 3) spikes.push_back({g, static_cast<std::uint32_t>(g % 3), 0.1 * g});
+    std::vector<std::vector<std::vector<StepEvent>>> runs;
+    const int before = omp_get_max_threads();
+    for (int threads : {1, 3}) {
+        omp_set_num_threads(threads);
+        SpikeFanout fan(all, lo, hi, 4, resolve);
+        ThreadTeam team(2);
+        EventBuckets q(3, 40, 400, static_cast<long>(6.0 / 0.025) + 1, fan.n_parts());
+        fan.deliver(spikes, 0.025, EventRules::arbor, q, team);
+        std::vector<std::vector<StepEvent>> got, all_got(3);
+        for (long k = 0; k * 40 < 400; ++k) {
+            q.take(got, team);
+            for (int g = 0; g < 3; ++g) all_got[g].insert(all_got[g].end(), got[g].begin(), got[g].end());
+        }
+        runs.push_back(all_got);
+    }
+    omp_set_num_threads(before);
+    ASSERT_GT(runs[0][0].size(), 0u);
+    expect_same(runs[0], runs[1], "1 against 3 threads");
 }
 
 namespace {

@@ -56,6 +56,14 @@ public:
     // to `frames` as rows of n_columns() floats, first the one for step_begin's time.
     virtual void advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
                          std::vector<Spike>& spikes, std::vector<double>& frames) = 0;
+    // The events of the coming advance(step_begin, step_end, events, ...), handed over as
+    // soon as they are known: from the exchange's thread while the previous advance still
+    // runs on the main thread, so that a group may do host work on them off the critical
+    // path (a GPU group packs them for the device). Never concurrent with another prepare;
+    // `events` stays unchanged until that advance. The default does nothing.
+    virtual void prepare(long step_begin, long step_end, const std::vector<StepEvent>& events) {
+        (void)step_begin, (void)step_end, (void)events;
+    }
     // Frame 0 (t = 0) after initialisation.
     virtual void initial_frame(std::vector<double>& frames) = 0;
     // The lowest layout index whose voltage had blown up at the end of the last advance

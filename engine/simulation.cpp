@@ -212,13 +212,16 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     // of this rank's incoming connections and those of the epoch ending at next_end. `t`
     // is the time the handed-over record reaches. False when some rank failed.
     RecordExchange records(comm, sink, n_columns());
-    auto exchange = [&](bool ok, bool stop, long next_end, double t) -> bool {
+    auto exchange = [&](bool ok, bool stop, long next_begin, long next_end, double t) -> bool {
         Stopwatch w;
         const bool go = records.exchange(ok, stop, out_spikes, out_rows, t);
         if (go) {
             rep.n_spikes += records.spikes().size();
             rep.n_events += fanout.deliver(records.spikes(), dt, steps_.rules, queue, team);
-            if (next_end > 0) queue.take(next, team);
+            if (next_end > 0) {
+                queue.take(next, team);
+                for (int g = 0; g < ng; ++g) groups_[g]->prepare(next_begin, next_end, next[g]);
+            }
         }
         rep.exchange_s += w.lap();
         return go;
@@ -235,6 +238,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         for (int g = 0; g < ng; ++g) groups_[g]->initial_frame(frames[g]);
     collect(spikes, frames, out_spikes, out_rows);
     queue.take(current, team);
+    for (int g = 0; g < ng && n_steps_ > 0; ++g) groups_[g]->prepare(0, std::min(epoch_steps_, n_steps_), current[g]);
     bool go = true;
     long reached = n_steps_;  // the step the run ends at
     for (long b = 0; b < n_steps_; b += epoch_steps_) {
@@ -243,7 +247,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         const bool ok = all_well();
         const bool stop = stop_requested && stop_requested();
         std::future<bool> ex;
-        if (opt_.pipeline) ex = std::async(std::launch::async, exchange, ok, stop, next_end, b * dt);
+        if (opt_.pipeline) ex = std::async(std::launch::async, exchange, ok, stop, e, next_end, b * dt);
         if (!update_error) {
             // No more threads than groups: idle OpenMP workers spin at the barrier, on the
             // cores the exchange's team needs (one GPU group: no team at all).
@@ -261,7 +265,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             if (!update_error) update_error = check_blow_up(b, e);
         }
         Stopwatch wait;
-        go = opt_.pipeline ? ex.get() : exchange(ok, stop, next_end, b * dt);
+        go = opt_.pipeline ? ex.get() : exchange(ok, stop, e, next_end, b * dt);
         if (opt_.pipeline) rep.exchange_exposed_s += wait.lap();
         if (!go) break;
         collect(spikes, frames, out_spikes, out_rows);
@@ -274,7 +278,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         }
     }
     // The last epoch's record, then agree that rank 0's sink took it.
-    if (go) go = exchange(all_well(), false, 0, reached * dt);
+    if (go) go = exchange(all_well(), false, 0, 0, reached * dt);
     if (go) go = comm.all(all_well());
     if (!go) {
         if (update_error) std::rethrow_exception(update_error);

@@ -73,37 +73,81 @@ std::uint64_t EventQueue::target_mask() const {
 }
 
 BlockEvents EventQueue::by_block() const {
-    return {keys_.data(), weights_.data(), block_offset_.data(), static_cast<long>(offset_.size()) - 1, step_begin_,
-            target_mask()};
+    return {keys_.data(), weights_.data(), block_offset_.data(), offset_ ? static_cast<long>(offset_->size()) - 1 : 0,
+            step_begin_, target_mask()};
 }
 
-void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream) {
-    step_begin_ = step_begin;
+void EventQueue::pack_into(Packed& p, const std::vector<StepEvent>& events, long step_begin, long step_end) const {
+    p.step_begin = step_begin;
+    p.step_end = step_end;
+    p.error = nullptr;
     const long n_steps = step_end - step_begin;
-    offset_.assign(n_steps + 1, 0);
+    p.offset.assign(n_steps + 1, 0);
     const std::size_t n = events.size();
-    target_bits_ = bits_for(n_targets_);
-    const int step_bits = bits_for(static_cast<std::uint64_t>(n_steps));
+    p.n = n;
+    p.target_bits = bits_for(n_targets_);
+    p.step_bits = bits_for(static_cast<std::uint64_t>(n_steps));
     const int block_bits = n_blocks_ > 0 ? bits_for(static_cast<std::uint64_t>(n_blocks_) + 1) : 0;
-    const int end_bit = std::max(1, target_bits_ + step_bits + block_bits);
-    if (end_bit > 64) throw std::runtime_error("gpu events: block, step and target do not fit a 64-bit key");
+    p.end_bit = std::max(1, p.target_bits + p.step_bits + block_bits);
+    if (p.end_bit > 64) throw std::runtime_error("gpu events: block, step and target do not fit a 64-bit key");
     if (n > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("gpu events: too many events in one epoch");
 
     // Keys (local step, target) and weights, packed for one copy; per-step offsets. The
     // block bits are added on the device.
-    host_.reserve(n * 16);
-    auto* hk = reinterpret_cast<std::uint64_t*>(host_.data());
-    auto* hw = reinterpret_cast<double*>(host_.data() + n * 8);
+    p.host.reserve(n * 16);
+    auto* hk = reinterpret_cast<std::uint64_t*>(p.host.data());
+    auto* hw = reinterpret_cast<double*>(p.host.data() + n * 8);
     for (std::size_t i = 0; i < n; ++i) {
         const StepEvent& e = events[i];
         if (e.step < step_begin || e.step >= step_end || e.target >= n_targets_)
             throw std::logic_error("gpu events: event outside the epoch or the group's targets");
         const auto s = static_cast<std::uint64_t>(e.step - step_begin);
-        hk[i] = s << target_bits_ | e.target;
+        hk[i] = s << p.target_bits | e.target;
         hw[i] = e.weight;
-        ++offset_[s + 1];
+        ++p.offset[s + 1];
     }
-    for (long s = 0; s < n_steps; ++s) offset_[s + 1] += offset_[s];
+    for (long s = 0; s < n_steps; ++s) p.offset[s + 1] += p.offset[s];
+}
+
+void EventQueue::pack(const std::vector<StepEvent>& events, long step_begin, long step_end) {
+    int slot;
+    {
+        std::lock_guard<std::mutex> lock(slots_);
+        slot = staged_ == 0 ? 1 : 0;
+        packing_ = slot;
+        packed_[slot].ready = false;
+    }
+    Packed& p = packed_[slot];
+    try {
+        pack_into(p, events, step_begin, step_end);
+    } catch (...) {
+        p.error = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(slots_);
+    packing_ = -1;
+    p.ready = true;
+}
+
+void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream) {
+    int slot = -1;
+    {
+        std::lock_guard<std::mutex> lock(slots_);
+        for (int s = 0; s < 2; ++s)
+            if (packed_[s].ready && packed_[s].step_begin == step_begin && packed_[s].step_end == step_end) slot = s;
+        const bool packed = slot >= 0;
+        if (!packed) slot = packing_ == 0 ? 1 : 0;
+        staged_ = slot;
+        packed_[slot].ready = false;
+        if (!packed) packed_[slot].error = nullptr, packed_[slot].step_end = -1;
+    }
+    Packed& p = packed_[slot];
+    if (p.step_end != step_end || p.step_begin != step_begin) pack_into(p, events, step_begin, step_end);
+    if (p.error) std::rethrow_exception(p.error);
+    step_begin_ = step_begin;
+    target_bits_ = p.target_bits;
+    offset_ = &p.offset;
+    const long n_steps = step_end - step_begin;
+    const std::size_t n = p.n;
     if (n_blocks_ > 0) grow(block_offset_, static_cast<std::size_t>(n_blocks_) * (n_steps + 1));
     if (n == 0) {
         if (n_blocks_ > 0)
@@ -114,38 +158,39 @@ void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, lo
     grow(in_, n * 16);
     grow(keys_, n);
     grow(weights_, n);
-    CUDA_CHECK(cudaMemcpyAsync(in_.data(), host_.data(), n * 16, cudaMemcpyHostToDevice, stream));
+    CUDA_CHECK(cudaMemcpyAsync(in_.data(), p.host.data(), n * 16, cudaMemcpyHostToDevice, stream));
     auto* dk = reinterpret_cast<std::uint64_t*>(in_.data());
     if (n_blocks_ > 0) {
         add_block_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(n, dk, target_block_.data(),
-                                                                                      target_mask(), step_bits + target_bits_);
+                                                                                      target_mask(), p.step_bits + p.target_bits);
         CUDA_CHECK_LAUNCH();
     }
     const auto* dw = reinterpret_cast<const double*>(in_.data() + n * 8);
     std::size_t temp_bytes = 0;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, keys_.data(), dw, weights_.data(),
-                                               static_cast<int>(n), 0, end_bit, stream));
+                                               static_cast<int>(n), 0, p.end_bit, stream));
     grow(temp_, temp_bytes);
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes, dk, keys_.data(), dw, weights_.data(),
-                                               static_cast<int>(n), 0, end_bit, stream));
+                                               static_cast<int>(n), 0, p.end_bit, stream));
     if (n_blocks_ > 0) {
         const long m = n_blocks_ * (n_steps + 1);
         block_offsets_kernel<<<static_cast<unsigned>((m + 255) / 256), 256, 0, stream>>>(
-            keys_.data(), static_cast<unsigned>(n), n_blocks_, n_steps, target_bits_, step_bits, block_offset_.data());
+            keys_.data(), static_cast<unsigned>(n), n_blocks_, n_steps, p.target_bits, p.step_bits, block_offset_.data());
         CUDA_CHECK_LAUNCH();
     }
-    // host_ is reused by the next stage(): that one runs after this epoch's synchronisation.
+    // p.host is written again by the pack() after next: the epoch's synchronisation (the
+    // group's advance ends with one) comes first.
 }
 
 bool EventQueue::has_events(long n) const {
     const long s = n - step_begin_;
-    return s >= 0 && s + 1 < static_cast<long>(offset_.size()) && offset_[s + 1] > offset_[s];
+    return offset_ && s >= 0 && s + 1 < static_cast<long>(offset_->size()) && (*offset_)[s + 1] > (*offset_)[s];
 }
 
 void EventQueue::deliver(long n, const EventTargets& t, cudaStream_t stream) {
     if (!has_events(n)) return;
     const long s = n - step_begin_;
-    const std::size_t begin = offset_[s], end = offset_[s + 1];
+    const std::size_t begin = (*offset_)[s], end = (*offset_)[s + 1];
     const int threads = 128;
     const auto blocks = static_cast<unsigned>((end - begin + threads - 1) / threads);
     deliver_kernel<<<blocks, threads, 0, stream>>>(begin, end, keys_.data(), weights_.data(), target_mask(), t);

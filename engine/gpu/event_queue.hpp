@@ -3,6 +3,8 @@
 // step by step by kernels. Within a step, the events on one target are applied one after
 // another in the CPU's order (time, then weight), so that sums match it bit for bit.
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -42,8 +44,13 @@ public:
 
     // `events` sorted (StepEvent order) with steps in [step_begin, step_end). One copy to
     // the device on `stream`, then a stable sort by (step, target) there, which keeps the
-    // time order of the events on each target.
+    // time order of the events on each target. Uses what pack() made of the same epoch if
+    // it did (the events are then not read again), else packs them first.
     void stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream);
+    // The host's part of stage() ahead of time, into the buffer the next stage() reads
+    // (two buffers: pack() may run on another thread while the current epoch's stage()d
+    // events are delivered). No CUDA calls; an error is kept and thrown by stage().
+    void pack(const std::vector<StepEvent>& events, long step_begin, long step_end);
 
     // Applies the events of global step n; launches nothing when it has none.
     void deliver(long n, const EventTargets& t, cudaStream_t stream);
@@ -57,10 +64,27 @@ private:
     int n_blocks_ = 0;                       // > 0: sorted by block first
     DeviceArray<std::uint32_t> target_block_;  // each target's block (device)
     DeviceArray<unsigned> block_offset_;     // by_block()'s offsets
+    // One epoch's events packed on the host: keys (local step, target) then weights.
+    struct Packed {
+        long step_begin = 0, step_end = -1;
+        std::size_t n = 0;
+        int target_bits = 0, step_bits = 0, end_bit = 1;
+        std::vector<std::size_t> offset;  // per local step: first event (plus the end)
+        PinnedArray<unsigned char> host;
+        std::exception_ptr error;
+        bool ready = false;  // packed by pack() and not yet staged (guarded by slots_)
+    };
+    void pack_into(Packed& p, const std::vector<StepEvent>& events, long step_begin, long step_end) const;
+    Packed packed_[2];
+    // Which buffer stage() last took and which one pack() is filling (-1: none): pack()
+    // fills the one stage() did not take, stage() packs itself into one pack() is not
+    // filling. Guarded by slots_; the buffers' contents are each one side's alone.
+    std::mutex slots_;
+    int staged_ = -1, packing_ = -1;
+    // The staged epoch's, for deliver() and by_block().
     int target_bits_ = 0;
     long step_begin_ = 0;
-    std::vector<std::size_t> offset_;  // per local step: first event (plus the end)
-    PinnedArray<unsigned char> host_;  // keys, then weights
+    const std::vector<std::size_t>* offset_ = nullptr;
     DeviceArray<unsigned char> in_;    // the same on the device
     DeviceArray<std::uint64_t> keys_;  // sorted
     DeviceArray<double> weights_;      // sorted with them

@@ -66,6 +66,7 @@ public:
         for (cudaEvent_t e : piece_events_)
             if (e) cudaEventDestroy(e);
     }
+    void prepare(long step_begin, long step_end, const std::vector<StepEvent>& events) override;
     void advance(long step_begin, long step_end, const std::vector<StepEvent>& events, std::vector<Spike>& spikes,
                  std::vector<double>& frames) override;
     void initial_frame(std::vector<double>& frames) override;
@@ -221,6 +222,12 @@ void GpuCellGroup::initial_frame(std::vector<double>& frames) {
     CUDA_CHECK(cudaMemcpyAsync(host_frames_.data(), frames_.data(), ncol * sizeof(double), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     frames.insert(frames.end(), host_frames_.data(), host_frames_.data() + ncol);
+}
+
+// From the exchange's thread: the host's packing of the coming epoch's events, while the
+// device runs the current one (no CUDA calls: EventQueue::pack).
+void GpuCellGroup::prepare(long step_begin, long step_end, const std::vector<StepEvent>& events) {
+    events_.pack(events, step_begin, step_end);
 }
 
 void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,

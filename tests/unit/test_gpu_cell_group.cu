@@ -51,9 +51,10 @@ struct Result {
 };
 
 // options: the solver's KEY=VALUE part, e.g. "layout=flat:timing=off".
-Result run(const Model& m, const std::string& solver, const std::string& options = "") {
+Result run(const Model& m, const std::string& solver, const std::string& options = "", bool pipeline = true) {
     SimOptions o;
     o.solver = options.empty() ? solver : solver + ":" + options;
+    o.pipeline = pipeline;
     Simulation sim(m, o);
     Result r;
     r.rec.ncol = sim.n_columns();
@@ -506,6 +507,23 @@ void expect_resident_identical(const Model& m, const std::string& block, const s
 }
 
 }  // namespace
+
+// The next epoch's events are packed on the exchange's thread while the device runs the
+// current one (CellGroup::prepare; two host buffers): pipelined (concurrent), unpipelined
+// (after the advance) and epochs of one step give the same bits.
+TEST(GpuCellGroup, PreparedEventsSameBits) {
+    SKIP_WITHOUT_GPU();
+    const Model m = busyring(64, 20, 20);
+    Model one_step = m;
+    for (auto& c : one_step.connections) c.delay = 2 * one_step.run.dt;  // epochs of one step
+    for (const std::string v : {"", "step=resident"}) {
+        const Result piped = run(m, "gpu-fine", v);
+        expect_identical(run(m, "gpu-fine", v, false), piped, "gpu-fine " + v + " unpipelined");
+        expect_identical(run(one_step, "gpu-fine", v), run(one_step, "gpu-fine", v, false),
+                         "gpu-fine " + v + " epochs of one step");
+        EXPECT_GT(piped.rec.spikes_seen.size(), 10u);
+    }
+}
 
 TEST(GpuResidentGroup, SameBitsAsStreaming) {
     SKIP_WITHOUT_GPU();

@@ -53,10 +53,16 @@ AutoChoice choose_solver(const ModelShape& s, bool gpu, int threads) {
             return {"gpu-branch:coupling=edd", shape + ": long branches, few cells: each run cut and solved at once"};
         return {"gpu-branch:coupling=fold", shape + ": long branches, many cells: memory-bound, the fold moves fewer bytes"};
     }
-    if (s.cells < 4096) return {"gpu-fine", shape + ": short branches, few cells: threads within each cell"};
-    if (s.max_levels > 40)
-        return {"gpu-cell", shape + fmt::format(", {} branch levels: too deep for launches per level", s.max_levels)};
-    return {"gpu-branch:coupling=fold", shape + ": short branches, many cells: branches of all cells level by level"};
+    const std::string levels = fmt::format(", {} branch levels", s.max_levels);
+    if (s.max_levels > 40) {
+        if (s.cells < 4096) return {"gpu-fine", shape + levels + ": deep, few cells: threads within each cell"};
+        return {"gpu-cell", shape + levels + ": deep, many cells: too deep for a barrier per level"};
+    }
+    if (s.cells < 4096 || s.max_levels <= 20)
+        return {"gpu-fine:step=resident",
+                shape + levels + ": short branches, few cells or shallow trees: each block's cells on chip for an epoch"};
+    return {"gpu-branch:coupling=fold", shape + levels + ": short branches, many cells of deeper trees: branches of all "
+                                                         "cells level by level"};
 }
 
 bool gpu_available() {

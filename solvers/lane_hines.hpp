@@ -1,7 +1,8 @@
 #pragma once
 // Hines elimination of one lane block (lane_layout.hpp): its W cells at once on Lanes<W>.
-// Every lane does hines_solve's arithmetic on its cell, rows in the order hines_solve takes
-// them in level_layout, so every W gives the bits of W = 1 and of the serial solve. Where
+// Every lane does hines_solve's arithmetic on its cell; lane_layout keeps each CV's
+// children in level order's order, so each parent gets its children's terms in the order
+// hines_solve takes them in level_layout, and every W gives the bits of W = 1. Where
 // a row's lanes share their parents' row the parent updates are vector loads and stores;
 // otherwise gathers and scatters. Padding rows (u = 0, d = 1, rhs = 0) leave their parents
 // unchanged and solve to 0. The solution goes to x (which may be rhs itself): the CPU

@@ -1,19 +1,29 @@
 #pragma once
 // Hines elimination of one lane block (lane_layout.hpp): its W cells at once on Lanes<W>.
-// Every lane does hines_solve's arithmetic on its cell, rows in the order hines_solve takes
-// them in level_layout, so every W gives the bits of W = 1 and of the serial solve. Where
+// Every lane does hines_solve's arithmetic on its cell; lane_layout keeps each CV's
+// children in level order's order, so each parent gets its children's terms in the order
+// hines_solve takes them in level_layout, and every W gives the bits of W = 1. Where
 // a row's lanes share their parents' row the parent updates are vector loads and stores;
 // otherwise gathers and scatters. Padding rows (u = 0, d = 1, rhs = 0) leave their parents
 // unchanged and solve to 0. The solution goes to x (which may be rhs itself): the CPU
-// group writes it straight into v, saving a pass over the block.
+// group writes it straight into v, saving a pass over the block. Given next (the CPU
+// group's per-CV constants), the forward sweep also assembles the next step's base in the
+// rows it has just read: d = d_base, rhs = cap_dt · x, assemble_base's terms at the new
+// voltage (the same operations as the group's assembly pass, which it then skips).
 #include "core/lanes.hpp"
 #include "solvers/lane_layout.hpp"
 
 namespace arbolito {
 
+// The constant per-CV terms of the assembly (CpuCellGroup): d = d_base, rhs = cap_dt · v.
+struct NextBase {
+    const double* d_base = nullptr;
+    const double* cap_dt = nullptr;
+};
+
 template <int W>
 void lane_hines_solve(const LaneBlocks& blocks, int b, const int* parent, double* d, const double* u, double* rhs,
-                      double* x) {
+                      double* x, NextBase next = {}) {
     using L = Lanes<W>;
     const int base = blocks.base[b], rows = blocks.rows[b];
     const int* row_parent = blocks.row_parent.data() + blocks.row_begin[b];
@@ -31,11 +41,18 @@ void lane_hines_solve(const LaneBlocks& blocks, int b, const int* parent, double
             (L::gather(rhs, p) - f * ri).scatter(rhs, p);
         }
     }
-    (L::load(rhs + base) / L::load(d + base)).store(x + base);
+    auto solved = [&](int r, L xr) {  // row r's solution
+        xr.store(x + r);
+        if (next.d_base) {
+            L::load(next.d_base + r).store(d + r);
+            (L::load(next.cap_dt + r) * xr).store(rhs + r);
+        }
+    };
+    solved(base, L::load(rhs + base) / L::load(d + base));
     for (int i = 1; i < rows; ++i) {
         const int r = base + i * W, q = row_parent[i];
         const L xp = q >= 0 ? L::load(x + base + q * W) : L::gather(x, parent + r);
-        ((L::load(rhs + r) - L::load(u + r) * xp) / L::load(d + r)).store(x + r);
+        solved(r, (L::load(rhs + r) - L::load(u + r) * xp) / L::load(d + r));
     }
 }
 

@@ -162,6 +162,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     chunk_probes_.resize(chunks_.size());
     for (std::size_t p = 0; p < f_.probe_cv.size(); ++p) chunk_probes_[chunk_of_cv(f_.probe_cv[p])].push_back(static_cast<int>(p));
     chunk_events_.resize(chunks_.size());
+    base_ready_.assign(chunks_.size(), 0);
     release_per_cv_inputs(f_);  // now in cap_dt_, d_base_, u_ and v_
 }
 
@@ -196,6 +197,7 @@ void CpuCellGroup::set_state(const std::vector<double>& s) {
     if (s.size() != state_size(f_)) throw std::invalid_argument("CpuCellGroup::set_state: wrong size");
     auto from = s.begin();
     std::copy_n(from, v_.size(), v_.begin());
+    std::fill(base_ready_.begin(), base_ready_.end(), 0);  // assembled from the old v
     from += static_cast<long>(v_.size());
     for (MechState& m : mech_) {
         std::copy_n(from, m.states.size(), m.states.begin());
@@ -285,10 +287,12 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     const double* __restrict cap_dt = cap_dt_.data();
 
     // assemble_base: d = cap/dt + g_sum, rhs = cap/dt · v (the constant terms precomputed).
-    for (int i = ck.cv_begin; i < ck.cv_end; i += W) {
-        L::load(d_base + i).store(d + i);
-        (L::load(cap_dt + i) * L::load(v + i)).store(rhs + i);
-    }
+    // The previous step's forward sweep did it already, unless v was set since.
+    if (!base_ready_[chunk])
+        for (int i = ck.cv_begin; i < ck.cv_end; i += W) {
+            L::load(d_base + i).store(d + i);
+            (L::load(cap_dt + i) * L::load(v + i)).store(rhs + i);
+        }
     times_.assemble += w.lap();
 
     // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
@@ -304,7 +308,8 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     for (int c : ck.cells)
         for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v[f_.detector_cv[k]];
     for (int b = ck.block_begin; b < ck.block_end; ++b)
-        lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v);
+        lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v, {d_base, cap_dt});
+    base_ready_[chunk] = 1;
     times_.solve += w.lap();
 
     all_mechanisms::for_each([&](auto tag) {

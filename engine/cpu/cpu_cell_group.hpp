@@ -51,6 +51,9 @@ private:
     std::vector<int> target_chunk_;              // chunk of each synapse target
     std::vector<std::vector<int>> chunk_probes_;  // probes (columns) on each chunk's CVs
     std::vector<std::vector<int>> chunk_events_;  // this epoch's events per chunk, in order
+    // Per chunk: d and rhs hold the next step's base terms (its last solve wrote them at
+    // the voltage it left in v), so its assembly pass is skipped; 0 at first and after set_state.
+    std::vector<char> base_ready_;
 
     FvmData f_;
     LaneBlocks blocks_;

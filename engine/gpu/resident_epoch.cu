@@ -1,6 +1,5 @@
 #include "engine/gpu/resident_epoch.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cstring>
 #include <stdexcept>
@@ -41,7 +40,6 @@ struct Args {
     const ResidentBlock* blocks;
     const FineSchedule::Block* fine_blocks;
     const FineSchedule::Level* levels;
-    const int* order;  // CUDA block i runs schedule block order[i]
     const int *pos_base, *length, *parent_cv, *child_begin, *child;
     double *fold_d, *fold_r;
     const int *probe_col, *probe_cv, *frame_row;
@@ -156,10 +154,9 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     extern __shared__ double sm[];
     __shared__ MechColumns loc[n_mechanisms];
     __shared__ ResidentBlock rb;
-    const int bi = a.order[blockIdx.x];
-    const FineSchedule::Block B = a.fine_blocks[bi];
+    const FineSchedule::Block B = a.fine_blocks[blockIdx.x];
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, first = B.first_cv;
-    if (t == 0) rb = a.blocks[bi];
+    if (t == 0) rb = a.blocks[blockIdx.x];
     __syncthreads();
     char* base = reinterpret_cast<char*>(sm);
 
@@ -189,7 +186,7 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     __syncthreads();
 
     const double dt = a.dt;
-    const unsigned* eo = a.ev.offset ? a.ev.offset + bi * (a.ev.n_steps + 1) : nullptr;
+    const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
     for (long step = a.b; step < a.e; ++step) {
         // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
         // into what follows): the same spike times and stimulus onsets to the bit.
@@ -283,22 +280,6 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
         std::memcpy(globals_.bytes + globals_offsets[x], &std::get<x>(globals), sizeof(typename M::Globals));
     });
     blocks_ = DeviceArray<ResidentBlock>(plan_.blocks);
-    // Longest first, so that the last wave of blocks on the multiprocessors holds the
-    // shortest ones (busyring 8,192 cells: 21 waves of 396 blocks, cells of different
-    // sizes). The estimate of a block's step: its level chain (each level's longest
-    // branch, eliminated and substituted) and its CVs per thread. Any order gives the
-    // same bits: blocks share nothing within an epoch.
-    std::vector<long> cost(s.blocks.size());
-    for (std::size_t b = 0; b < s.blocks.size(); ++b) {
-        const FineSchedule::Block& B = s.blocks[b];
-        long chain = 0;
-        for (int l = 0; l < B.n_levels; ++l) chain += s.levels[B.level0 + l].positions;
-        cost[b] = 2 * chain + B.n_cv / threads_;
-    }
-    std::vector<int> order(s.blocks.size());
-    for (std::size_t b = 0; b < order.size(); ++b) order[b] = static_cast<int>(b);
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return cost[x] > cost[y]; });
-    order_ = DeviceArray<int>(order);
     probe_col_ = DeviceArray<int>(plan_.probe_col);
     probe_cv_ = DeviceArray<int>(plan_.probe_cv);
 }
@@ -317,7 +298,6 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.blocks = blocks_.data();
     a.fine_blocks = solve_.blocks.data();
     a.levels = solve_.levels.data();
-    a.order = order_.data();
     a.pos_base = solve_.pos_base.data();
     a.length = solve_.length.data();
     a.parent_cv = solve_.parent_cv.data();

@@ -65,7 +65,6 @@ private:
     int ahead_;
     MechGlobals globals_{};
     DeviceArray<ResidentBlock> blocks_;
-    DeviceArray<int> order_;  // launch order: the blocks, longest estimated step first
     DeviceArray<int> probe_col_, probe_cv_, frame_row_;
     PinnedArray<int> host_rows_;
 };

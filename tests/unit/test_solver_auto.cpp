@@ -123,8 +123,8 @@ TEST(SolverAuto, WithinTenPercentOnTheSolveStudy) {
     expect_auto_within_10_percent(models);
 }
 
-// Whole busyring runs, 200 ms (bench/gpu_fine_focus.sh on the H100): run time without
-// set-up.
+// Whole busyring runs, 200 ms (bench/busyring_table.sh on the H100, ninth session: the
+// calls bench/gpu_session9d.sh, 9e and 9f, bench/RESULTS.md): run time without set-up.
 TEST(SolverAuto, WithinTenPercentOnBusyring) {
     const auto rows = read_tsv(source_path("bench/busyring_solvers_h100.tsv"));
     ASSERT_GE(rows.size(), 9u) << "bench/busyring_solvers_h100.tsv missing or short";

@@ -78,7 +78,9 @@ private:
     Packed packed_[2];
     // Which buffer stage() last took and which one pack() is filling (-1: none): pack()
     // fills the one stage() did not take, stage() packs itself into one pack() is not
-    // filling. Guarded by slots_; the buffers' contents are each one side's alone.
+    // filling. Guarded by slots_; the buffers' contents are each one side's alone. A pack()
+    // of epoch k+1 that starts before stage() has taken epoch k takes k's buffer; stage()
+    // then packs k again from its events: the same result, only not ahead of time.
     std::mutex slots_;
     int staged_ = -1, packing_ = -1;
     // The staged epoch's, for deliver() and by_block().

@@ -52,6 +52,43 @@ inline void expect_error_falls_every_iteration(const Model& m, const std::string
     EXPECT_EQ(last, 0.0) << what;
 }
 
+// K slices and K fine passes (`spec`'s tol unreachable) give the sequential run: traces
+// within trace_tol mV (0: the same bits), the same spikes with times within spike_tol
+// ms, and at least min_spikes of them. Returns the parareal run's report for the caller's
+// own checks.
+inline PararealReport expect_k_passes_give_sequential(const Model& m, const std::string& solver, const std::string& spec,
+                                                      int K, int threads, double trace_tol, double spike_tol,
+                                                      const std::string& what, std::size_t min_spikes = 0) {
+    const RecordedRun seq = sequential_run(m, solver);
+    EXPECT_GE(seq.spikes_seen.size(), min_spikes) << what;
+    PararealReport rep;
+    const RecordedRun par = parareal_run(m, solver, spec, threads, &rep);
+    EXPECT_EQ(rep.iterations, K) << what;
+    EXPECT_EQ(par.rows.size(), seq.rows.size()) << what;
+    EXPECT_LE(max_trace_difference(par, seq), trace_tol) << what;
+    EXPECT_EQ(par.spikes_seen.size(), seq.spikes_seen.size()) << what;
+    EXPECT_LE(max_spike_difference(par.spikes_seen, seq.spikes_seen), spike_tol) << what;
+    return rep;
+}
+
+// Converged at tol before the K passes: the change between iterations falls strictly, to
+// below tol; the traces within `bound` mV of the sequential run (the tests say why each
+// bound); the same spikes, times within 1e-6 ms. Returns the report.
+inline PararealReport expect_converged_within(const Model& m, const std::string& solver, const std::string& spec,
+                                              int K, int threads, double tol, double bound, const std::string& what) {
+    const RecordedRun seq = sequential_run(m, solver);
+    PararealReport rep;
+    const RecordedRun par = parareal_run(m, solver, spec, threads, &rep);
+    EXPECT_LT(rep.iterations, K) << what;  // converged before the K passes that are exact anyway
+    EXPECT_FALSE(rep.change.empty()) << what;
+    if (!rep.change.empty()) EXPECT_LT(rep.change.back(), tol) << what;
+    for (std::size_t i = 1; i < rep.change.size(); ++i) EXPECT_LT(rep.change[i], rep.change[i - 1]) << what;
+    EXPECT_LE(max_trace_difference(par, seq), bound) << what;
+    EXPECT_EQ(par.spikes_seen.size(), seq.spikes_seen.size()) << what;
+    EXPECT_LE(max_spike_difference(par.spikes_seen, seq.spikes_seen), 1e-6) << what;
+    return rep;
+}
+
 // Cells 0 and 1 of `m` in two groups of `solver`: the first's state set into the second
 // makes both continue with the same bits.
 inline void expect_state_moves_between_groups(const Model& m, const std::string& solver) {

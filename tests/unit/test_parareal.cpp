@@ -17,7 +17,9 @@
 
 using namespace arbolito;
 
+using parareal_test::expect_converged_within;
 using parareal_test::expect_error_falls_every_iteration;
+using parareal_test::expect_k_passes_give_sequential;
 using parareal_test::expect_state_moves_between_groups;
 using parareal_test::parareal_run;
 using parareal_test::sequential_run;
@@ -32,18 +34,11 @@ using parareal_test::sequential_run;
 TEST(Parareal, KIterationsGiveTheSequentialRun) {
     const Model m = read_model(test_data("parareal/hh_cells.json"));
     for (const std::string solver : {"cpu", "omp"}) {
-        const RecordedRun seq = sequential_run(m, solver);
-        PararealReport rep;
         // omp's G on cpu:lanes=1: states move between solvers of different numberings.
         const std::string spec = solver == "omp" ? "parareal:slices=8,tol=1e-300,coarse-solver=cpu:lanes=1"
                                                  : "parareal:slices=8,tol=1e-300";
-        const RecordedRun par = parareal_run(m, solver, spec, 2, &rep);
-        EXPECT_EQ(rep.iterations, 8) << solver;
-        ASSERT_EQ(par.rows.size(), seq.rows.size()) << solver;
-        EXPECT_EQ(max_trace_difference(par, seq), 0.0) << solver;
-        ASSERT_EQ(par.spikes_seen.size(), seq.spikes_seen.size()) << solver;
-        EXPECT_GE(seq.spikes_seen.size(), 4u);  // both cells fire, through slice boundaries
-        EXPECT_LE(max_spike_difference(par.spikes_seen, seq.spikes_seen), 1e-12) << solver;
+        // At least 4 spikes: both cells fire, through slice boundaries.
+        expect_k_passes_give_sequential(m, solver, spec, 8, 2, 0.0, 1e-12, solver, 4);
     }
 }
 
@@ -71,19 +66,9 @@ TEST(Parareal, ConvergedTracesWithinTolBounds) {
         std::string model;
         double bound;
     };
-    for (const Case& c : {Case{"passive_cable", 1.2 * tol}, Case{"hh_cells", 10 * tol}}) {
-        const Model m = read_model(test_data("parareal/" + c.model + ".json"));
-        const RecordedRun seq = sequential_run(m, "cpu");
-        PararealReport rep;
-        const RecordedRun par = parareal_run(m, "cpu", "parareal:slices=8,tol=1e-6", 1, &rep);
-        EXPECT_LT(rep.iterations, 8) << c.model;  // converged before the K passes that are exact anyway
-        ASSERT_FALSE(rep.change.empty());
-        EXPECT_LT(rep.change.back(), tol);
-        for (std::size_t i = 1; i < rep.change.size(); ++i) EXPECT_LT(rep.change[i], rep.change[i - 1]) << c.model;
-        EXPECT_LE(max_trace_difference(par, seq), c.bound) << c.model;
-        ASSERT_EQ(par.spikes_seen.size(), seq.spikes_seen.size()) << c.model;
-        EXPECT_LE(max_spike_difference(par.spikes_seen, seq.spikes_seen), 1e-6) << c.model;
-    }
+    for (const Case& c : {Case{"passive_cable", 1.2 * tol}, Case{"hh_cells", 10 * tol}})
+        expect_converged_within(read_model(test_data("parareal/" + c.model + ".json")), "cpu",
+                                "parareal:slices=8,tol=1e-6", 8, 1, tol, c.bound, c.model);
 }
 
 // A slice count that does not divide the run: the last slice is shorter (or longer) and

@@ -23,15 +23,23 @@ std::invalid_argument bad_key(const std::string& key, const std::string& value, 
     return std::invalid_argument(key + "=" + value + ": " + why);
 }
 
-long whole_number(const std::string& key, const std::string& value, long least) {
+// value read by `read` (std::stol, std::stod) to its last character, else bad_key(what).
+template <class Read>
+auto read_all(const std::string& key, const std::string& value, Read read, const char* what) {
     std::size_t used = 0;
-    long n = 0;
+    decltype(read(value, &used)) x{};
     try {
-        n = std::stol(value, &used);
+        x = read(value, &used);
     } catch (const std::exception&) {
         used = 0;
     }
-    if (used == 0 || used != value.size()) throw bad_key(key, value, "expected a whole number");
+    if (used == 0 || used != value.size()) throw bad_key(key, value, what);
+    return x;
+}
+
+long whole_number(const std::string& key, const std::string& value, long least) {
+    const long n = read_all(
+        key, value, [](const std::string& v, std::size_t* used) { return std::stol(v, used); }, "expected a whole number");
     if (n < least) throw bad_key(key, value, "must be at least " + std::to_string(least));
     return n;
 }
@@ -169,14 +177,8 @@ PararealSettings parse_time_parallel(const std::string& text) {
         } else if (key == "coarse") {
             p.coarse = static_cast<int>(std::min<long>(whole_number(key, value, 1), 1 << 20));
         } else if (key == "tol") {
-            std::size_t used = 0;
-            double t = 0;
-            try {
-                t = std::stod(value, &used);
-            } catch (const std::exception&) {
-                used = 0;
-            }
-            if (used == 0 || used != value.size()) throw bad_key(key, value, "expected a number");
+            const double t = read_all(
+                key, value, [](const std::string& v, std::size_t* used) { return std::stod(v, used); }, "expected a number");
             if (!(t > 0) || !std::isfinite(t)) throw bad_key(key, value, "must be a finite number > 0");
             p.tol = t;
         } else if (key == "coarse-solver") {

@@ -89,10 +89,13 @@ SolverInfo gpu_fine_solver() {
     s.name = "gpu-fine";
     s.needs_cuda = true;
     s.description = "cells packed into CUDA blocks, one thread per branch of a level (Huber), the whole step on the GPU";
+    // The passes' defaults are FineOptions' own (solvers/fine_layout.hpp), as the benches use them.
+    const FineOptions passes;
+    auto on_off = [](bool on) { return std::string(on ? "on" : "off"); };
     s.options = {
-        {"sort", {"on", "off"}, "", "on", "each level's branches longest first (off: padded to the longest)", {}},
-        {"reroot", {"on", "off"}, "", "on", "each cell re-rooted where its branch tree is shallowest", {}},
-        {"split", {"on", "off"}, "", "on", "branches over twice their level's median length cut in two", {}},
+        {"sort", {"on", "off"}, "", on_off(passes.sort), "each level's branches longest first (off: padded to the longest)", {}},
+        {"reroot", {"on", "off"}, "", on_off(passes.reroot), "each cell re-rooted where its branch tree is shallowest", {}},
+        {"split", {"on", "off"}, "", on_off(passes.split), "branches over twice their level's median length cut in two", {}},
         {"block", {}, "N >= 1 or auto", "auto",
          "CVs per CUDA block to aim at (a cell is never split); auto: 8192, or what fits shared= with step=resident",
          check_auto_or_whole},

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "tests/support/cell_trees.hpp"
+#include "bench/cell_slot_check.cuh"
 #include "bench/gpu_bench_util.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu_cell_layout.hpp"
@@ -154,33 +155,6 @@ struct Buffers {
     }
 };
 
-// Gathers the CVs of one slot (constant stride) from device array a.
-std::vector<double> gather(const double* a, int first, int stride, int n) {
-    std::vector<double> h(n);
-    if (n)
-        CUDA_CHECK(cudaMemcpy2D(h.data(), sizeof(double), a + first, sizeof(double) * stride, sizeof(double), n,
-                                cudaMemcpyDeviceToHost));
-    return h;
-}
-
-// Relative difference to the CPU solve for a few cells (set k just solved).
-double spot_check(const CellSlots& sl, const std::vector<std::vector<int>>& cells, Buffers& b, int k) {
-    double worst = 0;
-    const std::size_t ns = sl.cell.size();
-    for (std::size_t s : {std::size_t(0), ns / 3, ns / 2, ns - 1}) {
-        if (s >= ns || sl.cell[s] < 0) continue;
-        const int first = sl.first[s], stride = sl.stride[s], n = sl.size[s];
-        std::vector<double> d = gather(b.d0.data(), first, stride, n), rhs = gather(b.r0.data(), first, stride, n),
-                            u = gather(b.u[k].data(), first, stride, n), x = gather(b.r[k].data(), first, stride, n);
-        hines_solve(0, n, cells[sl.cell[s]].data(), d.data(), u.data(), rhs.data());
-        double num = 0, den = 0;
-        for (int i = 0; i < n; ++i) num += (x[i] - rhs[i]) * (x[i] - rhs[i]), den += rhs[i] * rhs[i];
-        const double e = std::sqrt(num / std::max(den, 1e-300));
-        worst = std::max(worst, std::isnan(e) ? INFINITY : e);
-    }
-    return worst;
-}
-
 // OpenMP over cells, serial Hines per cell, contiguous layout; median ms.
 double cpu_omp_ms(const std::vector<std::vector<int>>& cells, int reps, std::uint64_t seed) {
     const Layout l = contiguous_layout(cells);
@@ -303,7 +277,9 @@ int main(int argc, char** argv) try {
                 row.moved_gbs = moved_bytes_per_cv(row.kernel) * cv_touched / (ms * 1e-3) / 1e9;
                 row.moved_pct = 100.0 * row.moved_gbs / copy_gbs;
                 // The last timed repetition solved set (warmup + reps - 1) % 2.
-                row.max_err = spot_check(ls[li].slots, cells, buf, (3 + o.reps - 1) % 2);
+                const int solved = (3 + o.reps - 1) % 2;  // the set just solved
+                row.max_err = slot_error(ls[li].slots, cells, buf.d0.data(), buf.r0.data(), buf.u[solved].data(),
+                                         buf.r[solved].data(), ErrorNorm::two);
                 std::printf("%-12s %-5s %7d %-22s %-10s %9.4f %6.1f%% %6.1f%% %9.1e\n", row.cls.c_str(), kind,
                             n_cells, row.layout.c_str(), row.kernel.c_str(), ms, row.eff_pct, row.moved_pct,
                             row.max_err);

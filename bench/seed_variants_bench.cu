@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "tests/support/cell_trees.hpp"
+#include "bench/cell_slot_check.cuh"
 #include "bench/gpu_bench_util.hpp"
 #include "bench/tridiagonal_systems.cuh"
 #include "solvers/gpu/hines_gpu_cell.hpp"
@@ -344,34 +345,6 @@ struct CellBuffers {
     }
 };
 
-template <class T>
-std::vector<double> gather(const T* a, int first, int stride, int n) {
-    std::vector<T> h(n);
-    if (n)
-        CUDA_CHECK(cudaMemcpy2D(h.data(), sizeof(T), a + first, sizeof(T) * stride, sizeof(T), n, cudaMemcpyDeviceToHost));
-    return std::vector<double>(h.begin(), h.end());
-}
-
-// Max-norm relative difference to the serial double hines_solve on 4 cells (the inputs
-// taken from the device, in T, widened).
-template <class T>
-double cell_err(const CellSlots& sl, const std::vector<std::vector<int>>& cells, CellBuffers<T>& b) {
-    double worst = 0;
-    const std::size_t ns = sl.cell.size();
-    for (std::size_t s : {std::size_t(0), ns / 3, ns / 2, ns - 1}) {
-        if (s >= ns || sl.cell[s] < 0) continue;
-        const int first = sl.first[s], stride = sl.stride[s], n = sl.size[s];
-        std::vector<double> d = gather(b.d0.data(), first, stride, n), x = gather(b.r0.data(), first, stride, n),
-                            u = gather(b.u.data(), first, stride, n), got = gather(b.r.data(), first, stride, n);
-        hines_solve(0, n, cells[sl.cell[s]].data(), d.data(), u.data(), x.data());
-        double num = 0, den = 0;
-        for (int i = 0; i < n; ++i)
-            num = std::max(num, std::fabs(got[i] - x[i])), den = std::max(den, std::fabs(x[i]));
-        worst = std::max(worst, std::isnan(num) ? INFINITY : num / std::max(den, 1e-300));
-    }
-    return worst;
-}
-
 // One batch in one numbering: each (block-shared?, padding) variant in T.
 template <class T>
 void cell_variants(const std::vector<std::vector<int>>& cells, const GpuCellNumbering& g, int bs, long real_cv,
@@ -393,7 +366,7 @@ void cell_variants(const std::vector<std::vector<int>>& cells, const GpuCellNumb
             const std::string variant = std::string(shared ? "block-shared:" : "block-interleaved:") +
                                         std::to_string(bs) + (pad == gpu::CellPadding::compute ? " compute" : " stop");
             out.row("cells", prec<T>(), variant, kind, g.slots.n_slots(), double(real_cv), 4.0 * sizeof(T), ms,
-                    cell_err(g.slots, cells, buf));
+                    slot_error(g.slots, cells, buf.d0.data(), buf.r0.data(), buf.u.data(), buf.r.data(), ErrorNorm::max));
         }
 }
 

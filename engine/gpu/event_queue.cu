@@ -60,7 +60,32 @@ __global__ void add_block_kernel(std::size_t n, std::uint64_t* __restrict__ key,
     key[i] = k | std::uint64_t(block[k & target_mask]) << shift;
 }
 
+// Grows with a quarter to spare, so that epochs of slowly growing event counts do not
+// reallocate (cudaFree waits for the whole device) every time.
+template <class T>
+void grow_ahead(DeviceArray<T>& a, std::size_t n) {
+    if (a.size() < n) a = DeviceArray<T>(n + n / 4);
+}
+
 }  // namespace
+
+EventQueue::EventQueue(std::uint32_t n_targets) : n_targets_(n_targets) {
+    CUDA_CHECK(cudaGetDevice(&device_));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    for (Slot& p : slots_) {
+        CUDA_CHECK(cudaEventCreateWithFlags(&p.uploaded, cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&p.consumed, cudaEventDisableTiming));
+    }
+}
+
+EventQueue::~EventQueue() {  // no throw from a destructor
+    if (stream_) cudaStreamSynchronize(stream_);
+    for (Slot& p : slots_) {
+        if (p.uploaded) cudaEventDestroy(p.uploaded);
+        if (p.consumed) cudaEventDestroy(p.consumed);
+    }
+    if (stream_) cudaStreamDestroy(stream_);
+}
 
 void EventQueue::sort_by_block(const std::vector<std::uint32_t>& target_block, int n_blocks) {
     if (target_block.size() < n_targets_) throw std::logic_error("gpu events: a block for every target expected");
@@ -69,15 +94,17 @@ void EventQueue::sort_by_block(const std::vector<std::uint32_t>& target_block, i
 }
 
 std::uint64_t EventQueue::target_mask() const {
-    return target_bits_ == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << target_bits_) - 1;
+    const int bits = current_ ? current_->target_bits : 0;
+    return bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1;
 }
 
 BlockEvents EventQueue::by_block() const {
-    return {keys_.data(), weights_.data(), block_offset_.data(), offset_ ? static_cast<long>(offset_->size()) - 1 : 0,
-            step_begin_, target_mask()};
+    if (!current_) return {};
+    return {current_->keys.data(), current_->weights.data(), current_->block_offset.data(),
+            static_cast<long>(current_->offset.size()) - 1, current_->step_begin, target_mask()};
 }
 
-void EventQueue::pack_into(Packed& p, const std::vector<StepEvent>& events, long step_begin, long step_end) const {
+void EventQueue::pack_into(Slot& p, const std::vector<StepEvent>& events, long step_begin, long step_end) const {
     p.step_begin = step_begin;
     p.step_end = step_end;
     p.error = nullptr;
@@ -93,8 +120,9 @@ void EventQueue::pack_into(Packed& p, const std::vector<StepEvent>& events, long
     if (n > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("gpu events: too many events in one epoch");
 
     // Keys (local step, target) and weights, packed for one copy; per-step offsets. The
-    // block bits are added on the device.
-    p.host.reserve(n * 16);
+    // block bits are added on the device. The host buffer's last copy must be done.
+    CUDA_CHECK(cudaEventSynchronize(p.uploaded));
+    if (p.host.capacity() < n * 16) p.host.reserve(n * 16 + n * 4);
     auto* hk = reinterpret_cast<std::uint64_t*>(p.host.data());
     auto* hw = reinterpret_cast<double*>(p.host.data() + n * 8);
     for (std::size_t i = 0; i < n; ++i) {
@@ -109,21 +137,68 @@ void EventQueue::pack_into(Packed& p, const std::vector<StepEvent>& events, long
     for (long s = 0; s < n_steps; ++s) p.offset[s + 1] += p.offset[s];
 }
 
-void EventQueue::pack(const std::vector<StepEvent>& events, long step_begin, long step_end) {
-    int slot;
-    {
-        std::lock_guard<std::mutex> lock(slots_);
-        slot = staged_ == 0 ? 1 : 0;
-        packing_ = slot;
-        packed_[slot].ready = false;
+// The slot's device work on `stream`, after whatever last wrote or read its buffers.
+void EventQueue::upload(Slot& p, cudaStream_t stream) {
+    CUDA_CHECK(cudaStreamWaitEvent(stream, p.consumed, 0));
+    CUDA_CHECK(cudaStreamWaitEvent(stream, p.uploaded, 0));
+    const long n_steps = p.step_end - p.step_begin;
+    const std::size_t n = p.n;
+    if (n_blocks_ > 0) grow_ahead(p.block_offset, static_cast<std::size_t>(n_blocks_) * (n_steps + 1));
+    if (n == 0) {
+        if (n_blocks_ > 0)
+            CUDA_CHECK(cudaMemsetAsync(p.block_offset.data(), 0, p.block_offset.size() * sizeof(unsigned), stream));
+        CUDA_CHECK(cudaEventRecord(p.uploaded, stream));
+        return;
     }
-    Packed& p = packed_[slot];
+    grow_ahead(p.in, n * 16);
+    grow_ahead(p.keys, n);
+    grow_ahead(p.weights, n);
+    CUDA_CHECK(cudaMemcpyAsync(p.in.data(), p.host.data(), n * 16, cudaMemcpyHostToDevice, stream));
+    auto* dk = reinterpret_cast<std::uint64_t*>(p.in.data());
+    const std::uint64_t mask = p.target_bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << p.target_bits) - 1;
+    if (n_blocks_ > 0) {
+        add_block_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(n, dk, target_block_.data(), mask,
+                                                                                      p.step_bits + p.target_bits);
+        CUDA_CHECK_LAUNCH();
+    }
+    const auto* dw = reinterpret_cast<const double*>(p.in.data() + n * 8);
+    std::size_t temp_bytes = 0;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, p.keys.data(), dw, p.weights.data(),
+                                               static_cast<int>(n), 0, p.end_bit, stream));
+    grow_ahead(p.temp, temp_bytes);
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(p.temp.data(), temp_bytes, dk, p.keys.data(), dw, p.weights.data(),
+                                               static_cast<int>(n), 0, p.end_bit, stream));
+    if (n_blocks_ > 0) {
+        const long m = n_blocks_ * (n_steps + 1);
+        block_offsets_kernel<<<static_cast<unsigned>((m + 255) / 256), 256, 0, stream>>>(
+            p.keys.data(), static_cast<unsigned>(n), n_blocks_, n_steps, p.target_bits, p.step_bits,
+            p.block_offset.data());
+        CUDA_CHECK_LAUNCH();
+    }
+    CUDA_CHECK(cudaEventRecord(p.uploaded, stream));
+}
+
+void EventQueue::pack(const std::vector<StepEvent>& events, long step_begin, long step_end) {
+    int slot = -1;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (int s = 0; s < 2; ++s)
+            if (!slots_[s].ready && s != staged_) slot = s;
+        for (int s = 0; s < 2 && slot < 0; ++s)
+            if (!slots_[s].ready) slot = s;
+        if (slot < 0) slot = staged_ == 0 ? 1 : 0;  // cannot happen: two epochs packed ahead
+        packing_ = slot;
+        slots_[slot].ready = false;
+    }
+    Slot& p = slots_[slot];
     try {
+        CUDA_CHECK(cudaSetDevice(device_));  // this thread's device: the group's
         pack_into(p, events, step_begin, step_end);
+        upload(p, stream_);
     } catch (...) {
         p.error = std::current_exception();
     }
-    std::lock_guard<std::mutex> lock(slots_);
+    std::lock_guard<std::mutex> lock(mutex_);
     packing_ = -1;
     p.ready = true;
 }
@@ -131,69 +206,46 @@ void EventQueue::pack(const std::vector<StepEvent>& events, long step_begin, lon
 void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream) {
     int slot = -1;
     {
-        std::lock_guard<std::mutex> lock(slots_);
+        std::lock_guard<std::mutex> lock(mutex_);
         for (int s = 0; s < 2; ++s)
-            if (packed_[s].ready && packed_[s].step_begin == step_begin && packed_[s].step_end == step_end) slot = s;
+            if (slots_[s].ready && slots_[s].step_begin == step_begin && slots_[s].step_end == step_end) slot = s;
         const bool packed = slot >= 0;
         if (!packed) slot = packing_ == 0 ? 1 : 0;
         staged_ = slot;
-        packed_[slot].ready = false;
-        if (!packed) packed_[slot].error = nullptr, packed_[slot].step_end = -1;
+        slots_[slot].ready = false;
+        if (!packed) slots_[slot].error = nullptr, slots_[slot].step_end = -1;
     }
-    Packed& p = packed_[slot];
-    if (p.step_end != step_end || p.step_begin != step_begin) pack_into(p, events, step_begin, step_end);
-    if (p.error) std::rethrow_exception(p.error);
-    step_begin_ = step_begin;
-    target_bits_ = p.target_bits;
-    offset_ = &p.offset;
-    const long n_steps = step_end - step_begin;
-    const std::size_t n = p.n;
-    if (n_blocks_ > 0) grow(block_offset_, static_cast<std::size_t>(n_blocks_) * (n_steps + 1));
-    if (n == 0) {
-        if (n_blocks_ > 0)
-            CUDA_CHECK(cudaMemsetAsync(block_offset_.data(), 0, block_offset_.size() * sizeof(unsigned), stream));
-        return;
+    Slot& p = slots_[slot];
+    current_ = nullptr;
+    if (p.step_end != step_end || p.step_begin != step_begin) {
+        pack_into(p, events, step_begin, step_end);
+        upload(p, stream);
+    } else {
+        if (p.error) std::rethrow_exception(p.error);
+        CUDA_CHECK(cudaStreamWaitEvent(stream, p.uploaded, 0));
     }
+    current_ = &p;
+}
 
-    grow(in_, n * 16);
-    grow(keys_, n);
-    grow(weights_, n);
-    CUDA_CHECK(cudaMemcpyAsync(in_.data(), p.host.data(), n * 16, cudaMemcpyHostToDevice, stream));
-    auto* dk = reinterpret_cast<std::uint64_t*>(in_.data());
-    if (n_blocks_ > 0) {
-        add_block_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(n, dk, target_block_.data(),
-                                                                                      target_mask(), p.step_bits + p.target_bits);
-        CUDA_CHECK_LAUNCH();
-    }
-    const auto* dw = reinterpret_cast<const double*>(in_.data() + n * 8);
-    std::size_t temp_bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, keys_.data(), dw, weights_.data(),
-                                               static_cast<int>(n), 0, p.end_bit, stream));
-    grow(temp_, temp_bytes);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), temp_bytes, dk, keys_.data(), dw, weights_.data(),
-                                               static_cast<int>(n), 0, p.end_bit, stream));
-    if (n_blocks_ > 0) {
-        const long m = n_blocks_ * (n_steps + 1);
-        block_offsets_kernel<<<static_cast<unsigned>((m + 255) / 256), 256, 0, stream>>>(
-            keys_.data(), static_cast<unsigned>(n), n_blocks_, n_steps, p.target_bits, p.step_bits, block_offset_.data());
-        CUDA_CHECK_LAUNCH();
-    }
-    // p.host is written again by the pack() after next: the epoch's synchronisation (the
-    // group's advance ends with one) comes first.
+void EventQueue::release(cudaStream_t stream) {
+    if (current_) CUDA_CHECK(cudaEventRecord(const_cast<Slot*>(current_)->consumed, stream));
 }
 
 bool EventQueue::has_events(long n) const {
-    const long s = n - step_begin_;
-    return offset_ && s >= 0 && s + 1 < static_cast<long>(offset_->size()) && (*offset_)[s + 1] > (*offset_)[s];
+    if (!current_) return false;
+    const long s = n - current_->step_begin;
+    const auto& o = current_->offset;
+    return s >= 0 && s + 1 < static_cast<long>(o.size()) && o[s + 1] > o[s];
 }
 
 void EventQueue::deliver(long n, const EventTargets& t, cudaStream_t stream) {
     if (!has_events(n)) return;
-    const long s = n - step_begin_;
-    const std::size_t begin = (*offset_)[s], end = (*offset_)[s + 1];
+    const long s = n - current_->step_begin;
+    const std::size_t begin = current_->offset[s], end = current_->offset[s + 1];
     const int threads = 128;
     const auto blocks = static_cast<unsigned>((end - begin + threads - 1) / threads);
-    deliver_kernel<<<blocks, threads, 0, stream>>>(begin, end, keys_.data(), weights_.data(), target_mask(), t);
+    deliver_kernel<<<blocks, threads, 0, stream>>>(begin, end, current_->keys.data(), current_->weights.data(),
+                                                   target_mask(), t);
     CUDA_CHECK_LAUNCH();
 }
 

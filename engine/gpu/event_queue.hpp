@@ -37,20 +37,29 @@ struct BlockEvents {
 
 class EventQueue {
 public:
-    explicit EventQueue(std::uint32_t n_targets) : n_targets_(n_targets) {}
+    explicit EventQueue(std::uint32_t n_targets);  // on the group's device (selected)
+    ~EventQueue();
+    EventQueue(const EventQueue&) = delete;
+    EventQueue& operator=(const EventQueue&) = delete;
     // From now on events are sorted by block first (target_block: each target's block of
     // n_blocks > 0), for the epoch-resident step: by_block() after stage(), not deliver().
     void sort_by_block(const std::vector<std::uint32_t>& target_block, int n_blocks);
 
-    // `events` sorted (StepEvent order) with steps in [step_begin, step_end). One copy to
-    // the device on `stream`, then a stable sort by (step, target) there, which keeps the
-    // time order of the events on each target. Uses what pack() made of the same epoch if
-    // it did (the events are then not read again), else packs them first.
-    void stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream);
-    // The host's part of stage() ahead of time, into the buffer the next stage() reads
-    // (two buffers: pack() may run on another thread while the current epoch's stage()d
-    // events are delivered). No CUDA calls; an error is kept and thrown by stage().
+    // `events` sorted (StepEvent order) with steps in [step_begin, step_end): packed into
+    // keys (step, target) and weights on the host, copied to the device, sorted there by
+    // (step, target) with a stable sort, which keeps the time order on each target. Work on
+    // the device on the queue's own stream, so that the copy and the sort of the coming
+    // epoch overlap the current epoch's kernels. Into the slot the next stage() takes (two
+    // slots: pack() runs on the exchange's thread while the staged epoch is delivered). An
+    // error is kept and thrown by stage().
     void pack(const std::vector<StepEvent>& events, long step_begin, long step_end);
+    // Makes the epoch current for deliver() and by_block(): what pack() made of it, `stream`
+    // waiting for its device work; or, when pack() did not see this epoch, all of pack()'s
+    // work here on `stream`.
+    void stage(const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream);
+    // After the last work on `stream` that reads the staged epoch: its slot may be refilled
+    // once that work is done.
+    void release(cudaStream_t stream);
 
     // Applies the events of global step n; launches nothing when it has none.
     void deliver(long n, const EventTargets& t, cudaStream_t stream);
@@ -58,39 +67,41 @@ public:
     BlockEvents by_block() const;
 
 private:
-    bool has_events(long n) const;
-    std::uint64_t target_mask() const;
-    std::uint32_t n_targets_;
-    int n_blocks_ = 0;                       // > 0: sorted by block first
-    DeviceArray<std::uint32_t> target_block_;  // each target's block (device)
-    DeviceArray<unsigned> block_offset_;     // by_block()'s offsets
-    // One epoch's events packed on the host: keys (local step, target) then weights.
-    struct Packed {
+    // One epoch's events: keys (local step, target) then weights packed on the host, the
+    // same on the device, sorted there.
+    struct Slot {
         long step_begin = 0, step_end = -1;
         std::size_t n = 0;
         int target_bits = 0, step_bits = 0, end_bit = 1;
         std::vector<std::size_t> offset;  // per local step: first event (plus the end)
         PinnedArray<unsigned char> host;
+        DeviceArray<unsigned char> in, temp;  // the copy; the sort's scratch
+        DeviceArray<std::uint64_t> keys;      // sorted
+        DeviceArray<double> weights;          // sorted with them
+        DeviceArray<unsigned> block_offset;   // by_block()'s offsets
+        cudaEvent_t uploaded = nullptr;       // after the slot's device work (copy, sort)
+        cudaEvent_t consumed = nullptr;       // after the last kernel that read it
         std::exception_ptr error;
-        bool ready = false;  // packed by pack() and not yet staged (guarded by slots_)
+        bool ready = false;  // packed by pack() and not yet staged (guarded by mutex_)
     };
-    void pack_into(Packed& p, const std::vector<StepEvent>& events, long step_begin, long step_end) const;
-    Packed packed_[2];
-    // Which buffer stage() last took and which one pack() is filling (-1: none): pack()
-    // fills the one stage() did not take, stage() packs itself into one pack() is not
-    // filling. Guarded by slots_; the buffers' contents are each one side's alone. A pack()
-    // of epoch k+1 that starts before stage() has taken epoch k takes k's buffer; stage()
-    // then packs k again from its events: the same result, only not ahead of time.
-    std::mutex slots_;
+    void pack_into(Slot& p, const std::vector<StepEvent>& events, long step_begin, long step_end) const;
+    void upload(Slot& p, cudaStream_t stream);
+    bool has_events(long n) const;
+    std::uint64_t target_mask() const;
+
+    std::uint32_t n_targets_;
+    int device_ = 0;
+    cudaStream_t stream_ = nullptr;  // pack()'s
+    int n_blocks_ = 0;                         // > 0: sorted by block first
+    DeviceArray<std::uint32_t> target_block_;  // each target's block (device)
+    // Which slot stage() last took and which one pack() is filling (-1: none). pack()
+    // fills a slot that holds no epoch waiting to be staged, the staged one only when the
+    // other waits: pack() of epoch k + 1 needs epoch k - 1's spikes, so k - 1's advance,
+    // the staged slot's, has ended when pack() overtakes stage() of epoch k.
+    std::mutex mutex_;
     int staged_ = -1, packing_ = -1;
-    // The staged epoch's, for deliver() and by_block().
-    int target_bits_ = 0;
-    long step_begin_ = 0;
-    const std::vector<std::size_t>* offset_ = nullptr;
-    DeviceArray<unsigned char> in_;    // the same on the device
-    DeviceArray<std::uint64_t> keys_;  // sorted
-    DeviceArray<double> weights_;      // sorted with them
-    DeviceArray<unsigned char> temp_;  // the sort's scratch
+    Slot slots_[2];
+    const Slot* current_ = nullptr;  // the staged epoch's slot
 };
 
 }  // namespace arbolito::gpu

@@ -224,8 +224,8 @@ void GpuCellGroup::initial_frame(std::vector<double>& frames) {
     frames.insert(frames.end(), host_frames_.data(), host_frames_.data() + ncol);
 }
 
-// From the exchange's thread: the host's packing of the coming epoch's events, while the
-// device runs the current one (no CUDA calls: EventQueue::pack).
+// From the exchange's thread: the coming epoch's events packed, copied and sorted on the
+// queue's own stream while the device runs the current epoch (EventQueue::pack).
 void GpuCellGroup::prepare(long step_begin, long step_end, const std::vector<StepEvent>& events) {
     events_.pack(events, step_begin, step_end);
 }
@@ -239,6 +239,7 @@ void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
         run_piece(b, e, spikes, frames);
         b = e;
     }
+    events_.release(stream_);
 }
 
 void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames) {

@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "engine/cell_builders.hpp"
+#include "engine/gpu/event_queue.hpp"
 #include "engine/gpu/gpu_cell_group.hpp"
 #include "engine/network_builders.hpp"
 #include "engine/simulation.hpp"
@@ -523,6 +524,92 @@ TEST(GpuCellGroup, PreparedEventsSameBits) {
                          "gpu-fine " + v + " epochs of one step");
         EXPECT_GT(piped.rec.spikes_seen.size(), 10u);
     }
+}
+
+namespace {
+
+// One epoch's events in StepEvent order: random steps in [b, b + steps), targets, weights.
+std::vector<StepEvent> random_epoch(long b, long steps, std::uint32_t targets, unsigned seed) {
+    std::vector<StepEvent> ev;
+    unsigned x = seed;
+    auto next = [&x] { return x = x * 1664525u + 1013904223u; };
+    const int n = 2000 + static_cast<int>(next() % 1000);
+    for (int i = 0; i < n; ++i) {
+        const long step = b + next() % steps;
+        ev.push_back({step, step * 0.025 + (next() % 8) * 1e-3, next() % targets, 1e-3 * (next() % 100)});
+    }
+    std::sort(ev.begin(), ev.end());
+    return ev;
+}
+
+// What the queue staged: sorted keys and weights, and the per-block offsets.
+struct Staged {
+    std::vector<std::uint64_t> key;
+    std::vector<double> weight;
+    std::vector<unsigned> offset;
+    bool operator==(const Staged& o) const { return key == o.key && weight == o.weight && offset == o.offset; }
+};
+
+Staged read_staged(const gpu::EventQueue& q, std::size_t n, int n_blocks, cudaStream_t stream) {
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    const gpu::BlockEvents b = q.by_block();
+    Staged s;
+    s.key.resize(n);
+    s.weight.resize(n);
+    s.offset.resize(static_cast<std::size_t>(n_blocks) * (b.n_steps + 1));
+    EXPECT_EQ(cudaMemcpy(s.key.data(), b.key, n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(s.weight.data(), b.weight, n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(s.offset.data(), b.offset, s.offset.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    return s;
+}
+
+}  // namespace
+
+// The queue packs, copies and sorts an epoch ahead on its own stream (EventQueue::pack);
+// whichever way pack() and stage() interleave (pack of epoch k + 1 before or after the
+// stage of epoch k, or no pack at all), each epoch stages to the same sorted events.
+TEST(GpuEventQueue, PackAheadInAnyOrderSameEvents) {
+    SKIP_WITHOUT_GPU();
+    const std::uint32_t targets = 300;
+    const int n_blocks = 7;
+    std::vector<std::uint32_t> block(targets);
+    for (std::uint32_t i = 0; i < targets; ++i) block[i] = (i * 37) % n_blocks;
+    const long steps = 40;
+    std::vector<std::vector<StepEvent>> epochs;
+    for (int k = 0; k < 5; ++k) epochs.push_back(random_epoch(k * steps, steps, targets, 11 + k));
+    epochs[2].clear();  // an epoch without events
+    cudaStream_t stream;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+
+    // order[i]: 'p' packs the next epoch not yet packed, 's' stages the next epoch.
+    auto staged = [&](const std::string& order) {
+        gpu::EventQueue q(targets);
+        q.sort_by_block(block, n_blocks);
+        std::vector<Staged> out;
+        std::size_t packed = 0, done = 0;
+        for (const char c : order) {
+            if (c == 'p') {
+                q.pack(epochs[packed], packed * steps, (packed + 1) * steps);
+                ++packed;
+            } else {
+                q.stage(epochs[done], done * steps, (done + 1) * steps, stream);
+                out.push_back(read_staged(q, epochs[done].size(), n_blocks, stream));
+                q.release(stream);
+                ++done;
+                packed = std::max(packed, done);
+            }
+        }
+        return out;
+    };
+    const std::vector<Staged> reference = staged("sssss");
+    ASSERT_EQ(reference.size(), 5u);
+    EXPECT_EQ(reference[0].key.size(), epochs[0].size());
+    for (const std::string order : {"pspspspsps", "ppspspspss", "ppsspspss", "psspspss", "psppsspss"}) {
+        const std::vector<Staged> s = staged(order);
+        ASSERT_EQ(s.size(), reference.size()) << order;
+        for (std::size_t k = 0; k < s.size(); ++k) EXPECT_TRUE(s[k] == reference[k]) << order << ", epoch " << k;
+    }
+    ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
 TEST(GpuResidentGroup, SameBitsAsStreaming) {

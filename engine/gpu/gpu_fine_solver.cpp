@@ -41,6 +41,19 @@ ResidentRequest resident_request(const SolverOptions& o) {
     return r;
 }
 
+// ahead=auto: 8 rows, or 4 for the streaming solve of a group of more than about 4 M CVs.
+// There its blocks outnumber what the device runs at once, and fewer registers per thread
+// (more blocks per SM) win over fewer waits per thread (busyring, H100, bench/RESULTS.md:
+// 8 better by 26 % at 1.8 M CVs, 4 better by 7-10 % at 7-29 M CVs solve alone and by 3.6 %
+// on the whole run at 58 M). The resident step keeps 8 (measured with it).
+int rows_ahead(const std::string& ahead, const FineSchedule& s, const ResidentRequest& r) {
+    if (ahead != "auto") return std::stoi(ahead);
+    if (r.shared_bytes > 0) return 8;
+    long cvs = 0;
+    for (const FineSchedule::Block& b : s.blocks) cvs += b.n_cv;
+    return cvs > 4'000'000 ? 4 : 8;
+}
+
 FineOptions fine_options(const SolverOptions& o, const ResidentRequest& r) {
     FineOptions f;
     f.sort = o.at("sort") == "on";
@@ -75,10 +88,12 @@ private:
 GpuSolverParts gpu_fine_parts(const SolverOptions& o) {
     const ResidentRequest r = resident_request(o);
     const FineOptions fo = fine_options(o, r);
-    const int ahead = std::stoi(o.at("ahead"));
+    const std::string ahead = o.at("ahead");
     return numbered_parts<FineNumbering>(
         [fo](const std::vector<std::vector<int>>& np) { return fine_layout(np, fo); },
-        [ahead, r](const Layout&, const FineNumbering& f) { return std::make_unique<GpuFineSolve>(f.schedule, ahead, r); });
+        [ahead, r](const Layout&, const FineNumbering& f) {
+            return std::make_unique<GpuFineSolve>(f.schedule, rows_ahead(ahead, f.schedule, r), r);
+        });
 }
 #endif
 
@@ -101,7 +116,9 @@ SolverInfo gpu_fine_solver() {
          check_auto_or_whole},
         {"memory", {"device", "shared"}, "", "device",
          "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB", {}},
-        {"ahead", {"4", "8"}, "", "8", "rows each thread loads before their arithmetic (more: fewer waits, more registers)",
+        {"ahead", {"4", "8", "auto"}, "", "auto",
+         "rows each thread loads before their arithmetic (more: fewer waits, more registers); auto: 4 for the "
+         "streaming step over more than 4 M CVs, else 8",
          {}},
         {"step", {"streaming", "resident"}, "", "streaming",
          "resident: every step of an epoch piece in one kernel, each block's state in shared memory", {}},

@@ -170,6 +170,9 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     };
     double* V = staged(res_v, a.st.v);
     double* R = block_array(rb, res_rhs, base, a.st.rhs + first);
+    // v in device memory but rhs staged: the new v is copied out to v after every step
+    // instead of the two trading places, so that the solve always runs in shared memory.
+    const bool copy_v = rb.offset[res_v] < 0 && rb.offset[res_rhs] >= 0;
     double* D = block_array(rb, res_d, base, a.st.d + first);
     const double* U = staged(res_u, a.st.u);
     const double* CAP = staged(res_cap, a.st.cap);
@@ -217,17 +220,18 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
             __syncthreads();
         });
         solve_levels<Ahead>(sched, D, U, R, FD, FR);  // ends with a barrier
-        double* old = V;  // the solution is the new V; the old one stays for the detectors
-        V = R;
-        R = old;
+        // The solution in R is the new V; the old one stays for the detectors. Without
+        // copy_v the two arrays trade places.
+        double *const Vold = V, *const Vnew = R;
+        if (!copy_v) V = Vnew, R = Vold;
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int x = mech_index<M>;
-            advance_states<M>(loc[x], rb.inst_n[x], first, a.g, dt, V);
+            advance_states<M>(loc[x], rb.inst_n[x], first, a.g, dt, Vnew);
         });
         for (int j = t; j < rb.det_n; j += nt) {
             const int k = rb.det_begin + j, c = a.st.det_cv[k] - first;
-            const double v0 = R[c], v1 = V[c], th = a.st.det_threshold[k];
+            const double v0 = Vold[c], v1 = Vnew[c], th = a.st.det_threshold[k];
             if (threshold::crossed(v0, v1, th)) {
                 const unsigned slot = atomicAdd(a.st.spike_count, 1u);  // order-free: the host sorts spikes
                 if (slot < a.st.spike_capacity)
@@ -238,7 +242,11 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
         if (const int row = a.frame_row[step - a.b]; row >= 0)
             for (int j = t; j < rb.probe_n; j += nt)
                 a.st.frames[static_cast<long>(row) * a.st.n_columns + a.probe_col[rb.probe_begin + j]] =
-                    V[a.probe_cv[rb.probe_begin + j]];
+                    Vnew[a.probe_cv[rb.probe_begin + j]];
+        if (copy_v) {
+            __syncthreads();  // the detectors have read the old V
+            for (int i = t; i < n; i += nt) V[i] = R[i];
+        }
         __syncthreads();
     }
 

@@ -12,10 +12,12 @@
 
 namespace arbolito {
 
-// The arrays a block may stage, in the order they are offered shared memory: the ones
-// written every step first, then the constant per-CV ones, then the mechanisms.
+// The arrays a block may stage, in the order they are offered shared memory: those the
+// solve's dependent chain of rows reads and writes first (rhs, d, the folds, u), then v
+// (read and written element by element, so device memory's latency overlaps), then the
+// constant per-CV ones, then the mechanisms.
 enum ResidentArray : int {
-    res_v, res_rhs, res_d, res_fold, res_u, res_cap, res_gsum,
+    res_rhs, res_d, res_fold, res_u, res_v, res_cap, res_gsum,
     res_mech0,  // mechanism x: res_mech0 + x (all_mechanisms index)
     res_n_arrays = res_mech0 + n_mechanisms
 };

@@ -620,6 +620,8 @@ TEST(GpuResidentGroup, SameBitsAsStreaming) {
     expect_resident_identical(busyring(64, 20, 30), "1760", "110", "busyring 64");
     // Every block too large for its budget but for its voltages: the rest in device memory.
     expect_resident_identical(busyring(64, 20, 30), "1760", "24", "busyring 64, partly staged");
+    // rhs, d, the folds and u staged, v in device memory: the new v copied out every step.
+    expect_resident_identical(busyring(64, 20, 30), "1760", "56", "busyring 64, v in device memory");
     expect_resident_identical(busyring(1024, 20, 10), "1760", "110", "busyring 1024");
     // Cells of 1 to 600+ CVs, every mechanism, one point instance per CV; blocks that fit
     // mixed with blocks that do not (shared=12: the 600-CV cells stay in device memory).
@@ -658,6 +660,7 @@ TEST(GpuResidentGroup, SanitizerSmoke) {
     Model m = busyring(6, 3, 4);
     expect_resident_identical(m, "1760", "110", "busyring 6");
     expect_resident_identical(m, "1760", "12", "busyring 6, partly staged");
+    expect_resident_identical(m, "1760", "20", "busyring 6, rhs staged, v copied out");
     for (auto& c : m.connections) c.delay = 0.05;
     expect_resident_identical(m, "1760", "110", "busyring 6, one-step epochs");
 }

@@ -1,6 +1,7 @@
 #include "engine/gpu/resident_epoch.hpp"
 
 #include <array>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,38 @@ template <class M>
 __device__ __forceinline__ const typename M::Globals& globals_of(const MechGlobals& g) {
     return *reinterpret_cast<const typename M::Globals*>(g.bytes + globals_offset<M>);
 }
+
+// ARBOLITO_RESIDENT_PROFILE (a bench build, bench/resident_profile.sh): thread 0 of every
+// block adds the clock cycles of each phase of its steps, read by the host at the end.
+// Off in every normal build (its sums are the one atomic here, and they time, not compute).
+enum ProfilePhase { prof_events, prof_assemble, prof_currents, prof_solve, prof_states, prof_n };
+#ifdef ARBOLITO_RESIDENT_PROFILE
+__device__ unsigned long long profile_cycles[prof_n];
+__device__ __forceinline__ long long now_cycles() {
+#ifdef __CUDA_ARCH__
+    return clock64();
+#else
+    return 0;
+#endif
+}
+struct PhaseClock {
+    long long last, sum[prof_n] = {};
+    __device__ PhaseClock() : last(now_cycles()) {}
+    __device__ void lap(int p) {
+        const long long now = now_cycles();
+        sum[p] += now - last;
+        last = now;
+    }
+    __device__ void flush() {
+        for (int p = 0; p < prof_n; ++p) atomicAdd(&profile_cycles[p], static_cast<unsigned long long>(sum[p]));
+    }
+};
+#else
+struct PhaseClock {
+    __device__ void lap(int) {}
+    __device__ void flush() {}
+};
+#endif
 
 struct Args {
     ResidentState st;
@@ -190,6 +223,7 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
 
     const double dt = a.dt;
     const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
+    PhaseClock clock;
     for (long step = a.b; step < a.e; ++step) {
         // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
         // into what follows): the same spike times and stimulus onsets to the bit.
@@ -210,8 +244,10 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
                 __syncthreads();
             }
         }
+        clock.lap(prof_events);
         for (int i = t; i < n; i += nt) assemble_base(CAP[i], GS[i], dt, V[i], D[i], R[i]);
         __syncthreads();
+        clock.lap(prof_assemble);
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int x = mech_index<M>;
@@ -219,7 +255,9 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
             add_currents<M>(loc[x], rb.inst_n[x], first, a.g, t_mid, V, D, R);
             __syncthreads();
         });
+        clock.lap(prof_currents);
         solve_levels<Ahead>(sched, D, U, R, FD, FR);  // ends with a barrier
+        clock.lap(prof_solve);
         // The solution in R is the new V; the old one stays for the detectors. Without
         // copy_v the two arrays trade places.
         double *const Vold = V, *const Vnew = R;
@@ -248,7 +286,9 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
             for (int i = t; i < n; i += nt) V[i] = R[i];
         }
         __syncthreads();
+        clock.lap(prof_states);
     }
+    if (t == 0) clock.flush();
 
     // Write back: the final voltage to the group's v, and the staged states.
     if (V != a.st.v + first)
@@ -290,6 +330,19 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     blocks_ = DeviceArray<ResidentBlock>(plan_.blocks);
     probe_col_ = DeviceArray<int>(plan_.probe_col);
     probe_cv_ = DeviceArray<int>(plan_.probe_cv);
+}
+
+ResidentEpoch::~ResidentEpoch() {
+#ifdef ARBOLITO_RESIDENT_PROFILE
+    unsigned long long c[prof_n] = {};
+    if (cudaMemcpyFromSymbol(c, profile_cycles, sizeof c) != cudaSuccess) return;
+    double total = 0;
+    for (unsigned long long x : c) total += static_cast<double>(x);
+    const char* name[prof_n] = {"events", "assemble", "currents", "solve", "states+detect+sample"};
+    std::fprintf(stderr, "resident profile (block cycles, every block and step):");
+    for (int p = 0; p < prof_n; ++p) std::fprintf(stderr, " %s %.1f%%", name[p], 100.0 * static_cast<double>(c[p]) / total);
+    std::fprintf(stderr, " (total %.4e)\n", total);
+#endif
 }
 
 void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, long e, double dt, bool at_step_end,

@@ -50,6 +50,9 @@ public:
     // Throws std::invalid_argument where the device cannot run it.
     ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes, int threads,
                   const all_mechanisms::Globals& globals);
+    ~ResidentEpoch();  // prints the phase profile in an ARBOLITO_RESIDENT_PROFILE build
+    ResidentEpoch(const ResidentEpoch&) = delete;
+    ResidentEpoch& operator=(const ResidentEpoch&) = delete;
     const ResidentPlan& plan() const { return plan_; }
     int threads() const { return threads_; }
 

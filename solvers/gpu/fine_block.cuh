@@ -57,10 +57,15 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
 
 // The level loop of one block over D, U, R (shared or device memory: generic pointers)
 // and the folds FD, FR. Every thread reaches every barrier: the loops over a level's
-// branches have no early exit. Ends with a barrier: R holds the solution.
-template <int Ahead>
+// branches have no early exit. Ends with a barrier: R holds the solution. after_level(
+// sweep, L, rows) after each level's barrier (sweep 0: elimination, 1: substitution;
+// rows: the level's longest branch): a profile's hook (resident_epoch.cu), else nothing.
+struct NoLevelHook {
+    __device__ void operator()(int, int, int) const {}
+};
+template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
-                                             double* FD, double* FR) {
+                                             double* FD, double* FR, AfterLevel after_level = {}) {
     const int t = threadIdx.x, nt = blockDim.x;
     for (int L = s.n_levels - 1; L >= 0; --L) {
         const FineSchedule::Level l = s.lev[L];
@@ -68,12 +73,14 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
             fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D, U,
                                          R, FD, FR);
         __syncthreads();
+        after_level(0, L, l.positions);
     }
     for (int L = 0; L < s.n_levels; ++L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)
             fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
         __syncthreads();
+        after_level(1, L, l.positions);
     }
 }
 

@@ -63,22 +63,13 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
 struct NoLevelHook {
     __device__ void operator()(int, int, int) const {}
 };
-//
-// A level's slots are dealt to the block's warps in equal contiguous runs, not all to the
-// first warps: a level has far fewer branches than the block has threads, and the warps of
-// a block sit on different schedulers of the SM (warp slot modulo 4), so one warp holding
-// every branch would leave its scheduler issuing for all of them while the others wait at
-// the barrier. Contiguous runs keep a warp's loads coalesced and free of bank conflicts.
-// Which thread takes a branch does not change its arithmetic: the same bits either way.
 template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
                                              double* FD, double* FR, AfterLevel after_level = {}) {
-    const int nw = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x % 32;
-    auto first_slot = [&](int n) { return w * ((n + nw - 1) / nw) + lane; };
-    auto end_slot = [&](int n) { return min(n, (w + 1) * ((n + nw - 1) / nw)); };
+    const int t = threadIdx.x, nt = blockDim.x;
     for (int L = s.n_levels - 1; L >= 0; --L) {
         const FineSchedule::Level l = s.lev[L];
-        for (int k = first_slot(l.n), e = end_slot(l.n); k < e; k += 32)
+        for (int k = t; k < l.n; k += nt)
             fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D, U,
                                          R, FD, FR);
         __syncthreads();
@@ -86,7 +77,7 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
     }
     for (int L = 0; L < s.n_levels; ++L) {
         const FineSchedule::Level l = s.lev[L];
-        for (int k = first_slot(l.n), e = end_slot(l.n); k < e; k += 32)
+        for (int k = t; k < l.n; k += nt)
             fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
         __syncthreads();
         after_level(1, L, l.positions);

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Sixth device call of the tenth session (an experiment, reverted: 10-13 % slower): a level's branches dealt to all the block's warps
+# (solvers/gpu/fine_block.cuh) instead of the first warps. gpu-fine tests (same bits as
+# before: the CPU references) and racecheck; arbolito (new) against arbolito-old (commit
+# fbfeccd), interleaved: resident and streaming gpu-fine, busyring 1,024 / 8,192 / 32,768
+# cells × 50 ms; the per-level profile (arbolito-prof) at 8,192 × 20 ms. Log: $OUT/s10f.log.
+set -u
+O=$OUT; L=$O/s10f.log
+export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export ARBOLITO_SOURCE_DIR=$PWD
+P=$PWD/.gpu_deps/prebuilt
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; } > $L
+t0=$SECONDS
+timeout 150 $P/gpu_tests --gtest_filter='GpuFine*:GpuResidentGroup.*:GpuCellGroup.PreparedEventsSameBits:GpuCellGroup.PointSumsSameBitsEveryRun' > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
+grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -20 >> $L
+timeout 90 compute-sanitizer --tool racecheck $P/gpu_tests --gtest_filter='GpuResidentGroup.SanitizerSmoke:GpuFine.SameBitsEveryRun' 2>&1 | grep -E 'RACECHECK SUMMARY|PASSED|FAILED' | head -3 >> $L
+mkdir -p /tmp/gd/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gd/lib && cp $P/arbolito-old /tmp/gd/prebuilt/arbolito
+for r in 1 2; do
+  bash bench/busyring_table.sh "1024 8192" "gpu-fine:step=resident gpu-fine" 50 $O/new.tsv
+  GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "1024 8192" "gpu-fine:step=resident gpu-fine" 50 $O/old.tsv
+done
+bash bench/busyring_table.sh "32768" "gpu-fine:step=resident" 50 $O/new.tsv
+GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "32768" "gpu-fine:step=resident" 50 $O/old.tsv
+echo "== new" >> $L; cat $O/new.tsv >> $L; echo "== old (fbfeccd)" >> $L; cat $O/old.tsv >> $L
+sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": 8192/" examples/busyring.json > /tmp/b8192.json
+timeout 120 $P/arbolito-prof run /tmp/b8192.json --tfinal 20 --solver gpu-fine:step=resident --spikes-only -o /tmp/o.h5 2>&1 | grep "resident profile" >> $L
+echo "== done in $SECONDS s" >> $L
+cat $L

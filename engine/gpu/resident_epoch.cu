@@ -207,6 +207,92 @@ template <class... Ms>
 ForMechs<Ms...> for_mechs_of(mech_list<Ms...>);
 using for_mechs = decltype(for_mechs_of(all_mechanisms{}));
 
+// The block's per-CV arrays for its steps: V and R trade places after each solve, or,
+// with CopyV (V in device memory, R staged), the new V is copied out to V every step.
+struct StepArrays {
+    double *V, *R, *D;
+    const double *U, *CAP, *GS;
+    double *FD, *FR;
+};
+
+// Steps [a.b, a.e) of the block; returns where the final V lies. Inlined three times by
+// the kernel, so that where the solve's arrays are staged the compiler sees shared memory
+// (32-bit shared loads and stores) instead of generic pointers chosen at run time.
+template <int Ahead, bool CopyV, class Clock, class AfterLevel>
+__device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
+                                             const FineBlockSchedule& sched, StepArrays x, int first, int n,
+                                             Clock& clock, AfterLevel after_level) {
+    const int t = threadIdx.x, nt = blockDim.x;
+    double *V = x.V, *R = x.R, *D = x.D;
+    const double *U = x.U, *CAP = x.CAP, *GS = x.GS;
+    const double dt = a.dt;
+    const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
+    for (long step = a.b; step < a.e; ++step) {
+        // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
+        // into what follows): the same spike times and stimulus onsets to the bit.
+        const double t0 = __dmul_rn(static_cast<double>(step), dt), t_mid = __dadd_rn(t0, 0.5 * dt);
+        // Events of the step: the first event of each target applies the target's run.
+        if (eo) {
+            const long s = step - a.ev.step_begin;
+            const unsigned e0 = eo[s], e1 = eo[s + 1];
+            if (e0 < e1) {
+                for (unsigned i = e0 + t; i < e1; i += nt) {
+                    const std::uint64_t k = a.ev.key[i];
+                    if (i > e0 && a.ev.key[i - 1] == k) continue;
+                    const auto target = static_cast<std::uint32_t>(k & a.ev.target_mask);
+                    const int m = a.st.target_mech[target];
+                    const int inst = a.st.target_instance[target] - rb.inst_begin[m];
+                    apply_run_any(all_mechanisms{}, m, loc, inst, i, e1, a.ev.key, k, a.ev.weight);
+                }
+                __syncthreads();
+            }
+        }
+        clock.lap(prof_events);
+        for (int i = t; i < n; i += nt) assemble_base(CAP[i], GS[i], dt, V[i], D[i], R[i]);
+        __syncthreads();
+        clock.lap(prof_assemble);
+        for_mechs::run([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int m = mech_index<M>;
+            if (rb.inst_n[m] == 0) return;
+            add_currents<M>(loc[m], rb.inst_n[m], first, a.g, t_mid, V, D, R);
+            __syncthreads();
+        });
+        clock.lap(prof_currents);
+        solve_levels<Ahead>(sched, D, U, R, x.FD, x.FR, after_level);  // ends with a barrier
+        clock.lap(prof_solve);
+        // The solution in R is the new V; the old one stays for the detectors.
+        double *const Vold = V, *const Vnew = R;
+        if constexpr (!CopyV) V = Vnew, R = Vold;
+        for_mechs::run([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int m = mech_index<M>;
+            advance_states<M>(loc[m], rb.inst_n[m], first, a.g, dt, Vnew);
+        });
+        for (int j = t; j < rb.det_n; j += nt) {
+            const int k = rb.det_begin + j, c = a.st.det_cv[k] - first;
+            const double v0 = Vold[c], v1 = Vnew[c], th = a.st.det_threshold[k];
+            if (threshold::crossed(v0, v1, th)) {
+                const unsigned slot = atomicAdd(a.st.spike_count, 1u);  // order-free: the host sorts spikes
+                if (slot < a.st.spike_capacity)
+                    a.st.spikes[slot] = {threshold::crossing_time(t0, dt, v0, v1, th, a.at_step_end),
+                                         static_cast<std::uint32_t>(k)};
+            }
+        }
+        if (const int row = a.frame_row[step - a.b]; row >= 0)
+            for (int j = t; j < rb.probe_n; j += nt)
+                a.st.frames[static_cast<long>(row) * a.st.n_columns + a.probe_col[rb.probe_begin + j]] =
+                    Vnew[a.probe_cv[rb.probe_begin + j]];
+        if constexpr (CopyV) {
+            __syncthreads();  // the detectors have read the old V
+            for (int i = t; i < n; i += nt) V[i] = R[i];
+        }
+        __syncthreads();
+        clock.lap(prof_states);
+    }
+    return V;
+}
+
 template <int Ahead>
 __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     extern __shared__ double sm[];
@@ -226,17 +312,15 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
         }
         return block_array(rb, arr, base, global + first);
     };
-    double* V = staged(res_v, a.st.v);
-    double* R = block_array(rb, res_rhs, base, a.st.rhs + first);
-    // v in device memory but rhs staged: the new v is copied out to v after every step
-    // instead of the two trading places, so that the solve always runs in shared memory.
-    const bool copy_v = rb.offset[res_v] < 0 && rb.offset[res_rhs] >= 0;
-    double* D = block_array(rb, res_d, base, a.st.d + first);
-    const double* U = staged(res_u, a.st.u);
-    const double* CAP = staged(res_cap, a.st.cap);
-    const double* GS = staged(res_gsum, a.st.g_sum);
-    double* FD = block_array(rb, res_fold, base, a.fold_d + B.branch0);
-    double* FR = rb.offset[res_fold] >= 0 ? FD + B.n_branches : a.fold_r + B.branch0;
+    StepArrays x;
+    x.V = staged(res_v, a.st.v);
+    x.R = block_array(rb, res_rhs, base, a.st.rhs + first);
+    x.D = block_array(rb, res_d, base, a.st.d + first);
+    x.U = staged(res_u, a.st.u);
+    x.CAP = staged(res_cap, a.st.cap);
+    x.GS = staged(res_gsum, a.st.g_sum);
+    x.FD = block_array(rb, res_fold, base, a.fold_d + B.branch0);
+    x.FR = rb.offset[res_fold] >= 0 ? x.FD + B.n_branches : a.fold_r + B.branch0;
     const FineBlockSchedule sched = load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels,
                                                        a.pos_base, a.length, a.parent_cv, a.child_begin, a.child);
     for_mechs::run([&](auto tag) {
@@ -246,72 +330,28 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     });
     __syncthreads();
 
-    const double dt = a.dt;
-    const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
+    // Where rhs, d, u and the folds are all staged (the plan offers them shared memory
+    // first), the step runs on pointers the compiler knows to be shared.
     ARBOLITO_PROFILE_LEVELS
-    for (long step = a.b; step < a.e; ++step) {
-        // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
-        // into what follows): the same spike times and stimulus onsets to the bit.
-        const double t0 = __dmul_rn(static_cast<double>(step), dt), t_mid = __dadd_rn(t0, 0.5 * dt);
-        // Events of the step: the first event of each target applies the target's run.
-        if (eo) {
-            const long s = step - a.ev.step_begin;
-            const unsigned e0 = eo[s], e1 = eo[s + 1];
-            if (e0 < e1) {
-                for (unsigned i = e0 + t; i < e1; i += nt) {
-                    const std::uint64_t k = a.ev.key[i];
-                    if (i > e0 && a.ev.key[i - 1] == k) continue;
-                    const auto target = static_cast<std::uint32_t>(k & a.ev.target_mask);
-                    const int x = a.st.target_mech[target];
-                    const int inst = a.st.target_instance[target] - rb.inst_begin[x];
-                    apply_run_any(all_mechanisms{}, x, loc, inst, i, e1, a.ev.key, k, a.ev.weight);
-                }
-                __syncthreads();
-            }
+    auto in_shared = [&](int arr) { return reinterpret_cast<double*>(base + rb.offset[arr]); };
+    const bool chain_staged =
+        rb.offset[res_rhs] >= 0 && rb.offset[res_d] >= 0 && rb.offset[res_u] >= 0 && rb.offset[res_fold] >= 0;
+    double* V;
+    if (chain_staged) {
+        StepArrays y = x;
+        y.R = in_shared(res_rhs);
+        y.D = in_shared(res_d);
+        y.U = in_shared(res_u);
+        y.FD = in_shared(res_fold);
+        y.FR = y.FD + B.n_branches;
+        if (rb.offset[res_v] >= 0) {
+            y.V = in_shared(res_v);
+            V = run_steps<Ahead, false>(a, rb, loc, sched, y, first, n, clock, after_level);
+        } else {
+            V = run_steps<Ahead, true>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
         }
-        clock.lap(prof_events);
-        for (int i = t; i < n; i += nt) assemble_base(CAP[i], GS[i], dt, V[i], D[i], R[i]);
-        __syncthreads();
-        clock.lap(prof_assemble);
-        for_mechs::run([&](auto tag) {
-            using M = typename decltype(tag)::type;
-            constexpr int x = mech_index<M>;
-            if (rb.inst_n[x] == 0) return;
-            add_currents<M>(loc[x], rb.inst_n[x], first, a.g, t_mid, V, D, R);
-            __syncthreads();
-        });
-        clock.lap(prof_currents);
-        solve_levels<Ahead>(sched, D, U, R, FD, FR, after_level);  // ends with a barrier
-        clock.lap(prof_solve);
-        // The solution in R is the new V; the old one stays for the detectors. Without
-        // copy_v the two arrays trade places.
-        double *const Vold = V, *const Vnew = R;
-        if (!copy_v) V = Vnew, R = Vold;
-        for_mechs::run([&](auto tag) {
-            using M = typename decltype(tag)::type;
-            constexpr int x = mech_index<M>;
-            advance_states<M>(loc[x], rb.inst_n[x], first, a.g, dt, Vnew);
-        });
-        for (int j = t; j < rb.det_n; j += nt) {
-            const int k = rb.det_begin + j, c = a.st.det_cv[k] - first;
-            const double v0 = Vold[c], v1 = Vnew[c], th = a.st.det_threshold[k];
-            if (threshold::crossed(v0, v1, th)) {
-                const unsigned slot = atomicAdd(a.st.spike_count, 1u);  // order-free: the host sorts spikes
-                if (slot < a.st.spike_capacity)
-                    a.st.spikes[slot] = {threshold::crossing_time(t0, dt, v0, v1, th, a.at_step_end),
-                                         static_cast<std::uint32_t>(k)};
-            }
-        }
-        if (const int row = a.frame_row[step - a.b]; row >= 0)
-            for (int j = t; j < rb.probe_n; j += nt)
-                a.st.frames[static_cast<long>(row) * a.st.n_columns + a.probe_col[rb.probe_begin + j]] =
-                    Vnew[a.probe_cv[rb.probe_begin + j]];
-        if (copy_v) {
-            __syncthreads();  // the detectors have read the old V
-            for (int i = t; i < n; i += nt) V[i] = R[i];
-        }
-        __syncthreads();
-        clock.lap(prof_states);
+    } else {
+        V = run_steps<Ahead, false>(a, rb, loc, sched, x, first, n, clock, after_level);
     }
     if (t == 0) clock.flush();
 

@@ -30,9 +30,11 @@ timeout 60 /tmp/arbolito-prof run /tmp/b8192.json --tfinal 20 --solver gpu-fine:
 # The new binary for the table if no test but the known one failed and it is not slower.
 bad=$(grep -E '^\[  FAILED  \] [A-Za-z]' $O/tests.log | grep -v 'RingAndBusyringMatchCpu' | grep -vc 'listed below')
 kn=$(tail -1 $O/ab_new.tsv | cut -f5); ko=$(tail -1 $O/ab_old.tsv | cut -f5)
-D=$PWD/.gpu_deps; use=new
-if [ "$bad" != "0" ] || python3 -c "import sys; sys.exit(0 if float('$kn') <= float('$ko') else 1)"; [ $? -ne 0 ]; then D=/tmp/gd; use=old; fi
-[ "$bad" != "0" ] && { D=/tmp/gd; use=old; }
+use=new
+[ "$bad" != "0" ] && use=old
+grep -q '^\[  PASSED  \]' $O/tests.log || use=old
+python3 -c "import sys; sys.exit(0 if float('$kn') <= float('$ko') else 1)" 2>/dev/null || use=old
+D=$PWD/.gpu_deps; [ $use = old ] && D=/tmp/gd
 echo "== table with the $use binary (other failures: $bad; kernels $kn vs $ko)" >> $L
 t0=$SECONDS
 GPU_DEPS=$D bash bench/busyring_table.sh "1024 8192" "gpu-fine:step=resident" 200 $O/table.tsv

@@ -6,10 +6,7 @@
 # Busyring cells of half the CVs (compartments [10, 1], about 900 CVs), 8,192 cells × 50
 # ms, 3, 4 and 5 blocks per SM (shared= and threads=). Log: $OUT/s10b.log.
 set -u
-O=$OUT; L=$O/s10b.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; cat $P/STAMP; } > $L
+source bench/gpu_call_env.sh s10b
 bash bench/busyring_table.sh "32768" "gpu-cell gpu-fine gpu-fine:ahead=4 gpu-fine:ahead=4:split=off" 50 $O/ahead.tsv
 cat $O/ahead.tsv >> $L
 sed -E 's/"compartments": *\[20, *2\]/"compartments": [10, 1]/; s/"num-cells": *[0-9]+/"num-cells": 8192/' examples/busyring.json > /tmp/half.json

@@ -6,16 +6,11 @@
 # shared=72 (the default, three blocks) and 55/56 (four); gpu-fine's ahead=auto (4 rows
 # at this size) against gpu-cell at 32,768. Log: $OUT/s10c.log.
 set -u
-O=$OUT; L=$O/s10c.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ARBOLITO_SOURCE_DIR=$PWD
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; cat $P/STAMP; } > $L
+source bench/gpu_call_env.sh s10c
 t0=$SECONDS
 timeout 150 $P/gpu_tests --gtest_filter='GpuResidentGroup.*:GpuCellGroup.PreparedEventsSameBits:GpuEventQueue.*:GpuFineGroup.*' > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
 grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure|v in device|copied out' $O/tests.log | head -20 >> $L
-timeout 90 compute-sanitizer --tool memcheck $P/gpu_tests --gtest_filter='GpuResidentGroup.SanitizerSmoke' 2>&1 | grep -E 'ERROR SUMMARY|PASSED|FAILED' | head -3 >> $L
-timeout 90 compute-sanitizer --tool racecheck $P/gpu_tests --gtest_filter='GpuResidentGroup.SanitizerSmoke' 2>&1 | grep -E 'RACECHECK SUMMARY|PASSED|FAILED' | head -3 >> $L
+sanitize 'GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
 R=gpu-fine:step=resident
 for r in 1 2; do
   bash bench/busyring_table.sh "8192" "$R $R:shared=55 $R:shared=56" 50 $O/t8k.tsv

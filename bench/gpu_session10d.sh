@@ -4,10 +4,7 @@
 # × 20 ms, full and half-size cells (compartments [10, 1]) at 3 and 4 blocks per SM.
 # Log: $OUT/s10d.log.
 set -u
-O=$OUT; L=$O/s10d.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; cat $P/STAMP; } > $L
+source bench/gpu_call_env.sh s10d
 for n in 1024 8192 32768; do
   sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": $n/" examples/busyring.json > /tmp/b$n.json
   sed -E 's/"compartments": *\[20, *2\]/"compartments": [10, 1]/' /tmp/b$n.json > /tmp/h$n.json

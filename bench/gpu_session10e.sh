@@ -3,10 +3,7 @@
 # longest branch per block-step, arbolito-prof from bench/resident_profile.sh), busyring
 # 8,192 cells × 20 ms: defaults, 4 rows ahead, split off. Log: $OUT/s10e.log.
 set -u
-O=$OUT; L=$O/s10e.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; } > $L
+source bench/gpu_call_env.sh s10e
 sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": 8192/" examples/busyring.json > /tmp/b8192.json
 for s in gpu-fine:step=resident gpu-fine:step=resident:ahead=4 gpu-fine:step=resident:split=off; do
   echo "== $s" >> $L

@@ -5,16 +5,10 @@
 # fbfeccd), interleaved: resident and streaming gpu-fine, busyring 1,024 / 8,192 / 32,768
 # cells × 50 ms; the per-level profile (arbolito-prof) at 8,192 × 20 ms. Log: $OUT/s10f.log.
 set -u
-O=$OUT; L=$O/s10f.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ARBOLITO_SOURCE_DIR=$PWD
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; } > $L
-t0=$SECONDS
-timeout 150 $P/gpu_tests --gtest_filter='GpuFine*:GpuResidentGroup.*:GpuCellGroup.PreparedEventsSameBits:GpuCellGroup.PointSumsSameBitsEveryRun' > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
-grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -20 >> $L
-timeout 90 compute-sanitizer --tool racecheck $P/gpu_tests --gtest_filter='GpuResidentGroup.SanitizerSmoke:GpuFine.SameBitsEveryRun' 2>&1 | grep -E 'RACECHECK SUMMARY|PASSED|FAILED' | head -3 >> $L
-mkdir -p /tmp/gd/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gd/lib && cp $P/arbolito-old /tmp/gd/prebuilt/arbolito
+source bench/gpu_call_env.sh s10f
+run_tests 'GpuFine*:GpuResidentGroup.*:GpuCellGroup.PreparedEventsSameBits:GpuCellGroup.PointSumsSameBitsEveryRun'
+sanitize '' 'GpuResidentGroup.SanitizerSmoke:GpuFine.SameBitsEveryRun'
+baseline $P/arbolito-old
 for r in 1 2; do
   bash bench/busyring_table.sh "1024 8192" "gpu-fine:step=resident gpu-fine" 50 $O/new.tsv
   GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "1024 8192" "gpu-fine:step=resident gpu-fine" 50 $O/old.tsv

@@ -4,10 +4,8 @@
 # stall samples (source page), to see what a row of the solve's elimination waits on.
 # Files: $OUT/ncu_details.txt, $OUT/ncu_source.csv. Log: $OUT/s10g.log.
 set -u
-O=$OUT; L=$O/s10g.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; ncu --version | tail -1; } > $L
+source bench/gpu_call_env.sh s10g
+ncu --version | tail -1 >> $L
 sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": 1024/" examples/busyring.json > /tmp/b.json
 A="$P/arbolito run /tmp/b.json --tfinal 6 --solver gpu-fine:step=resident --spikes-only -o /tmp/o.h5"
 timeout 200 ncu --clock-control none -k regex:resident_kernel --launch-skip 1 --launch-count 1 \

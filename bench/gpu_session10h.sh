@@ -8,20 +8,11 @@
 # gpu-cell at 32,768, Arbor 0.12's GPU busyring beside them in this call.
 # Log: $OUT/s10h.log.
 set -u
-O=$OUT; L=$O/s10h.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ARBOLITO_SOURCE_DIR=$PWD
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; echo "cores: $(nproc)"; cat $P/STAMP; } > $L
+source bench/gpu_call_env.sh s10h
 mkdir -p /tmp/gd/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gd/lib
 gunzip -c $P/arbolito-old.gz > /tmp/gd/prebuilt/arbolito && gunzip -c $P/arbolito-prof.gz > /tmp/arbolito-prof && chmod +x /tmp/gd/prebuilt/arbolito /tmp/arbolito-prof
-t0=$SECONDS
-timeout 150 $P/gpu_tests > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
-grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -12 >> $L
-t0=$SECONDS
-timeout 80 compute-sanitizer --tool memcheck $P/gpu_tests --gtest_filter='GpuResidentGroup.SanitizerSmoke:GpuEventQueue.*' 2>&1 | grep -E 'ERROR SUMMARY|PASSED|FAILED' | head -3 >> $L
-timeout 80 compute-sanitizer --tool racecheck $P/gpu_tests --gtest_filter='GpuResidentGroup.SanitizerSmoke' 2>&1 | grep -E 'RACECHECK SUMMARY|PASSED|FAILED' | head -3 >> $L
-echo "sanitizers in $((SECONDS - t0)) s" >> $L
+run_tests
+sanitize 'GpuResidentGroup.SanitizerSmoke:GpuEventQueue.*' 'GpuResidentGroup.SanitizerSmoke'
 bash bench/busyring_table.sh "8192" "gpu-fine:step=resident" 50 $O/ab_new.tsv
 GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "8192" "gpu-fine:step=resident" 50 $O/ab_old.tsv
 echo "== A/B 8,192 x 50 ms: new, then old" >> $L; cat $O/ab_new.tsv $O/ab_old.tsv >> $L

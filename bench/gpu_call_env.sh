@@ -1,0 +1,30 @@
+# Sourced by the bench/gpu_session*.sh device calls (from the repository root on the GPU
+# machine): `source bench/gpu_call_env.sh NAME` sets O ($OUT), L (the call's log,
+# $OUT/NAME.log), P (the packed binaries) and the library path for them, and starts the
+# log with the device, the host's cores and the binaries' stamp. sanitize MEM RACE runs
+# compute-sanitizer's memcheck and racecheck on gpu_tests filtered by MEM and RACE
+# (either may be empty) and logs their summaries.
+O=$OUT; L=$O/${1:?log name}.log
+export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export ARBOLITO_SOURCE_DIR=$PWD
+P=$PWD/.gpu_deps/prebuilt
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; echo "cores: $(nproc)"
+  cat $P/STAMP 2>/dev/null; } > $L
+sanitize() {
+  local t0=$SECONDS
+  [ -n "$1" ] && timeout 90 compute-sanitizer --tool memcheck $P/gpu_tests --gtest_filter="$1" 2>&1 |
+    grep -E 'ERROR SUMMARY|PASSED|FAILED' | head -4 >> $L
+  [ -n "$2" ] && timeout 90 compute-sanitizer --tool racecheck $P/gpu_tests --gtest_filter="$2" 2>&1 |
+    grep -E 'RACECHECK SUMMARY|PASSED|FAILED' | head -4 >> $L
+  echo "sanitizers in $((SECONDS - t0)) s" >> $L
+}
+# run_tests [FILTER]: gpu_tests (all, or filtered) into $O/tests.log, its verdicts into the log.
+run_tests() {
+  local t0=$SECONDS
+  timeout 200 $P/gpu_tests ${1:+--gtest_filter="$1"} > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
+  grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -20 >> $L
+}
+# baseline BINARY: that arbolito as GPU_DEPS=/tmp/gd, for side-by-side busyring_table.sh runs.
+baseline() {
+  mkdir -p /tmp/gd/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gd/lib && cp "$1" /tmp/gd/prebuilt/arbolito
+}

@@ -58,6 +58,57 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
     }
 }
 
+// The same elimination with no reciprocal inside the chain of rows (`elim=projective`):
+// a row's pivot d' is kept as a quotient a / q, with a' = dp·a − u²·q and q' = a, one
+// multiply-add a row on the chain (u²·q is known a row ahead); each row's 1/a, which its
+// f and g need, is off the chain, so rows overlap instead of each waiting for the last
+// one's reciprocal. The same results within rounding, not the same bits as backward().
+// (a, q) is scaled once per chunk by the 1/a of the chunk's last row but one (ready
+// before the chunk ends), so that it stays within a product of Ahead + 2 pivots.
+template <int Ahead>
+ARB_HD void backward_projective(int b, int k, int base, const int* pos, int len, const int* child_begin,
+                                const int* child, double* D, const double* U, double* R, double* FD, double* FR) {
+    static_assert(Ahead >= 2, "the chunk's scale is its last row but one's");
+    int i = len - 1;  // the chunk's first row (the most distal left)
+    double a = D[base + pos[i] + k], rx = R[base + pos[i] + k], q = 1.0;
+    for (int j = child_begin[b]; j < child_begin[b + 1]; ++j) {
+        a -= FD[child[j]];
+        rx -= FR[child[j]];
+    }
+    for (;;) {
+        int x[Ahead + 1];
+        double u[Ahead], dp[Ahead], rp[Ahead];
+        ARB_UNROLL
+        for (int j = 0; j <= Ahead; ++j) x[j] = i - j >= 0 ? base + pos[i - j] + k : 0;
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            u[j] = i - j >= 0 ? U[x[j]] : 0.0;
+            dp[j] = i - j - 1 >= 0 ? D[x[j + 1]] : 0.0;
+            rp[j] = i - j - 1 >= 0 ? R[x[j + 1]] : 0.0;
+        }
+        double scale = 1.0;
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) {
+            const double inv = gpu::reciprocal(a), s = q * inv, f = u[j] * s;  // s = 1/d'
+            if (j == Ahead - 2) scale = inv;
+            D[x[j]] = f;
+            R[x[j]] = rx * s;
+            if (i - j == 0) {
+                FD[b] = f * u[j];
+                FR[b] = f * rx;
+                return;
+            }
+            const double next = dp[j] * a - (u[j] * u[j]) * q;
+            q = a;
+            a = next;
+            rx = rp[j] - f * rx;
+        }
+        a *= scale;
+        q *= scale;
+        i -= Ahead;
+    }
+}
+
 // x along the branch from position 0 (its parent CV's x final: an earlier level).
 template <int Ahead>
 ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {

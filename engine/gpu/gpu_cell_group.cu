@@ -90,7 +90,8 @@ private:
     std::unique_ptr<GpuSolve> solve_;  // the solver's, for f_.layout
 
     // Per CV (layout numbering). v and rhs swap roles after every solve.
-    DeviceArray<double> va_, vb_, d_, u_, cap_, g_sum_;
+    DeviceArray<double> va_, vb_, d_, u_;
+    DeviceArray<double> d_base_, cap_dt_;  // assemble_base's terms for dt (CpuCellGroup's too)
     double* v_ = nullptr;    // V^n during the step, V^{n+1} after it
     double* rhs_ = nullptr;  // after the swap: V^n, which the detectors compare with
     std::array<DeviceMech, n_mechanisms> mechs_;  // by all_mechanisms index
@@ -125,17 +126,20 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
       events_(static_cast<std::uint32_t>(f_.target_mech.size())), timer_(o.phase_times) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     const int n = f_.n_cv();
-    // Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and g_sum = 1
-    // with cap = 0 and v = 0 makes the shared assembly write exactly that row.
-    std::vector<double> u = axial_u(f_), g_sum = f_.g_sum;
-    for (int x : f_.layout.padding) u[x] = 0.0, g_sum[x] = 1.0;
+    // Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and d_base = 1
+    // with cap_dt = 0 and v = 0 makes the shared assembly write exactly that row. The
+    // assembly's terms for the run's dt once, as the CPU group computes them: d = cap/dt
+    // + g_sum and rhs = cap/dt · v, the same bits, no division per step.
+    std::vector<double> u = axial_u(f_), d_base(n), cap_dt(n);
+    for (int i = 0; i < n; ++i) assemble_base(f_.cap[i], f_.g_sum[i], s_.dt, 1.0, d_base[i], cap_dt[i]);
+    for (int x : f_.layout.padding) u[x] = 0.0, d_base[x] = 1.0, cap_dt[x] = 0.0;
     va_ = DeviceArray<double>(f_.v_init);
     blown_up_ = first_blown_up(f_);
     vb_ = DeviceArray<double>(n);  // d and rhs: written in full by every step's assembly
     d_ = DeviceArray<double>(n);
     u_ = DeviceArray<double>(u);
-    cap_ = DeviceArray<double>(f_.cap);
-    g_sum_ = DeviceArray<double>(g_sum);
+    d_base_ = DeviceArray<double>(d_base);
+    cap_dt_ = DeviceArray<double>(cap_dt);
     v_ = va_.data();
     rhs_ = vb_.data();
 
@@ -316,8 +320,8 @@ long GpuCellGroup::run_resident(long b, long e) {
     st.rhs = rhs_;
     st.d = d_.data();
     st.u = u_.data();
-    st.cap = cap_.data();
-    st.g_sum = g_sum_.data();
+    st.d_base = d_base_.data();
+    st.cap_dt = cap_dt_.data();
     for (int x = 0; x < n_mechanisms; ++x) st.mechs[x] = mechs_[x].columns();
     st.target_mech = target_mech_.data();
     st.target_instance = target_instance_.data();
@@ -344,7 +348,7 @@ void GpuCellGroup::step(long n, long& rows) {
     timer_.mark(stream_);
 
     if (ncv > 0) {
-        assemble_kernel<<<blocks_for(ncv), tb, 0, stream_>>>(ncv, cap_.data(), g_sum_.data(), dt, v_, d_.data(), rhs_);
+        assemble_kernel<<<blocks_for(ncv), tb, 0, stream_>>>(ncv, d_base_.data(), cap_dt_.data(), v_, d_.data(), rhs_);
         CUDA_CHECK_LAUNCH();
     }
     timer_.mark(stream_);

@@ -154,7 +154,7 @@ using for_mechs = decltype(for_mechs_of(all_mechanisms{}));
 // with CopyV (V in device memory, R staged), the new V is copied out to V every step.
 struct StepArrays {
     double *V, *R, *D;
-    const double *U, *CAP, *GS;
+    const double *U, *DB, *CDT;  // d_base, cap_dt
     double *FD, *FR;
 };
 
@@ -167,7 +167,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
                                              Clock& clock, AfterLevel after_level) {
     const int t = threadIdx.x, nt = blockDim.x;
     double *V = x.V, *R = x.R, *D = x.D;
-    const double *U = x.U, *CAP = x.CAP, *GS = x.GS;
+    const double *U = x.U, *DB = x.DB, *CDT = x.CDT;
     const double dt = a.dt;
     const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
     for (long step = a.b; step < a.e; ++step) {
@@ -191,7 +191,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
             }
         }
         clock.lap(prof_events);
-        for (int i = t; i < n; i += nt) assemble_base(CAP[i], GS[i], dt, V[i], D[i], R[i]);
+        for (int i = t; i < n; i += nt) assemble_precomputed(DB[i], CDT[i], V[i], D[i], R[i]);
         __syncthreads();
         clock.lap(prof_assemble);
         for_mechs::run([&](auto tag) {
@@ -260,8 +260,8 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     x.R = block_array(rb, res_rhs, base, a.st.rhs + first);
     x.D = block_array(rb, res_d, base, a.st.d + first);
     x.U = staged(res_u, a.st.u);
-    x.CAP = staged(res_cap, a.st.cap);
-    x.GS = staged(res_gsum, a.st.g_sum);
+    x.DB = staged(res_d_base, a.st.d_base);
+    x.CDT = staged(res_cap_dt, a.st.cap_dt);
     x.FD = block_array(rb, res_fold, base, a.fold_d + B.branch0);
     x.FR = rb.offset[res_fold] >= 0 ? x.FD + B.n_branches : a.fold_r + B.branch0;
     const FineBlockSchedule sched = load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels,

@@ -17,7 +17,7 @@ namespace arbolito {
 // (read and written element by element, so device memory's latency overlaps), then the
 // constant per-CV ones, then the mechanisms.
 enum ResidentArray : int {
-    res_rhs, res_d, res_fold, res_u, res_v, res_cap, res_gsum,
+    res_rhs, res_d, res_fold, res_u, res_v, res_d_base, res_cap_dt,
     res_mech0,  // mechanism x: res_mech0 + x (all_mechanisms index)
     res_n_arrays = res_mech0 + n_mechanisms
 };

@@ -19,12 +19,12 @@ namespace arbolito::gpu {
 
 __device__ __forceinline__ int thread_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
 
-// Padding CVs hold cap = 0 and g_sum = 1 on the device, so this gives them the inert row
-// d = 1, rhs = 0 (their v stays 0) without a branch.
-__global__ void assemble_kernel(int n, const double* __restrict__ cap, const double* __restrict__ g_sum, double dt,
+// Padding CVs hold d_base = 1 and cap_dt = 0 on the device, so this gives them the inert
+// row d = 1, rhs = 0 (their v stays 0) without a branch.
+__global__ void assemble_kernel(int n, const double* __restrict__ d_base, const double* __restrict__ cap_dt,
                                 const double* __restrict__ v, double* __restrict__ d, double* __restrict__ rhs) {
     const int i = thread_index();
-    if (i < n) assemble_base(cap[i], g_sum[i], dt, v[i], d[i], rhs[i]);
+    if (i < n) assemble_precomputed(d_base[i], cap_dt[i], v[i], d[i], rhs[i]);
 }
 
 // The currents of mechanism M's instances, one thread each. Density mechanisms have at

@@ -130,7 +130,10 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     // with cap_dt = 0 and v = 0 makes the shared assembly write exactly that row. The
     // assembly's terms for the run's dt once, as the CPU group computes them: d = cap/dt
     // + g_sum and rhs = cap/dt · v, the same bits, no division per step.
-    std::vector<double> u = axial_u(f_), d_base(n), cap_dt(n);
+    // In place (g_sum becomes d_base, cap becomes cap_dt), each freed once on the device:
+    // set-up never holds a second copy (busyring 32,768 cells: 0.46 GB each).
+    std::vector<double> u = axial_u(f_);
+    std::vector<double>&d_base = f_.g_sum, &cap_dt = f_.cap;
     for (int i = 0; i < n; ++i) assemble_base(f_.cap[i], f_.g_sum[i], s_.dt, 1.0, d_base[i], cap_dt[i]);
     for (int x : f_.layout.padding) u[x] = 0.0, d_base[x] = 1.0, cap_dt[x] = 0.0;
     va_ = DeviceArray<double>(f_.v_init);
@@ -140,6 +143,8 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     u_ = DeviceArray<double>(u);
     d_base_ = DeviceArray<double>(d_base);
     cap_dt_ = DeviceArray<double>(cap_dt);
+    std::vector<double>().swap(d_base);
+    std::vector<double>().swap(cap_dt);
     v_ = va_.data();
     rhs_ = vb_.data();
 

@@ -19,28 +19,52 @@
 
 namespace arbolito::fine_sweeps {
 
+// The distal row of branch b less its children's folds (subtracted in a fixed order):
+// where each elimination starts, d into dx and rhs into rx.
+ARB_HD void branch_start(int b, int x, const int* child_begin, const int* child, const double* D, const double* R,
+                         const double* FD, const double* FR, double& dx, double& rx) {
+    dx = D[x];
+    rx = R[x];
+    for (int j = child_begin[b]; j < child_begin[b + 1]; ++j) {
+        dx -= FD[child[j]];
+        rx -= FR[child[j]];
+    }
+}
+
+// Rows i, i-1, ..., i-Ahead+1 of a branch (those >= 0) and the parent row of each: their
+// indices x, their u, and the parent rows' d and rhs (dp, rp), all loaded before any
+// arithmetic.
+template <int Ahead>
+struct Chunk {
+    int x[Ahead + 1];
+    double u[Ahead], dp[Ahead], rp[Ahead];
+};
+template <int Ahead>
+ARB_HD Chunk<Ahead> load_chunk(int i, int base, const int* pos, int k, const double* D, const double* U,
+                               const double* R) {
+    Chunk<Ahead> c;
+    ARB_UNROLL
+    for (int j = 0; j <= Ahead; ++j) c.x[j] = i - j >= 0 ? base + pos[i - j] + k : 0;
+    ARB_UNROLL
+    for (int j = 0; j < Ahead; ++j) {
+        c.u[j] = i - j >= 0 ? U[c.x[j]] : 0.0;
+        c.dp[j] = i - j - 1 >= 0 ? D[c.x[j + 1]] : 0.0;
+        c.rp[j] = i - j - 1 >= 0 ? R[c.x[j + 1]] : 0.0;
+    }
+    return c;
+}
+
 // Branch b (slot k of a level) of length len >= 1.
 template <int Ahead>
 ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
                      double* D, const double* U, double* R, double* FD, double* FR) {
     int i = len - 1;  // the chunk's first row (the most distal left)
-    double dx = D[base + pos[i] + k], rx = R[base + pos[i] + k];
-    for (int j = child_begin[b]; j < child_begin[b + 1]; ++j) {
-        dx -= FD[child[j]];
-        rx -= FR[child[j]];
-    }
+    double dx, rx;
+    branch_start(b, base + pos[i] + k, child_begin, child, D, R, FD, FR, dx, rx);
     for (;;) {
-        // Rows i, i-1, ..., i-Ahead+1 (those >= 0), and the parent row of each.
-        int x[Ahead + 1];
-        double u[Ahead], dp[Ahead], rp[Ahead];
-        ARB_UNROLL
-        for (int j = 0; j <= Ahead; ++j) x[j] = i - j >= 0 ? base + pos[i - j] + k : 0;
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            u[j] = i - j >= 0 ? U[x[j]] : 0.0;
-            dp[j] = i - j - 1 >= 0 ? D[x[j + 1]] : 0.0;
-            rp[j] = i - j - 1 >= 0 ? R[x[j + 1]] : 0.0;
-        }
+        const Chunk<Ahead> c = load_chunk<Ahead>(i, base, pos, k, D, U, R);
+        const int* x = c.x;
+        const double *u = c.u, *dp = c.dp, *rp = c.rp;
         ARB_UNROLL
         for (int j = 0; j < Ahead; ++j) {
             const double inv = gpu::reciprocal(dx), f = u[j] * inv;
@@ -70,22 +94,12 @@ ARB_HD void backward_projective(int b, int k, int base, const int* pos, int len,
                                 const int* child, double* D, const double* U, double* R, double* FD, double* FR) {
     static_assert(Ahead >= 2, "the chunk's scale is its last row but one's");
     int i = len - 1;  // the chunk's first row (the most distal left)
-    double a = D[base + pos[i] + k], rx = R[base + pos[i] + k], q = 1.0;
-    for (int j = child_begin[b]; j < child_begin[b + 1]; ++j) {
-        a -= FD[child[j]];
-        rx -= FR[child[j]];
-    }
+    double a, rx, q = 1.0;
+    branch_start(b, base + pos[i] + k, child_begin, child, D, R, FD, FR, a, rx);
     for (;;) {
-        int x[Ahead + 1];
-        double u[Ahead], dp[Ahead], rp[Ahead];
-        ARB_UNROLL
-        for (int j = 0; j <= Ahead; ++j) x[j] = i - j >= 0 ? base + pos[i - j] + k : 0;
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            u[j] = i - j >= 0 ? U[x[j]] : 0.0;
-            dp[j] = i - j - 1 >= 0 ? D[x[j + 1]] : 0.0;
-            rp[j] = i - j - 1 >= 0 ? R[x[j + 1]] : 0.0;
-        }
+        const Chunk<Ahead> c = load_chunk<Ahead>(i, base, pos, k, D, U, R);
+        const int* x = c.x;
+        const double *u = c.u, *dp = c.dp, *rp = c.rp;
         double scale = 1.0;
         ARB_UNROLL
         for (int j = 0; j < Ahead; ++j) {

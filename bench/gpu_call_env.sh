@@ -18,13 +18,20 @@ sanitize() {
     grep -E 'RACECHECK SUMMARY|PASSED|FAILED' | head -4 >> $L
   echo "sanitizers in $((SECONDS - t0)) s" >> $L
 }
-# run_tests [FILTER]: gpu_tests (all, or filtered) into $O/tests.log, its verdicts into the log.
+# run_tests [FILTER [PATTERN]]: gpu_tests (all, or filtered) into $O/tests.log, its
+# verdicts (and lines matching PATTERN, an extended regex) into the log.
 run_tests() {
   local t0=$SECONDS
   timeout 200 $P/gpu_tests ${1:+--gtest_filter="$1"} > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
-  grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -20 >> $L
+  grep -E "^\[  (PASSED|FAILED)|^\[  FAILED|Failure${2:+|$2}" $O/tests.log | head -30 >> $L
 }
 # baseline BINARY: that arbolito as GPU_DEPS=/tmp/gd, for side-by-side busyring_table.sh runs.
 baseline() {
   mkdir -p /tmp/gd/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gd/lib && cp "$1" /tmp/gd/prebuilt/arbolito
+}
+# beside CELLS SOLVERS TFINAL NEW_TSV OLD_TSV: busyring rows (bench/busyring_table.sh) with
+# this call's arbolito, then with the baseline's, one after the other.
+beside() {
+  bash bench/busyring_table.sh "$1" "$2" "$3" "$4"
+  GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "$1" "$2" "$3" "$5"
 }

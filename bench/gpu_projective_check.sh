@@ -16,8 +16,7 @@ R=gpu-fine:step=resident
 if [ -x $P/arbolito-base ]; then
   baseline $P/arbolito-base
   for r in 1 2; do
-    bash bench/busyring_table.sh "8192" "$R gpu-fine" 50 $O/ab_new.tsv
-    GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "8192" "$R gpu-fine" 50 $O/ab_base.tsv
+    beside "8192" "$R gpu-fine" 50 $O/ab_new.tsv $O/ab_base.tsv
   done
   echo "== this binary, then arbolito-base" >> $L; cat $O/ab_new.tsv $O/ab_base.tsv >> $L
 fi

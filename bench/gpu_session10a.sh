@@ -12,8 +12,7 @@ run_tests
 sanitize 'GpuEventQueue.*:GpuResidentGroup.SanitizerSmoke:GpuCellGroup.PreparedEventsSameBits' 'GpuResidentGroup.SanitizerSmoke'
 baseline $P/arbolito-prev
 for r in 1 2; do
-  bash bench/busyring_table.sh "8192 1024" "gpu-fine:step=resident" 200 $O/table.tsv
-  GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "8192 1024" "gpu-fine:step=resident" 200 $O/table_prev.tsv
+  beside "8192 1024" "gpu-fine:step=resident" 200 $O/table.tsv $O/table_prev.tsv
 done
 CUDA_MODULE_LOADING=EAGER bash bench/busyring_table.sh "1024" "gpu-fine:step=resident" 200 $O/table_eager.tsv
 echo "== new" >> $L; cat $O/table.tsv >> $L

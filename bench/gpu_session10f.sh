@@ -10,11 +10,9 @@ run_tests 'GpuFine*:GpuResidentGroup.*:GpuCellGroup.PreparedEventsSameBits:GpuCe
 sanitize '' 'GpuResidentGroup.SanitizerSmoke:GpuFine.SameBitsEveryRun'
 baseline $P/arbolito-old
 for r in 1 2; do
-  bash bench/busyring_table.sh "1024 8192" "gpu-fine:step=resident gpu-fine" 50 $O/new.tsv
-  GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "1024 8192" "gpu-fine:step=resident gpu-fine" 50 $O/old.tsv
+  beside "1024 8192" "gpu-fine:step=resident gpu-fine" 50 $O/new.tsv $O/old.tsv
 done
-bash bench/busyring_table.sh "32768" "gpu-fine:step=resident" 50 $O/new.tsv
-GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "32768" "gpu-fine:step=resident" 50 $O/old.tsv
+beside "32768" "gpu-fine:step=resident" 50 $O/new.tsv $O/old.tsv
 echo "== new" >> $L; cat $O/new.tsv >> $L; echo "== old (fbfeccd)" >> $L; cat $O/old.tsv >> $L
 sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": 8192/" examples/busyring.json > /tmp/b8192.json
 timeout 120 $P/arbolito-prof run /tmp/b8192.json --tfinal 20 --solver gpu-fine:step=resident --spikes-only -o /tmp/o.h5 2>&1 | grep "resident profile" >> $L

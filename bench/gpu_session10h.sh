@@ -13,8 +13,7 @@ mkdir -p /tmp/gd/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gd/lib
 gunzip -c $P/arbolito-old.gz > /tmp/gd/prebuilt/arbolito && gunzip -c $P/arbolito-prof.gz > /tmp/arbolito-prof && chmod +x /tmp/gd/prebuilt/arbolito /tmp/arbolito-prof
 run_tests
 sanitize 'GpuResidentGroup.SanitizerSmoke:GpuEventQueue.*' 'GpuResidentGroup.SanitizerSmoke'
-bash bench/busyring_table.sh "8192" "gpu-fine:step=resident" 50 $O/ab_new.tsv
-GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "8192" "gpu-fine:step=resident" 50 $O/ab_old.tsv
+beside "8192" "gpu-fine:step=resident" 50 $O/ab_new.tsv $O/ab_old.tsv
 echo "== A/B 8,192 x 50 ms: new, then old" >> $L; cat $O/ab_new.tsv $O/ab_old.tsv >> $L
 sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": 8192/" examples/busyring.json > /tmp/b8192.json
 timeout 60 /tmp/arbolito-prof run /tmp/b8192.json --tfinal 20 --solver gpu-fine:step=resident --spikes-only -o /tmp/o.h5 2>&1 | grep "resident profile" >> $L

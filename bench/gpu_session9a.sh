@@ -5,15 +5,9 @@
 # (--timings json; nsys's GPU trace where the machine has nsys). Binaries from
 # bench/gpu_pack.sh; carry .gpu_deps and .arbor-gpu. Log: $OUT/s9a.log.
 set -u
-O=$OUT; L=$O/s9a.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ARBOLITO_SOURCE_DIR=$PWD
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; echo "cores: $(nproc)"; cat $P/STAMP
-  echo "nsys: $(command -v nsys || ls /usr/local/cuda/bin/nsys 2>/dev/null || echo none)"; } > $L
-t0=$SECONDS
-timeout 150 $P/gpu_tests > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
-grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -30 >> $L
+source bench/gpu_call_env.sh s9a
+echo "nsys: $(command -v nsys || ls /usr/local/cuda/bin/nsys 2>/dev/null || echo none)" >> $L
+run_tests
 echo "== thomas regression (refactored bench)" >> $L; t0=$SECONDS
 OUT=$O/th timeout 80 bash bench/thomas_regression_device.sh > $O/th.log 2>&1; echo "rc $? in $((SECONDS - t0)) s" >> $L
 tail -22 $O/th.log >> $L

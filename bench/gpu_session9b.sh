@@ -5,15 +5,8 @@
 # with one Newton-like step of order 3, d' = dp - u²/d), plus resident's split and ahead
 # options; busyring 1,024 and 8,192 cells, 50 ms. Spikes to $OUT for bit comparison.
 set -u
-O=$OUT; L=$O/s9b.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ARBOLITO_SOURCE_DIR=$PWD
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name --format=csv,noheader; cat $P/STAMP; } > $L
-t0=$SECONDS
-timeout 100 $P/gpu_tests --gtest_filter='GpuResidentGroup.*:GpuFineGroup.*:EventQueue*:GpuEvent*' > $O/tests.log 2>&1
-echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
-grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -20 >> $L
+source bench/gpu_call_env.sh s9b
+run_tests 'GpuResidentGroup.*:GpuFineGroup.*:EventQueue*:GpuEvent*'
 for n in 1024 8192; do sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": $n/" examples/busyring.json > /tmp/b$n.json; done
 run() {  # n binary solver tag
   timeout 60 $P/$2 run /tmp/b$1.json --tfinal 50 --solver $3 --spikes-only --timings json -o $O/$1_$4.h5 2>/dev/null | tail -1 |

@@ -5,14 +5,8 @@
 # 50 ms; streaming gpu-fine with split on and off; busyring 32,768's host set-up, old
 # against new (bench/setup_scale.sh). Log: $OUT/s9c.log.
 set -u
-O=$OUT; L=$O/s9c.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ARBOLITO_SOURCE_DIR=$PWD
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name --format=csv,noheader; echo "cores: $(nproc)"; cat $P/STAMP; } > $L
-t0=$SECONDS
-timeout 150 $P/gpu_tests > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
-grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure|Which is|max' $O/tests.log | head -30 >> $L
+source bench/gpu_call_env.sh s9c
+run_tests '' 'Which is|max'
 for n in 1024 8192; do sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": $n/" examples/busyring.json > /tmp/b$n.json; done
 run() {  # n binary solver tag tfinal
   timeout 90 $P/$2 run /tmp/b$1.json --tfinal $5 --solver $3 --spikes-only --timings json -o /tmp/$1_$4.h5 2>/dev/null | tail -1 |

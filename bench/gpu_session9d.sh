@@ -4,15 +4,8 @@
 # 8,192 cells × 200 ms with every GPU solver and auto (bench/busyring_table.sh), and
 # Arbor 0.12's GPU busyring in the same call. Log: $OUT/s9d.log, rows $OUT/table.tsv.
 set -u
-O=$OUT; L=$O/s9d.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ARBOLITO_SOURCE_DIR=$PWD
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; echo "cores: $(nproc)"; cat $P/STAMP; } > $L
-t0=$SECONDS
-timeout 120 $P/gpu_tests --gtest_filter='GpuCellGroup.*:GpuFineGroup.*:GpuResidentGroup.*:EventQueue*' > $O/tests.log 2>&1
-echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
-grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -20 >> $L
+source bench/gpu_call_env.sh s9d
+run_tests 'GpuCellGroup.*:GpuFineGroup.*:GpuResidentGroup.*:EventQueue*'
 t0=$SECONDS
 bash bench/busyring_table.sh "1024 8192" "gpu-fine:step=resident gpu-fine gpu-branch:coupling=fold gpu-branch:coupling=edd gpu-cell auto" 200 $O/table.tsv
 echo "table in $((SECONDS - t0)) s" >> $L; column -t $O/table.tsv >> $L

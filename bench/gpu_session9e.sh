@@ -3,10 +3,7 @@
 # 1,024 cells, then busyring 32,768 cells × 200 ms (resident, gpu-fine, gpu-branch fold,
 # gpu-cell) and Arbor 0.12's GPU busyring at 32,768 in the same call. Log $OUT/s9e.log.
 set -u
-O=$OUT; L=$O/s9e.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; echo "cores: $(nproc)"; cat $P/STAMP; } > $L
+source bench/gpu_call_env.sh s9e
 t0=$SECONDS
 bash bench/busyring_table.sh "1024" "gpu-fine gpu-fine:split=off" 200 $O/table.tsv
 bash bench/busyring_table.sh "32768" "gpu-fine:step=resident gpu-fine gpu-branch:coupling=fold gpu-cell" 200 $O/table.tsv

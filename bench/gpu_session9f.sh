@@ -5,21 +5,11 @@
 # call's binary (arbolito-prev, launch in block order, what main runs), streaming gpu-fine after its schedule fix, 1,024 cells; the 16 host
 # cores: omp with and without lanes against Arbor's CPU busyring. Log: $OUT/s9f.log.
 set -u
-O=$OUT; L=$O/s9f.log
-export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export ARBOLITO_SOURCE_DIR=$PWD
-P=$PWD/.gpu_deps/prebuilt
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; echo "cores: $(nproc)"; cat $P/STAMP; } > $L
-t0=$SECONDS
-timeout 150 $P/gpu_tests > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
-grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure' $O/tests.log | head -20 >> $L
-t0=$SECONDS
-timeout 90 compute-sanitizer --tool memcheck $P/gpu_tests --gtest_filter='GpuFine.*:GpuResidentGroup.SanitizerSmoke:GpuCellGroup.PreparedEventsSameBits' 2>&1 | grep -E 'ERROR SUMMARY|PASSED|FAILED' | head -4 >> $L
-timeout 60 compute-sanitizer --tool racecheck $P/gpu_tests --gtest_filter='GpuResidentGroup.SanitizerSmoke:GpuFine.SameBitsEveryRun' 2>&1 | grep -E 'RACECHECK SUMMARY|PASSED|FAILED' | head -4 >> $L
-echo "sanitizers in $((SECONDS - t0)) s" >> $L
-cp $P/arbolito-prev /tmp/ab && GPU_DEPS=/tmp/gd; mkdir -p /tmp/gd/prebuilt && ln -sf $PWD/.gpu_deps/lib /tmp/gd/lib && cp $P/arbolito-prev /tmp/gd/prebuilt/arbolito
-bash bench/busyring_table.sh "8192" "gpu-fine:step=resident" 200 $O/table.tsv
-GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "8192" "gpu-fine:step=resident" 200 $O/table_prev.tsv
+source bench/gpu_call_env.sh s9f
+run_tests
+sanitize 'GpuFine.*:GpuResidentGroup.SanitizerSmoke:GpuCellGroup.PreparedEventsSameBits' 'GpuResidentGroup.SanitizerSmoke:GpuFine.SameBitsEveryRun'
+baseline $P/arbolito-prev
+beside "8192" "gpu-fine:step=resident" 200 $O/table.tsv $O/table_prev.tsv
 bash bench/busyring_table.sh "8192" "gpu-fine:step=resident gpu-fine" 200 $O/table.tsv
 bash bench/busyring_table.sh "1024" "gpu-fine:step=resident gpu-fine" 200 $O/table.tsv
 cat $O/table.tsv $O/table_prev.tsv >> $L

@@ -37,7 +37,8 @@ BlockRows schedule_block(const std::vector<const std::vector<int>*>& cells, int 
     // Per lane: children (ascending), the next child to place per CV, the rows whose CV
     // still has a child to place, and the CVs placed so far.
     struct Lane {
-        std::vector<int> child_begin, children, next;
+        CvChildren ch;          // ascending: natural order
+        std::vector<int> next;  // per CV: its next child to place (an index into ch.list)
         std::set<int> open;
         int placed = 0, n = 0;
     };
@@ -47,25 +48,20 @@ BlockRows schedule_block(const std::vector<const std::vector<int>*>& cells, int 
         if (!cells[l]) continue;
         const std::vector<int>& p = *cells[l];
         a.n = static_cast<int>(p.size());
-        a.child_begin.assign(a.n + 1, 0);
-        for (int i = 1; i < a.n; ++i) ++a.child_begin[p[i] + 1];
-        std::partial_sum(a.child_begin.begin(), a.child_begin.end(), a.child_begin.begin());
-        a.children.resize(std::max(a.n - 1, 0));
-        a.next.assign(a.child_begin.begin(), a.child_begin.end() - 1);
-        std::vector<int> fill = a.next;
-        for (int i = 1; i < a.n; ++i) a.children[fill[p[i]]++] = i;  // ascending: natural order
+        a.ch = cv_children(p);
+        a.next.assign(a.ch.begin.begin(), a.ch.begin.end() - 1);
     }
     auto place = [&](int l, int row, int q) {
         Lane& a = lanes[l];
         int c = 0;
         if (q >= 0) {
             const int pc = out.cv[l][q];
-            c = a.children[a.next[pc]++];
-            if (a.next[pc] == a.child_begin[pc + 1]) a.open.erase(q);
+            c = a.ch.list[a.next[pc]++];
+            if (a.next[pc] == a.ch.begin[pc + 1]) a.open.erase(q);
         }
         out.cv[l][row] = c;
         out.parent_row[l][row] = q;
-        if (a.child_begin[c] < a.child_begin[c + 1]) a.open.insert(row);
+        if (a.ch.count(c) > 0) a.open.insert(row);
         ++a.placed;
     };
     auto active = [&](int l) { return lanes[l].placed < lanes[l].n; };

@@ -32,6 +32,18 @@ Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents) {
     return l;
 }
 
+CvChildren cv_children(const std::vector<int>& p) {
+    const int n = static_cast<int>(p.size());
+    CvChildren c;
+    c.begin.assign(n + 1, 0);
+    for (int i = 1; i < n; ++i) ++c.begin[p[i] + 1];
+    for (int i = 0; i < n; ++i) c.begin[i + 1] += c.begin[i];
+    c.list.resize(n > 0 ? n - 1 : 0);
+    std::vector<int> fill(c.begin.begin(), c.begin.end() - 1);
+    for (int i = 1; i < n; ++i) c.list[fill[p[i]]++] = i;
+    return c;
+}
+
 std::vector<int> level_order(const std::vector<int>& p) {
     const int n = static_cast<int>(p.size());
     std::vector<int> depth(n, 0);

@@ -34,6 +34,14 @@ void check_cv_tree(const std::vector<int>& parent, const std::string& who);
 // Cells one after another, each in its natural order: the serial Hines layout.
 Layout contiguous_layout(const std::vector<std::vector<int>>& natural_parents);
 
+// One cell's children lists: the children of CV i are list[begin[i] .. begin[i+1]-1], in
+// ascending (natural) order. parent: a CV tree in natural order (check_cv_tree).
+struct CvChildren {
+    std::vector<int> begin, list;
+    int count(int i) const { return begin[i + 1] - begin[i]; }
+};
+CvChildren cv_children(const std::vector<int>& parent);
+
 // One cell's CVs in level order (by distance from the root in CVs, ties in natural
 // order): order[k] is the natural CV at position k; parents precede children.
 std::vector<int> level_order(const std::vector<int>& natural_parent);

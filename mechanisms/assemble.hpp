@@ -15,7 +15,9 @@ ARB_HD void assemble_base(double cap, double g_sum, double dt, double v, double&
 
 // The same from the terms assemble_base gives at v = 1 for the run's dt, d_base = cap/dt +
 // g_sum and cap_dt = cap/dt, computed once: the same bits, no division per step.
-ARB_HD void assemble_precomputed(double d_base, double cap_dt, double v, double& d, double& rhs) {
+// T: double, or Lanes<W> on the CPU (core/lanes.hpp).
+template <class T>
+ARB_HD void assemble_precomputed(T d_base, T cap_dt, T v, T& d, T& rhs) {
     d = d_base;
     rhs = cap_dt * v;
 }

@@ -6,24 +6,22 @@
 // a row's lanes share their parents' row the parent updates are vector loads and stores;
 // otherwise gathers and scatters. Padding rows (u = 0, d = 1, rhs = 0) leave their parents
 // unchanged and solve to 0. The solution goes to x (which may be rhs itself): the CPU
-// group writes it straight into v, saving a pass over the block. Given next (the CPU
-// group's per-CV constants), the forward sweep also assembles the next step's base in the
-// rows it has just read: d = d_base, rhs = cap_dt · x, assemble_base's terms at the new
-// voltage (the same operations as the group's assembly pass, which it then skips).
+// group writes it straight into v, saving a pass over the block. on_solved(r, x_r) is
+// called with each row's solution as the forward sweep leaves it (the CPU group assembles
+// the next step's base there, in the rows just read, and skips its assembly pass).
 #include "core/lanes.hpp"
 #include "solvers/lane_layout.hpp"
 
 namespace arbolito {
 
-// The constant per-CV terms of the assembly (CpuCellGroup): d = d_base, rhs = cap_dt · v.
-struct NextBase {
-    const double* d_base = nullptr;
-    const double* cap_dt = nullptr;
+struct NothingOnSolved {
+    template <class L>
+    void operator()(int, L) const {}
 };
 
-template <int W>
+template <int W, class OnSolved = NothingOnSolved>
 void lane_hines_solve(const LaneBlocks& blocks, int b, const int* parent, double* d, const double* u, double* rhs,
-                      double* x, NextBase next = {}) {
+                      double* x, OnSolved on_solved = {}) {
     using L = Lanes<W>;
     const int base = blocks.base[b], rows = blocks.rows[b];
     const int* row_parent = blocks.row_parent.data() + blocks.row_begin[b];
@@ -43,10 +41,7 @@ void lane_hines_solve(const LaneBlocks& blocks, int b, const int* parent, double
     }
     auto solved = [&](int r, L xr) {  // row r's solution
         xr.store(x + r);
-        if (next.d_base) {
-            L::load(next.d_base + r).store(d + r);
-            (L::load(next.cap_dt + r) * xr).store(rhs + r);
-        }
+        on_solved(r, xr);
     };
     solved(base, L::load(rhs + base) / L::load(d + base));
     for (int i = 1; i < rows; ++i) {

@@ -286,13 +286,17 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     const double* __restrict d_base = d_base_.data();
     const double* __restrict cap_dt = cap_dt_.data();
 
-    // assemble_base: d = cap/dt + g_sum, rhs = cap/dt · v (the constant terms precomputed).
-    // The previous step's forward sweep did it already, unless v was set since.
+    // assemble_base: d = cap/dt + g_sum, rhs = cap/dt · v (the constant terms precomputed),
+    // for rows i at voltages vi. The previous step's forward sweep did it already (in the
+    // rows it had just solved), unless v was set since.
+    auto assemble_rows = [&](int i, L vi) {
+        L di, ri;
+        assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), vi, di, ri);
+        di.store(d + i);
+        ri.store(rhs + i);
+    };
     if (!base_ready_[chunk])
-        for (int i = ck.cv_begin; i < ck.cv_end; i += W) {
-            L::load(d_base + i).store(d + i);
-            (L::load(cap_dt + i) * L::load(v + i)).store(rhs + i);
-        }
+        for (int i = ck.cv_begin; i < ck.cv_end; i += W) assemble_rows(i, L::load(v + i));
     times_.assemble += w.lap();
 
     // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
@@ -308,7 +312,7 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     for (int c : ck.cells)
         for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v[f_.detector_cv[k]];
     for (int b = ck.block_begin; b < ck.block_end; ++b)
-        lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v, {d_base, cap_dt});
+        lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v, assemble_rows);
     base_ready_[chunk] = 1;
     times_.solve += w.lap();
 

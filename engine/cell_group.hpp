@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/hd.hpp"
 #include "engine/blow_up_bound.hpp"
 #include "engine/fvm_data.hpp"
 #include "engine/spike.hpp"
@@ -34,11 +35,15 @@ struct StepSettings {
     long n_frames = 0;           // frames while t < tfinal
     EventRules rules = EventRules::arbor;
 
-    // The frame that step n completes (its state is at t = (n+1)·dt), or -1.
-    long frame_after(long n) const {
+    // The frame that step n completes (its state is at t = (n+1)·dt), or -1. Host and
+    // device (the resident GPU step samples with it).
+    ARB_HD long frame_after(long n) const {
         const long done = n + 1;
         return done % steps_per_sample == 0 && done / steps_per_sample < n_frames ? done / steps_per_sample : -1;
     }
+    // The first frame a piece of steps from b on completes (frame_after of its first
+    // sampling step, if it has one): its frames are rows frame_after(n) - this.
+    ARB_HD long first_frame_from(long b) const { return (b + steps_per_sample) / steps_per_sample; }
 };
 
 // The first CV whose voltage has blown up (engine/blow_up_bound.hpp: NaN, ±inf or past ±1e9 mV), if any.

@@ -80,7 +80,7 @@ public:
 private:
     void run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames);
     void step(long n, long& rows);
-    long run_resident(long b, long e);
+    void run_resident(long b, long e);
 
     FvmData f_;
     StepSettings s_;
@@ -263,7 +263,8 @@ void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::ve
 
     long rows = 0;
     if (resident_) {
-        rows = run_resident(b, e);
+        run_resident(b, e);
+        rows = ncol > 0 ? n_rows : 0;
     } else {
         timer_.begin(e - b);
         for (long n = b; n < e; ++n) step(n, rows);
@@ -313,13 +314,8 @@ void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::ve
     }
 }
 
-// The piece [b, e) as one kernel (resident_epoch.hpp); returns the frame rows written.
-long GpuCellGroup::run_resident(long b, long e) {
-    const int ncol = n_columns();
-    std::vector<int> frame_row(e - b, -1);
-    long rows = 0;
-    for (long n = b; n < e; ++n)
-        if (s_.frame_after(n) >= 0 && ncol > 0) frame_row[n - b] = static_cast<int>(rows++);
+// The piece [b, e) as one kernel (resident_epoch.hpp), its frames from row 0 of frames_.
+void GpuCellGroup::run_resident(long b, long e) {
     ResidentState st;
     st.v = v_;
     st.rhs = rhs_;
@@ -336,11 +332,10 @@ long GpuCellGroup::run_resident(long b, long e) {
     st.spike_count = spike_count_.data();
     st.spike_capacity = static_cast<unsigned>(spikes_.size());
     st.frames = frames_.data();
-    st.n_columns = ncol;
+    st.n_columns = n_columns();
     if (opt_.phase_times) CUDA_CHECK(cudaEventRecord(piece_events_[0], stream_));
-    resident_->run(st, events_.by_block(), b, e, s_.dt, s_.rules == EventRules::neuron, frame_row, stream_);
+    resident_->run(st, events_.by_block(), b, e, s_, stream_);
     if (opt_.phase_times) CUDA_CHECK(cudaEventRecord(piece_events_[1], stream_));
-    return rows;
 }
 
 void GpuCellGroup::step(long n, long& rows) {

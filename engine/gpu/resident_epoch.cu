@@ -43,10 +43,10 @@ struct Args {
     const FineSchedule::Level* levels;
     const int *pos_base, *length, *parent_cv, *child_begin, *child;
     double *fold_d, *fold_r;
-    const int *probe_col, *probe_cv, *frame_row;
+    const int *probe_col, *probe_cv;
     long b, e;
-    double dt;
-    bool at_step_end;
+    long frame0;           // the piece's first frame: step n samples into row frame_after(n) - frame0
+    StepSettings steps;    // dt, the sampling, the event rules
     MechGlobals g;
 };
 
@@ -168,7 +168,8 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
     const int t = threadIdx.x, nt = blockDim.x;
     double *V = x.V, *R = x.R, *D = x.D;
     const double *U = x.U, *DB = x.DB, *CDT = x.CDT;
-    const double dt = a.dt;
+    const double dt = a.steps.dt;
+    const bool at_step_end = a.steps.rules == EventRules::neuron;
     const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
     for (long step = a.b; step < a.e; ++step) {
         // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
@@ -218,13 +219,13 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
             if (threshold::crossed(v0, v1, th)) {
                 const unsigned slot = atomicAdd(a.st.spike_count, 1u);  // order-free: the host sorts spikes
                 if (slot < a.st.spike_capacity)
-                    a.st.spikes[slot] = {threshold::crossing_time(t0, dt, v0, v1, th, a.at_step_end),
+                    a.st.spikes[slot] = {threshold::crossing_time(t0, dt, v0, v1, th, at_step_end),
                                          static_cast<std::uint32_t>(k)};
             }
         }
-        if (const int row = a.frame_row[step - a.b]; row >= 0)
+        if (const long frame = a.steps.frame_after(step); frame >= 0)
             for (int j = t; j < rb.probe_n; j += nt)
-                a.st.frames[static_cast<long>(row) * a.st.n_columns + a.probe_col[rb.probe_begin + j]] =
+                a.st.frames[(frame - a.frame0) * a.st.n_columns + a.probe_col[rb.probe_begin + j]] =
                     Vnew[a.probe_cv[rb.probe_begin + j]];
         if constexpr (CopyV) {
             __syncthreads();  // the detectors have read the old V
@@ -342,14 +343,9 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
 
 ResidentEpoch::~ResidentEpoch() { print_resident_profile(); }
 
-void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, long e, double dt, bool at_step_end,
-                        const std::vector<int>& frame_row, cudaStream_t stream) {
+void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, long e, const StepSettings& s,
+                        cudaStream_t stream) {
     if (plan_.blocks.empty() || e <= b) return;
-    const std::size_t steps = static_cast<std::size_t>(e - b);
-    host_rows_.reserve(steps);
-    std::copy(frame_row.begin(), frame_row.begin() + steps, host_rows_.data());
-    grow(frame_row_, steps);
-    CUDA_CHECK(cudaMemcpyAsync(frame_row_.data(), host_rows_.data(), steps * sizeof(int), cudaMemcpyHostToDevice, stream));
     Args a;
     a.st = st;
     a.ev = ev;
@@ -365,11 +361,10 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.fold_r = solve_.fold_r.data();
     a.probe_col = probe_col_.data();
     a.probe_cv = probe_cv_.data();
-    a.frame_row = frame_row_.data();
     a.b = b;
     a.e = e;
-    a.dt = dt;
-    a.at_step_end = at_step_end;
+    a.frame0 = s.first_frame_from(b);
+    a.steps = s;
     a.g = globals_;
     auto kernel = solve_.projective ? (ahead_ == 4 ? resident_kernel<4, true> : resident_kernel<8, true>)
                                     : (ahead_ == 4 ? resident_kernel<4, false> : resident_kernel<8, false>);

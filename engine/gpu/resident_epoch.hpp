@@ -56,10 +56,10 @@ public:
     const ResidentPlan& plan() const { return plan_; }
     int threads() const { return threads_; }
 
-    // Steps [b, e) of the epoch whose events `ev` holds; frame_row[n - b]: the frame row
-    // (counted from the piece's first) step n samples into, or -1.
-    void run(const ResidentState& st, const BlockEvents& ev, long b, long e, double dt, bool at_step_end,
-             const std::vector<int>& frame_row, cudaStream_t stream);
+    // Steps [b, e) of the epoch whose events `ev` holds; step n samples (where s says it
+    // completes a frame) into row s.frame_after(n) - s.first_frame_from(b) of st.frames.
+    void run(const ResidentState& st, const BlockEvents& ev, long b, long e, const StepSettings& s,
+             cudaStream_t stream);
 
 private:
     ResidentPlan plan_;
@@ -68,8 +68,7 @@ private:
     int ahead_;
     MechGlobals globals_{};
     DeviceArray<ResidentBlock> blocks_;
-    DeviceArray<int> probe_col_, probe_cv_, frame_row_;
-    PinnedArray<int> host_rows_;
+    DeviceArray<int> probe_col_, probe_cv_;
 };
 
 }  // namespace arbolito::gpu

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/cell_group.hpp"
 #include "engine/fvm_data.hpp"
 #include "engine/gpu/resident_plan.hpp"
 #include "engine/network_builders.hpp"
@@ -135,4 +136,22 @@ TEST(ResidentPlan, StagingOrder) {
 TEST(ResidentPlan, ScheduleOverBudgetRejected) {
     const Built b = build(ring_of(2, 4), 100000);
     EXPECT_THROW(resident_plan(b.f, b.s, 64), std::invalid_argument);
+}
+
+// The resident kernel samples step n into row frame_after(n) - first_frame_from(b) of its
+// piece [b, e): rows 0, 1, 2, ... in step order, as the streaming step counts them.
+TEST(ResidentPlan, FrameRowsOfAPiece) {
+    for (long sps : {1L, 3L, 4L, 40L})
+        for (long n_frames : {0L, 5L, 1000L}) {
+            StepSettings s;
+            s.steps_per_sample = sps;
+            s.n_frames = n_frames;
+            for (long b : {0L, 1L, 2L, 39L, 40L, 117L})
+                for (long len : {1L, 2L, 100L}) {
+                    long row = 0;
+                    for (long n = b; n < b + len; ++n)
+                        if (const long f = s.frame_after(n); f >= 0) EXPECT_EQ(f - s.first_frame_from(b), row++)
+                            << "sps " << sps << " frames " << n_frames << " piece " << b << " step " << n;
+                }
+        }
 }

@@ -13,6 +13,10 @@ namespace arbolito::gpu {
 
 namespace {
 
+std::uint64_t low_bits(int bits) {  // a mask of the lowest `bits` bits
+    return bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1;
+}
+
 int bits_for(std::uint64_t n) {  // bits to count 0 .. n-1
     int b = 0;
     while (b < 64 && (std::uint64_t(1) << b) < n) ++b;
@@ -94,8 +98,7 @@ void EventQueue::sort_by_block(const std::vector<std::uint32_t>& target_block, i
 }
 
 std::uint64_t EventQueue::target_mask() const {
-    const int bits = current_ ? current_->target_bits : 0;
-    return bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1;
+    return low_bits(current_ ? current_->target_bits : 0);
 }
 
 BlockEvents EventQueue::by_block() const {
@@ -155,7 +158,7 @@ void EventQueue::upload(Slot& p, cudaStream_t stream) {
     grow_ahead(p.weights, n);
     CUDA_CHECK(cudaMemcpyAsync(p.in.data(), p.host.data(), n * 16, cudaMemcpyHostToDevice, stream));
     auto* dk = reinterpret_cast<std::uint64_t*>(p.in.data());
-    const std::uint64_t mask = p.target_bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << p.target_bits) - 1;
+    const std::uint64_t mask = low_bits(p.target_bits);
     if (n_blocks_ > 0) {
         add_block_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(n, dk, target_block_.data(), mask,
                                                                                       p.step_bits + p.target_bits);

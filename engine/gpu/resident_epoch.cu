@@ -312,8 +312,7 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
 
 ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
                              int threads, const all_mechanisms::Globals& globals)
-    : plan_(resident_plan(f, s, budget_bytes)), solve_(solve), threads_(std::max(threads, solve.threads)),
-      ahead_(solve.ahead) {
+    : plan_(resident_plan(f, s, budget_bytes)), solve_(solve), threads_(std::max(threads, solve.threads)) {
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
     int dev = 0, optin = 0;
@@ -366,8 +365,9 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.frame0 = s.first_frame_from(b);
     a.steps = s;
     a.g = globals_;
-    auto kernel = solve_.projective ? (ahead_ == 4 ? resident_kernel<4, true> : resident_kernel<8, true>)
-                                    : (ahead_ == 4 ? resident_kernel<4, false> : resident_kernel<8, false>);
+    const bool four = solve_.ahead == 4;  // the solve's rows ahead and elimination, as the streaming kernel's
+    auto kernel = solve_.projective ? (four ? resident_kernel<4, true> : resident_kernel<8, true>)
+                                    : (four ? resident_kernel<4, false> : resident_kernel<8, false>);
     kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
     CUDA_CHECK_LAUNCH();
 }

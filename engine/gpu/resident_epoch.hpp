@@ -65,7 +65,6 @@ private:
     ResidentPlan plan_;
     const GpuFinePlan& solve_;
     int threads_;
-    int ahead_;
     MechGlobals globals_{};
     DeviceArray<ResidentBlock> blocks_;
     DeviceArray<int> probe_col_, probe_cv_;

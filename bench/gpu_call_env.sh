@@ -8,6 +8,8 @@ O=$OUT; L=$O/${1:?log name}.log
 export LD_LIBRARY_PATH=$PWD/.gpu_deps/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export ARBOLITO_SOURCE_DIR=$PWD
 P=$PWD/.gpu_deps/prebuilt
+# Extra binaries travel gzipped (the carry limit): unpack them beside the others.
+for z in $P/*.gz; do [ -e "$z" ] && gunzip -f "$z" && chmod +x "${z%.gz}"; done
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader; echo "cores: $(nproc)"
   cat $P/STAMP 2>/dev/null; } > $L
 sanitize() {

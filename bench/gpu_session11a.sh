@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ready for the next session's first device call (not yet run). What the tenth session
+# Call 11a (eleventh session, run as bench/gpu_projective_check.sh). What the tenth session
 # built after its last device call: the GPU assembly from terms precomputed for dt (the
 # same bits by construction) and gpu-fine's elim=projective (fine_sweeps::
 # backward_projective, tested on the host). The whole GPU suite (with

@@ -4,15 +4,18 @@
 # folder: resident_epoch.cu compiled again with the macro into a copy of the engine
 # library, then arbolito linked against it. The binary prints, at the end of a
 # step=resident run, the share of block cycles in events, assembly, currents, the solve
-# and the rest. Usage: bash bench/resident_profile.sh BUILD_DIR OUT_BINARY
+# and the rest. Usage: bash bench/resident_profile.sh BUILD_DIR OUT_BINARY [MACRO...]
+# (other macros in place of ARBOLITO_RESIDENT_PROFILE: a bench experiment's variant of the
+# resident kernel, e.g. ARBOLITO_FINE_PREFETCH in solvers/fine_sweeps.hpp).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-B=$(cd "${1:?build folder}" && pwd); OUTBIN=${2:?output binary}
+B=$(cd "${1:?build folder}" && pwd); OUTBIN=${2:?output binary}; shift 2
+MACROS=${*:-ARBOLITO_RESIDENT_PROFILE}
 T=$(mktemp -d)
 E=$B/engine
 FLAGS=$(sed -n 's/^CUDA_FLAGS = //p' "$E/CMakeFiles/arbolito_engine.dir/flags.make")
 DEFS=$(sed -n 's/^CUDA_DEFINES = //p' "$E/CMakeFiles/arbolito_engine.dir/flags.make")
-(cd "$E" && nvcc $FLAGS $DEFS -DARBOLITO_RESIDENT_PROFILE --options-file CMakeFiles/arbolito_engine.dir/includes_CUDA.rsp \
+(cd "$E" && nvcc $FLAGS $DEFS ${MACROS//ARBOLITO/-DARBOLITO} --options-file CMakeFiles/arbolito_engine.dir/includes_CUDA.rsp \
   -c "$ROOT/engine/gpu/resident_epoch.cu" -o "$T/resident_epoch.cu.o")
 cp "$E/libarbolito_engine.a" "$T/" && (cd "$T" && ar r libarbolito_engine.a resident_epoch.cu.o)
 OUTABS=$(cd "$(dirname "$OUTBIN")" && pwd)/$(basename "$OUTBIN")

@@ -313,7 +313,7 @@ void check_fine_schedule(const FineSchedule& s) {
     }
 }
 
-void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs, Elimination elim) {
+void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs) {
     std::vector<double> fd, fr;
     for (const auto& blk : s.blocks) {
         double* D = d + blk.first_cv;
@@ -327,12 +327,8 @@ void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double
             const auto& lev = s.levels[blk.level0 + L];
             for (int k = 0; k < lev.n; ++k) {
                 const int* pos = s.pos_base.data() + lev.pos0;
-                if (elim == Elimination::projective)
-                    fine_sweeps::backward_projective<8>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k], cb,
-                                                        s.child.data(), D, U, R, fd.data(), fr.data());
-                else
-                    fine_sweeps::backward<8>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k], cb, s.child.data(), D,
-                                             U, R, fd.data(), fr.data());
+                fine_sweeps::backward<8>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k], cb, s.child.data(), D, U,
+                                         R, fd.data(), fr.data());
             }
         }
         for (int L = 0; L < blk.n_levels; ++L) {

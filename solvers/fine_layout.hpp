@@ -102,10 +102,6 @@ void check_fine_schedule(const FineSchedule& s);
 // The whole solve on the host, level by level with the kernel's per-branch steps
 // (fine_sweeps.hpp): the reference the GPU tests compare against. d, u, rhs in layout
 // numbering; on return rhs holds the solution; d is overwritten.
-// elim: each branch's elimination with a reciprocal per row (fine_sweeps::backward) or
-// with none on its chain of rows (backward_projective).
-enum class Elimination { reciprocal, projective };
-void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs,
-                       Elimination elim = Elimination::reciprocal);
+void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs);
 
 }  // namespace arbolito

@@ -14,6 +14,7 @@
 // arithmetic starts, so a thread waits one load latency per chunk, not one per row (the
 // loads do not depend on the elimination: only this thread writes its branch's rows).
 // More rows ahead hide more latency but take more registers (fewer blocks per SM).
+// Within a chunk there is no branch (the rest of a branch goes in chunks of 4, 2 and 1).
 #include "core/hd.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 
@@ -31,118 +32,138 @@ ARB_HD void branch_start(int b, int x, const int* child_begin, const int* child,
     }
 }
 
-// Rows i, i-1, ..., i-Ahead+1 of a branch (those >= 0) and the parent row of each: their
-// indices x, their u, and the parent rows' d and rhs (dp, rp), all loaded before any
-// arithmetic.
-template <int Ahead>
-struct Chunk {
-    int x[Ahead + 1];
-    double u[Ahead], dp[Ahead], rp[Ahead];
+// Eliminates rows i, i-1, ..., i-N+1 of a branch (all >= 1) into the row below each
+// (towards position 0): their indices, u, and the next rows' d and rhs are all loaded
+// before any arithmetic, and the arithmetic has no branch, so that the compiler can
+// overlap one row's reciprocal with the last row's stores (GPUs issue each warp's
+// instructions in order: a branch per row made every row wait out its whole chain).
+// dx, rx: row i's d and rhs on entry, row i-N's on return. Per row, f = u / d' into D and
+// g = rhs' / d' into R.
+#ifdef ARBOLITO_FINE_PREFETCH
+template <int N>
+struct Rows {
+    int x[N];
+    double u[N], dp[N], rp[N];
 };
-template <int Ahead>
-ARB_HD Chunk<Ahead> load_chunk(int i, int base, const int* pos, int k, const double* D, const double* U,
-                               const double* R) {
-    Chunk<Ahead> c;
+template <int N>
+ARB_HD Rows<N> load_rows(int i, int base, const int* pos, int k, const double* D, const double* U, const double* R) {
+    Rows<N> c;
+    int xn[N + 1];
     ARB_UNROLL
-    for (int j = 0; j <= Ahead; ++j) c.x[j] = i - j >= 0 ? base + pos[i - j] + k : 0;
+    for (int j = 0; j <= N; ++j) xn[j] = base + pos[i - j] + k;
     ARB_UNROLL
-    for (int j = 0; j < Ahead; ++j) {
-        c.u[j] = i - j >= 0 ? U[c.x[j]] : 0.0;
-        c.dp[j] = i - j - 1 >= 0 ? D[c.x[j + 1]] : 0.0;
-        c.rp[j] = i - j - 1 >= 0 ? R[c.x[j + 1]] : 0.0;
+    for (int j = 0; j < N; ++j) {
+        c.x[j] = xn[j];
+        c.u[j] = U[xn[j]];
+        c.dp[j] = D[xn[j + 1]];
+        c.rp[j] = R[xn[j + 1]];
     }
     return c;
 }
+template <int N>
+ARB_HD void eliminate_loaded(const Rows<N>& c, double* D, double* R, double& dx, double& rx) {
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        const double inv = gpu::reciprocal(dx), f = c.u[j] * inv;
+        D[c.x[j]] = f;
+        R[c.x[j]] = rx * inv;
+        dx = c.dp[j] - f * c.u[j];
+        rx = c.rp[j] - f * rx;
+    }
+}
+#endif
 
-// Branch b (slot k of a level) of length len >= 1.
+template <int N>
+ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R, double& dx,
+                           double& rx) {
+    int x[N + 1];
+    double u[N], dp[N], rp[N];
+    ARB_UNROLL
+    for (int j = 0; j <= N; ++j) x[j] = base + pos[i - j] + k;
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        u[j] = U[x[j]];
+        dp[j] = D[x[j + 1]];
+        rp[j] = R[x[j + 1]];
+    }
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        const double inv = gpu::reciprocal(dx), f = u[j] * inv;
+        D[x[j]] = f;
+        R[x[j]] = rx * inv;
+        dx = dp[j] - f * u[j];
+        rx = rp[j] - f * rx;
+    }
+}
+
+// Branch b (slot k of a level) of length len >= 1: rows len-1 ... 1 in chunks of Ahead
+// (then 4, 2, 1 for the rest), then row 0, whose fold into the parent CV (what the
+// parent's d and rhs lose) goes to FD[b], FR[b].
 template <int Ahead>
 ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
                      double* D, const double* U, double* R, double* FD, double* FR) {
-    int i = len - 1;  // the chunk's first row (the most distal left)
+    static_assert(Ahead == 4 || Ahead == 8, "chunks of 8 or 4 rows, then 2 and 1");
+    const int x0 = base + pos[0] + k;
+    const double u0 = U[x0];  // nobody writes u: loaded ahead of the chain
+    int i = len - 1;
     double dx, rx;
     branch_start(b, base + pos[i] + k, child_begin, child, D, R, FD, FR, dx, rx);
-    for (;;) {
-        const Chunk<Ahead> c = load_chunk<Ahead>(i, base, pos, k, D, U, R);
-        const int* x = c.x;
-        const double *u = c.u, *dp = c.dp, *rp = c.rp;
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            const double inv = gpu::reciprocal(dx), f = u[j] * inv;
-            D[x[j]] = f;
-            R[x[j]] = rx * inv;
-            if (i - j == 0) {  // a root's u is 0: its fold is 0 and nobody reads it
-                FD[b] = f * u[j];
-                FR[b] = f * rx;
-                return;
-            }
-            dx = dp[j] - f * u[j];
-            rx = rp[j] - f * rx;
+#ifdef ARBOLITO_FINE_PREFETCH
+    // Bench experiment: the next chunk's loads issued before this chunk's arithmetic.
+    if (i >= Ahead) {
+        Rows<Ahead> c = load_rows<Ahead>(i, base, pos, k, D, U, R);
+        for (;;) {
+            const int next = i - Ahead;
+            const Rows<Ahead> n = load_rows<Ahead>(next >= Ahead ? next : Ahead, base, pos, k, D, U, R);
+            eliminate_loaded<Ahead>(c, D, R, dx, rx);
+            i = next;
+            if (i < Ahead) break;
+            c = n;
         }
-        i -= Ahead;
+    }
+#else
+    for (; i >= Ahead; i -= Ahead) eliminate_rows<Ahead>(i, base, pos, k, D, U, R, dx, rx);
+#endif
+    if constexpr (Ahead == 8)
+        if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, dx, rx), i -= 4;
+    if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, dx, rx), i -= 2;
+    if (i >= 1) eliminate_rows<1>(i, base, pos, k, D, U, R, dx, rx);
+    const double inv = gpu::reciprocal(dx), f = u0 * inv;  // row 0 (a root's u is 0: its fold is 0)
+    D[x0] = f;
+    R[x0] = rx * inv;
+    FD[b] = f * u0;
+    FR[b] = f * rx;
+}
+
+// x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x.
+template <int N>
+ARB_HD void substitute_rows(int i, int base, const int* pos, int k, const double* D, double* R, double& xp) {
+    int x[N];
+    double f[N], g[N];
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        x[j] = base + pos[i + j] + k;
+        f[j] = D[x[j]];
+        g[j] = R[x[j]];
+    }
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        xp = g[j] - f[j] * xp;
+        R[x[j]] = xp;
     }
 }
 
-// The same elimination with no reciprocal inside the chain of rows (`elim=projective`):
-// a row's pivot d' is kept as a quotient a / q, with a' = dp·a − u²·q and q' = a, one
-// multiply-add a row on the chain (u²·q is known a row ahead); each row's 1/a, which its
-// f and g need, is off the chain, so rows overlap instead of each waiting for the last
-// one's reciprocal. The same results within rounding, not the same bits as backward().
-// (a, q) is scaled once per chunk by the 1/a of the chunk's last row but one (ready
-// before the chunk ends), so that it stays within a product of Ahead + 2 pivots.
-template <int Ahead>
-ARB_HD void backward_projective(int b, int k, int base, const int* pos, int len, const int* child_begin,
-                                const int* child, double* D, const double* U, double* R, double* FD, double* FR) {
-    static_assert(Ahead >= 2, "the chunk's scale is its last row but one's");
-    int i = len - 1;  // the chunk's first row (the most distal left)
-    double a, rx, q = 1.0;
-    branch_start(b, base + pos[i] + k, child_begin, child, D, R, FD, FR, a, rx);
-    for (;;) {
-        const Chunk<Ahead> c = load_chunk<Ahead>(i, base, pos, k, D, U, R);
-        const int* x = c.x;
-        const double *u = c.u, *dp = c.dp, *rp = c.rp;
-        double scale = 1.0;
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            const double inv = gpu::reciprocal(a), s = q * inv, f = u[j] * s;  // s = 1/d'
-            if (j == Ahead - 2) scale = inv;
-            D[x[j]] = f;
-            R[x[j]] = rx * s;
-            if (i - j == 0) {
-                FD[b] = f * u[j];
-                FR[b] = f * rx;
-                return;
-            }
-            const double next = dp[j] * a - (u[j] * u[j]) * q;
-            q = a;
-            a = next;
-            rx = rp[j] - f * rx;
-        }
-        a *= scale;
-        q *= scale;
-        i -= Ahead;
-    }
-}
-
-// x along the branch from position 0 (its parent CV's x final: an earlier level).
+// x along the branch from position 0 (its parent CV's x final: an earlier level), in
+// chunks as backward's.
 template <int Ahead>
 ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
     double xp = parent_cv >= 0 ? R[parent_cv] : 0.0;
-    for (int i = 0; i < len; i += Ahead) {
-        int x[Ahead];
-        double f[Ahead], g[Ahead];
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            x[j] = i + j < len ? base + pos[i + j] + k : 0;
-            f[j] = i + j < len ? D[x[j]] : 0.0;
-            g[j] = i + j < len ? R[x[j]] : 0.0;
-        }
-        ARB_UNROLL
-        for (int j = 0; j < Ahead; ++j) {
-            if (i + j >= len) return;
-            xp = g[j] - f[j] * xp;
-            R[x[j]] = xp;
-        }
-    }
+    int i = 0;
+    for (; i + Ahead <= len; i += Ahead) substitute_rows<Ahead>(i, base, pos, k, D, R, xp);
+    if constexpr (Ahead == 8)
+        if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, D, R, xp), i += 4;
+    if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, D, R, xp), i += 2;
+    if (i < len) substitute_rows<1>(i, base, pos, k, D, R, xp);
 }
 
 }  // namespace arbolito::fine_sweeps

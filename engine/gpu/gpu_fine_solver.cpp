@@ -69,8 +69,8 @@ FineOptions fine_options(const SolverOptions& o, const ResidentRequest& r) {
 
 class GpuFineSolve final : public GpuSolve {
 public:
-    GpuFineSolve(const FineSchedule& s, int ahead, bool projective, const ResidentRequest& r)
-        : schedule_(r.shared_bytes > 0 ? s : FineSchedule{}), plan_(gpu::make_gpu_fine_plan(s, ahead, projective)),
+    GpuFineSolve(const FineSchedule& s, int ahead, const ResidentRequest& r)
+        : schedule_(r.shared_bytes > 0 ? s : FineSchedule{}), plan_(gpu::make_gpu_fine_plan(s, ahead)),
           resident_(r) {
         resident_.schedule = &schedule_;
         resident_.plan = &plan_;
@@ -90,11 +90,10 @@ GpuSolverParts gpu_fine_parts(const SolverOptions& o) {
     const ResidentRequest r = resident_request(o);
     const FineOptions fo = fine_options(o, r);
     const std::string ahead = o.at("ahead");
-    const bool projective = o.at("elim") == "projective";
     return numbered_parts<FineNumbering>(
         [fo](const std::vector<std::vector<int>>& np) { return fine_layout(np, fo); },
-        [ahead, projective, r](const Layout&, const FineNumbering& f) {
-            return std::make_unique<GpuFineSolve>(f.schedule, rows_ahead(ahead, f.schedule, r), projective, r);
+        [ahead, r](const Layout&, const FineNumbering& f) {
+            return std::make_unique<GpuFineSolve>(f.schedule, rows_ahead(ahead, f.schedule, r), r);
         });
 }
 #endif
@@ -121,10 +120,6 @@ SolverInfo gpu_fine_solver() {
         {"ahead", {"4", "8", "auto"}, "", "auto",
          "rows each thread loads before their arithmetic (more: fewer waits, more registers); auto: 4 for the "
          "streaming step over more than 4 M CVs, else 8",
-         {}},
-        {"elim", {"reciprocal", "projective"}, "", "reciprocal",
-         "each branch's elimination: a reciprocal per row on its chain of rows, or none (pivots kept as quotients; "
-         "the same results within rounding; not yet measured)",
          {}},
         {"step", {"streaming", "resident"}, "", "streaming",
          "resident: every step of an epoch piece in one kernel, each block's state in shared memory", {}},

@@ -161,7 +161,7 @@ struct StepArrays {
 // Steps [a.b, a.e) of the block; returns where the final V lies. Inlined three times by
 // the kernel, so that where the solve's arrays are staged the compiler sees shared memory
 // (32-bit shared loads and stores) instead of generic pointers chosen at run time.
-template <int Ahead, bool Projective, bool CopyV, class Clock, class AfterLevel>
+template <int Ahead, bool CopyV, class Clock, class AfterLevel>
 __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
                                              const FineBlockSchedule& sched, StepArrays x, int first, int n,
                                              Clock& clock, AfterLevel after_level) {
@@ -203,7 +203,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
             __syncthreads();
         });
         clock.lap(prof_currents);
-        solve_levels<Ahead, Projective>(sched, D, U, R, x.FD, x.FR, after_level);  // ends with a barrier
+        solve_levels<Ahead>(sched, D, U, R, x.FD, x.FR, after_level);  // ends with a barrier
         clock.lap(prof_solve);
         // The solution in R is the new V; the old one stays for the detectors.
         double *const Vold = V, *const Vnew = R;
@@ -237,7 +237,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
     return V;
 }
 
-template <int Ahead, bool Projective>
+template <int Ahead>
 __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     extern __shared__ double sm[];
     __shared__ MechColumns loc[n_mechanisms];
@@ -290,12 +290,12 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
         y.FR = y.FD + B.n_branches;
         if (rb.offset[res_v] >= 0) {
             y.V = in_shared(res_v);
-            V = run_steps<Ahead, Projective, false>(a, rb, loc, sched, y, first, n, clock, after_level);
+            V = run_steps<Ahead, false>(a, rb, loc, sched, y, first, n, clock, after_level);
         } else {
-            V = run_steps<Ahead, Projective, true>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
+            V = run_steps<Ahead, true>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
         }
     } else {
-        V = run_steps<Ahead, Projective, false>(a, rb, loc, sched, x, first, n, clock, after_level);
+        V = run_steps<Ahead, false>(a, rb, loc, sched, x, first, n, clock, after_level);
     }
     if (t == 0) clock.flush();
 
@@ -328,7 +328,7 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
                                     std::to_string(plan_.shared_bytes + static_bytes) +
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
                                     " (lower shared=)");
-    for (auto* k : {resident_kernel<4, false>, resident_kernel<8, false>, resident_kernel<4, true>, resident_kernel<8, true>})
+    for (auto* k : {resident_kernel<4>, resident_kernel<8>})
         raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
@@ -365,9 +365,7 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.frame0 = s.first_frame_from(b);
     a.steps = s;
     a.g = globals_;
-    const bool four = solve_.ahead == 4;  // the solve's rows ahead and elimination, as the streaming kernel's
-    auto kernel = solve_.projective ? (four ? resident_kernel<4, true> : resident_kernel<8, true>)
-                                    : (four ? resident_kernel<4, false> : resident_kernel<8, false>);
+    auto kernel = solve_.ahead == 4 ? resident_kernel<4> : resident_kernel<8>;  // the streaming kernel's rows ahead
     kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
     CUDA_CHECK_LAUNCH();
 }

@@ -63,21 +63,15 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
 struct NoLevelHook {
     __device__ void operator()(int, int, int) const {}
 };
-// Projective: each branch's elimination by fine_sweeps::backward_projective (no
-// reciprocal on its chain of rows; `elim=projective`) instead of backward.
-template <int Ahead, bool Projective = false, class AfterLevel = NoLevelHook>
+template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
                                              double* FD, double* FR, AfterLevel after_level = {}) {
     const int t = threadIdx.x, nt = blockDim.x;
     for (int L = s.n_levels - 1; L >= 0; --L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt) {
-            if constexpr (Projective)
-                fine_sweeps::backward_projective<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k],
-                                                        s.cb, s.ch, D, U, R, FD, FR);
-            else
-                fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch,
-                                             D, U, R, FD, FR);
+            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D,
+                                         U, R, FD, FR);
         }
         __syncthreads();
         after_level(0, L, l.positions);

@@ -15,7 +15,7 @@ using Level = FineSchedule::Level;
 
 // One block's solve with its schedule s: D, U, R and the folds staged in shared memory
 // (in shared mode) or used where they lie in device memory.
-template <int Ahead, bool Projective>
+template <int Ahead>
 __device__ __forceinline__ void solve_block(const Block& B, const FineBlockSchedule& s, double* sm, double* d,
                                             const double* u, double* rhs, double* fold_d, double* fold_r) {
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, nb = B.n_branches;
@@ -29,12 +29,12 @@ __device__ __forceinline__ void solve_block(const Block& B, const FineBlockSched
             R[i] = rhs[B.first_cv + i];
         }
         __syncthreads();
-        solve_levels<Ahead, Projective>(s, D, U, R, sm + 3 * n, sm + 3 * n + nb);
+        solve_levels<Ahead>(s, D, U, R, sm + 3 * n, sm + 3 * n + nb);
         for (int i = t; i < n; i += nt) rhs[B.first_cv + i] = R[i];
     } else {
         __syncthreads();
-        solve_levels<Ahead, Projective>(s, d + B.first_cv, u + B.first_cv, rhs + B.first_cv, fold_d + B.branch0,
-                                        fold_r + B.branch0);
+        solve_levels<Ahead>(s, d + B.first_cv, u + B.first_cv, rhs + B.first_cv, fold_d + B.branch0,
+                            fold_r + B.branch0);
     }
 }
 
@@ -45,7 +45,7 @@ __device__ __forceinline__ void solve_block(const Block& B, const FineBlockSched
 // at run time: the compiler then knows the shared one's loads are shared-memory loads
 // (one chosen at run time made every schedule load generic: the solve of busyring 1,024
 // cells took 164 us a step instead of 105 on the H100).
-template <int Ahead, bool Projective>
+template <int Ahead>
 __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level* __restrict__ levels,
                                   const int* __restrict__ pos_base, const int* __restrict__ length,
                                   const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
@@ -57,16 +57,16 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
     if ((B.in_shared ? FineSchedule::data_bytes(B) : 0) + FineSchedule::schedule_bytes(B) <= shared_limit) {
         int* si = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * B.n_cv + 2 * B.n_branches : 0));
         const FineBlockSchedule s = load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child);
-        solve_block<Ahead, Projective>(B, s, sm, d, u, rhs, fold_d, fold_r);
+        solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r);
     } else {
         const FineBlockSchedule s = device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child);
-        solve_block<Ahead, Projective>(B, s, sm, d, u, rhs, fold_d, fold_r);
+        solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r);
     }
 }
 
 }  // namespace
 
-GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead, bool projective) {
+GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     check_fine_schedule(s);
     GpuFinePlan p;
     p.n_blocks = s.n_blocks();
@@ -88,9 +88,7 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead, bool projective
                                     " (use smaller blocks, or memory=device)");
     if (ahead != 4 && ahead != 8) throw std::invalid_argument("gpu-fine: rows ahead must be 4 or 8");
     p.ahead = ahead;
-    p.projective = projective;
-    for (auto* k : {fine_solve_kernel<4, false>, fine_solve_kernel<8, false>, fine_solve_kernel<4, true>,
-                    fine_solve_kernel<8, true>})
+    for (auto* k : {fine_solve_kernel<4>, fine_solve_kernel<8>})
         raise_dynamic_shared_limit(k, std::max(p.shared_bytes, 1));
     p.blocks = DeviceArray<Block>(s.blocks);
     p.levels = DeviceArray<Level>(s.levels);
@@ -106,8 +104,7 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead, bool projective
 
 void gpu_fine_solve(const GpuFinePlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
     if (p.n_blocks == 0) return;
-    auto kernel = p.projective ? (p.ahead == 4 ? fine_solve_kernel<4, true> : fine_solve_kernel<8, true>)
-                               : (p.ahead == 4 ? fine_solve_kernel<4, false> : fine_solve_kernel<8, false>);
+    auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : fine_solve_kernel<8>;
     kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
         p.blocks.data(), p.levels.data(), p.pos_base.data(), p.length.data(), p.parent_cv.data(), p.child_begin.data(),
         p.child.data(), d, u, rhs, p.fold_d.data(), p.fold_r.data(), p.shared_limit);

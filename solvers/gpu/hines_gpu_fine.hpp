@@ -19,7 +19,6 @@ struct GpuFinePlan {
     int shared_bytes = 0;   // dynamic shared memory per block: the largest block's need
     long shared_limit = 0;  // the device's shared memory per block: a schedule beyond it stays in device memory
     int ahead = 8;          // rows loaded before their arithmetic (fine_sweeps.hpp): 4 or 8
-    bool projective = false;  // elimination: fine_sweeps::backward_projective, else backward
     DeviceArray<FineSchedule::Block> blocks;
     DeviceArray<FineSchedule::Level> levels;
     DeviceArray<int> pos_base, length, parent_cv, child_begin, child;
@@ -28,9 +27,8 @@ struct GpuFinePlan {
 
 // Checks the schedule (check_fine_schedule) and the device's shared memory per block.
 // Throws std::invalid_argument where a block needs more than the device has. ahead: rows
-// loaded before their arithmetic, 4 (72 registers a thread) or 8 (119). projective: each
-// branch's elimination with no reciprocal on its chain of rows (fine_sweeps.hpp).
-GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead = 8, bool projective = false);
+// loaded before their arithmetic, 4 (72 registers a thread) or 8 (119).
+GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead = 8);
 
 // Solves every cell's system in place on `stream`: on return rhs holds the solution of
 // the real CVs; d is overwritten; u is read only. Padding rows are not touched.

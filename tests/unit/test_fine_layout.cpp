@@ -72,12 +72,11 @@ void check_numbering(const std::vector<std::vector<int>>& np, const FineNumberin
     EXPECT_EQ(static_cast<long>(l.padding.size()), l.n_cv - real);
 }
 
-double solve_both(const std::vector<std::vector<int>>& np, const FineOptions& o, std::mt19937& gen,
-                  Elimination elim = Elimination::reciprocal) {
+double solve_both(const std::vector<std::vector<int>>& np, const FineOptions& o, std::mt19937& gen) {
     const FineNumbering f = fine_layout(np, o);
     check_numbering(np, f);
     test_systems::LayoutSystems sys = test_systems::random_systems(np, f.layout, gen);
-    fine_layout_solve(f.schedule, sys.d.data(), sys.u.data(), sys.rhs.data(), elim);
+    fine_layout_solve(f.schedule, sys.d.data(), sys.u.data(), sys.rhs.data());
     for (int x : f.layout.padding) EXPECT_EQ(sys.rhs[x], 0.0) << "padding row " << x;
     return test_systems::worst_relative_error(f.layout, sys.rhs, sys.ref);
 }
@@ -138,32 +137,6 @@ TEST(FineLayout, RealAndBusyringCells) {
     }
     ASSERT_GE(real, 14);
     for (const FineOptions& o : every_pass_combination()) EXPECT_LT(solve_both(cells, o, gen), 1e-12) << describe(o);
-}
-
-// The elimination with no reciprocal on its chain of rows (elim=projective): the same
-// solution within rounding on random trees, the awkward shapes, real and busyring cells,
-// and on matrices scaled by 1e-20 and 1e20 (its quotients are rescaled once a chunk, so
-// products of pivots stay in range). 1e-12 as above: both are backward-stable.
-TEST(FineLayout, ProjectiveEliminationSameWithinRounding) {
-    std::mt19937 gen(31);
-    std::vector<std::vector<int>> cells = trees::busyring(6);
-    for (int k = 0; k < 40; ++k)
-        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 500)(gen),
-                                              std::uniform_int_distribution<int>(1, 30)(gen), gen));
-    for (const auto& t : {std::vector<int>{-1}, trees::chain(2000), trees::star(1001), trees::comb(130)}) cells.push_back(t);
-    cells.push_back(trees::real(trees::morphology_dir() + "/ca1_pyramidal_n120.swc", 1400));
-    for (const FineOptions& o : every_pass_combination(700))
-        EXPECT_LT(solve_both(cells, o, gen, Elimination::projective), 1e-12) << describe(o);
-
-    const FineNumbering f = fine_layout(cells, FineOptions{});
-    for (double scale : {1e-20, 1e20}) {
-        test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
-        for (double& x : sys.d) x *= scale;
-        for (double& x : sys.u) x *= scale;
-        for (double& x : sys.rhs) x *= scale;
-        fine_layout_solve(f.schedule, sys.d.data(), sys.u.data(), sys.rhs.data(), Elimination::projective);
-        EXPECT_LT(test_systems::worst_relative_error(f.layout, sys.rhs, sys.ref), 1e-12) << "scale " << scale;
-    }
 }
 
 // Re-rooting picks the shallowest branch tree: never deeper than the natural root's.

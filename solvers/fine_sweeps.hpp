@@ -39,40 +39,6 @@ ARB_HD void branch_start(int b, int x, const int* child_begin, const int* child,
 // instructions in order: a branch per row made every row wait out its whole chain).
 // dx, rx: row i's d and rhs on entry, row i-N's on return. Per row, f = u / d' into D and
 // g = rhs' / d' into R.
-#ifdef ARBOLITO_FINE_PREFETCH
-template <int N>
-struct Rows {
-    int x[N];
-    double u[N], dp[N], rp[N];
-};
-template <int N>
-ARB_HD Rows<N> load_rows(int i, int base, const int* pos, int k, const double* D, const double* U, const double* R) {
-    Rows<N> c;
-    int xn[N + 1];
-    ARB_UNROLL
-    for (int j = 0; j <= N; ++j) xn[j] = base + pos[i - j] + k;
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        c.x[j] = xn[j];
-        c.u[j] = U[xn[j]];
-        c.dp[j] = D[xn[j + 1]];
-        c.rp[j] = R[xn[j + 1]];
-    }
-    return c;
-}
-template <int N>
-ARB_HD void eliminate_loaded(const Rows<N>& c, double* D, double* R, double& dx, double& rx) {
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        const double inv = gpu::reciprocal(dx), f = c.u[j] * inv;
-        D[c.x[j]] = f;
-        R[c.x[j]] = rx * inv;
-        dx = c.dp[j] - f * c.u[j];
-        rx = c.rp[j] - f * rx;
-    }
-}
-#endif
-
 template <int N>
 ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R, double& dx,
                            double& rx) {
@@ -86,12 +52,15 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
         dp[j] = D[x[j + 1]];
         rp[j] = R[x[j + 1]];
     }
+    double uu[N];  // u² off the chain: d' of the next row is one multiply-add from 1/d'
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) uu[j] = u[j] * u[j];
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
         const double inv = gpu::reciprocal(dx), f = u[j] * inv;
         D[x[j]] = f;
         R[x[j]] = rx * inv;
-        dx = dp[j] - f * u[j];
+        dx = dp[j] - uu[j] * inv;
         rx = rp[j] - f * rx;
     }
 }
@@ -108,22 +77,7 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
     int i = len - 1;
     double dx, rx;
     branch_start(b, base + pos[i] + k, child_begin, child, D, R, FD, FR, dx, rx);
-#ifdef ARBOLITO_FINE_PREFETCH
-    // Bench experiment: the next chunk's loads issued before this chunk's arithmetic.
-    if (i >= Ahead) {
-        Rows<Ahead> c = load_rows<Ahead>(i, base, pos, k, D, U, R);
-        for (;;) {
-            const int next = i - Ahead;
-            const Rows<Ahead> n = load_rows<Ahead>(next >= Ahead ? next : Ahead, base, pos, k, D, U, R);
-            eliminate_loaded<Ahead>(c, D, R, dx, rx);
-            i = next;
-            if (i < Ahead) break;
-            c = n;
-        }
-    }
-#else
     for (; i >= Ahead; i -= Ahead) eliminate_rows<Ahead>(i, base, pos, k, D, U, R, dx, rx);
-#endif
     if constexpr (Ahead == 8)
         if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, dx, rx), i -= 4;
     if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, dx, rx), i -= 2;

@@ -1,0 +1,71 @@
+// The device's reciprocal (solvers/gpu/reciprocal.hpp), which every GPU solver's pivots
+// use: within one ulp of the correctly rounded 1.0 / x over the normal range the pivots
+// can take, and the same value every run. Skipped on a machine without a GPU.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/gpu/memory.hpp"
+#include "solvers/gpu/reciprocal.hpp"
+#include "tests/support/gpu_skip.hpp"
+
+using namespace arbolito;
+
+namespace {
+
+__global__ void reciprocal_kernel(const double* x, double* r, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) r[i] = gpu::reciprocal(x[i]);
+}
+
+std::vector<double> device_reciprocals(const std::vector<double>& x) {
+    gpu::DeviceArray<double> dx(x), dr(x.size());
+    const int n = static_cast<int>(x.size());
+    reciprocal_kernel<<<(n + 255) / 256, 256>>>(dx.data(), dr.data(), n);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return dr.download();
+}
+
+// Distance in ulps between two finite doubles of the same sign.
+std::int64_t ulps_apart(double a, double b) {
+    std::int64_t ia, ib;
+    std::memcpy(&ia, &a, 8);
+    std::memcpy(&ib, &b, 8);
+    return ia > ib ? ia - ib : ib - ia;
+}
+
+}  // namespace
+
+// Random mantissas at every binary exponent from 2^-1000 to 2^1000 (1/x stays normal),
+// both signs, and the mantissas at the ends of a binade (1, 1 + ulp, 2 - ulp) where an
+// approximation is most likely to slip.
+TEST(GpuReciprocal, WithinOneUlpOfDivision) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 gen(2026);
+    std::uniform_real_distribution<double> mant(1.0, 2.0);
+    std::vector<double> x;
+    for (int e = -1000; e <= 1000; ++e) {
+        for (int k = 0; k < 200; ++k) x.push_back(std::ldexp(mant(gen), e));
+        for (double m : {1.0, std::nextafter(1.0, 2.0), std::nextafter(2.0, 1.0), 1.5, 1.0 + 1.0 / 3.0})
+            x.push_back(std::ldexp(m, e));
+    }
+    const std::size_t half = x.size();
+    for (std::size_t i = 0; i < half; ++i) x.push_back(-x[i]);
+    const std::vector<double> r = device_reciprocals(x);
+    std::int64_t worst = 0;
+    std::size_t exact = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const std::int64_t d = ulps_apart(r[i], 1.0 / x[i]);
+        worst = std::max(worst, d);
+        exact += d == 0;
+        ASSERT_LE(d, 1) << "x = " << x[i] << ": " << r[i] << " against " << 1.0 / x[i];
+    }
+    std::printf("[ info     ] %zu values: worst %lld ulp, %.4f %% correctly rounded\n", x.size(),
+                static_cast<long long>(worst), 100.0 * exact / x.size());
+    EXPECT_EQ(0, std::memcmp(r.data(), device_reciprocals(x).data(), r.size() * sizeof(double)));
+}

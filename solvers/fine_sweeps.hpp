@@ -52,15 +52,12 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
         dp[j] = D[x[j + 1]];
         rp[j] = R[x[j + 1]];
     }
-    double uu[N];  // u² off the chain: d' of the next row is one multiply-add from 1/d'
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) uu[j] = u[j] * u[j];
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
         const double inv = gpu::reciprocal(dx), f = u[j] * inv;
         D[x[j]] = f;
         R[x[j]] = rx * inv;
-        dx = dp[j] - uu[j] * inv;
+        dx = dp[j] - f * u[j];
         rx = rp[j] - f * rx;
     }
 }

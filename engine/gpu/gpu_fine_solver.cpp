@@ -37,7 +37,6 @@ ResidentRequest resident_request(const SolverOptions& o) {
     if (o.at("step") == "resident") {
         r.shared_bytes = 1024 * (o.at("shared") == "auto" ? resident_default_kib : std::stoi(o.at("shared")));
         r.threads = std::stoi(o.at("threads"));
-        r.v_before_u = o.at("stage") == "v-first";
     }
     return r;
 }
@@ -129,10 +128,6 @@ SolverInfo gpu_fine_solver() {
              ", three blocks per H100 multiprocessor); what does not fit stays in device memory",
          check_auto_or_whole},
         {"threads", {"64", "128", "256"}, "", "128", "step=resident: threads per CUDA block", {}},
-        {"stage", {"u-first", "v-first"}, "", "u-first",
-         "step=resident: which of u (read by the elimination) and v (read by every per-CV phase) is offered shared "
-         "memory first, after rhs, d and the folds",
-         {}},
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA

@@ -17,7 +17,6 @@ struct ResidentRequest {
     const gpu::GpuFinePlan* plan = nullptr;  // the schedule on the device
     int shared_bytes = 0;                    // per CUDA block
     int threads = 0;                         // per CUDA block (gpu-fine's `threads`)
-    bool v_before_u = false;                 // gpu-fine's `stage=v-first` (resident_plan)
 };
 
 class GpuSolve {

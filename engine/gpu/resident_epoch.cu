@@ -311,8 +311,8 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
 }  // namespace
 
 ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
-                             bool v_before_u, int threads, const all_mechanisms::Globals& globals)
-    : plan_(resident_plan(f, s, budget_bytes, v_before_u)), solve_(solve), threads_(std::max(threads, solve.threads)) {
+                             int threads, const all_mechanisms::Globals& globals)
+    : plan_(resident_plan(f, s, budget_bytes)), solve_(solve), threads_(std::max(threads, solve.threads)) {
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
     int dev = 0, optin = 0;

@@ -46,11 +46,10 @@ struct alignas(8) MechGlobals {
 class ResidentEpoch {
 public:
     // s: gpu-fine's schedule of the group's layout, solve: its device copy (kept alive by
-    // the group). budget_bytes: shared memory a CUDA block may use (v_before_u: the
-    // staging order, resident_plan); threads: its size. Throws std::invalid_argument where
-    // the device cannot run it.
-    ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes, bool v_before_u,
-                  int threads, const all_mechanisms::Globals& globals);
+    // the group). budget_bytes: shared memory a CUDA block may use; threads: its size.
+    // Throws std::invalid_argument where the device cannot run it.
+    ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes, int threads,
+                  const all_mechanisms::Globals& globals);
     ~ResidentEpoch();  // prints the phase profile in an ARBOLITO_RESIDENT_PROFILE build
     ResidentEpoch(const ResidentEpoch&) = delete;
     ResidentEpoch& operator=(const ResidentEpoch&) = delete;

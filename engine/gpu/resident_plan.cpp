@@ -34,7 +34,7 @@ long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst) {
     return round8(n_inst * (8 * doubles + 4));
 }
 
-ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes, bool v_before_u) {
+ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes) {
     ResidentPlan p;
     const int nb = s.n_blocks();
     p.blocks.resize(nb);
@@ -97,7 +97,6 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
         };
         std::vector<int> order(res_n_arrays);
         std::iota(order.begin(), order.end(), 0);
-        if (v_before_u) std::swap(order[res_u], order[res_v]);
         std::stable_sort(order.begin() + res_mech0, order.end(), [&](int a, int c) { return bytes(a) < bytes(c); });
         long used = 0;
         for (int a : order) {

@@ -47,10 +47,8 @@ long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst);
 // Every block of `s` over `f` (built with s's numbering). Each array is staged where it
 // fits what remains of budget_bytes after the block's schedule, in ResidentArray order,
 // mechanisms smallest first; what does not fit stays in device memory (same arithmetic,
-// slower). v_before_u: v offered shared memory before u (u is read once a step, by the
-// elimination; v by every per-CV phase). Throws std::invalid_argument where a block's
-// schedule alone exceeds the budget, std::logic_error where instances are not sorted by
-// CV or lie outside every block.
-ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes, bool v_before_u = false);
+// slower). Throws std::invalid_argument where a block's schedule alone exceeds the budget,
+// std::logic_error where instances are not sorted by CV or lie outside every block.
+ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes);
 
 }  // namespace arbolito

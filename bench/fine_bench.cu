@@ -68,7 +68,7 @@ std::vector<Variant> variants() {
     v.push_back({"fine-nosort", true, x});
     x = all, x.reroot = false;
     v.push_back({"fine-noreroot", true, x});
-    x = all, x.split = false;
+    x = all, x.split = Split::off;
     v.push_back({"fine-nosplit", true, x});
     x = all, x.block_cvs = 2048;
     v.push_back({"fine-blk2k", true, x});

@@ -67,6 +67,12 @@ int shallowest_root(const std::vector<int>& p, const Adjacency& a) {
     return best;
 }
 
+// What a level costs beside its longest piece's rows, in rows: the phase clock of the
+// resident kernel (H100, busyring, bench/RESULTS.md call 11b) gave an elimination of about
+// 107 cycles per row of a level's longest branch plus 390 per level, a substitution of 35
+// plus 470: (390 + 470) / (107 + 35) ≈ 6.
+constexpr double split_level_rows = 6.0;
+
 // One cell's branches, ready to be placed: per branch its natural CVs (proximal first),
 // level and parent branch, in the order branch_tree gives (parents first).
 struct CellBranches {
@@ -112,15 +118,12 @@ CellBranches cell_branches(const std::vector<int>& p, const FineOptions& o) {
     cb.parent = t.parent;
     cb.level = t.level;
     cb.n_levels = t.n_levels;
-    if (o.split) {
+    if (o.split == Split::off) return cb;
+    // The pieces of each branch (lengths, proximal first).
+    std::vector<std::vector<int>> pieces(t.n_branches());
+    if (o.split == Split::median) {
         // A branch more than twice as long as its level's median (the medians of the
-        // unsplit tree) is cut in two: the distal half becomes its only child, one level
-        // down, and the subtree below it moves down one level.
-        CellBranches s;
-        s.n_cv = n;
-        s.offset.push_back(0);
-        std::vector<int> tail_id(t.n_branches());  // the piece a branch's children hang from
-        std::vector<int> shift(t.n_branches(), 0);  // levels a branch moved down
+        // unsplit tree) is cut in two.
         std::vector<std::vector<int>> lengths(t.n_levels);
         for (int b = 0; b < t.n_branches(); ++b) lengths[t.level[b]].push_back(t.length(b));
         std::vector<int> median(t.n_levels);
@@ -130,31 +133,97 @@ CellBranches cell_branches(const std::vector<int>& p, const FineOptions& o) {
             median[l] = v[v.size() / 2];
         }
         for (int b = 0; b < t.n_branches(); ++b) {
-            const int pb = t.parent[b];
-            shift[b] = pb >= 0 ? shift[pb] : 0;
-            const int len = t.length(b), lev = t.level[b] + shift[b];
-            const bool cut = len >= 4 && len > 2 * median[t.level[b]];
-            const int head = cut ? len / 2 : len;
-            auto add = [&](int from, int to, int parent, int level) {
-                for (int i = from; i < to; ++i) s.cv.push_back(cb.cv[t.offset[b] + i]);
-                s.offset.push_back(static_cast<int>(s.cv.size()));
-                s.parent.push_back(parent);
-                s.level.push_back(level);
-                s.n_levels = std::max(s.n_levels, level + 1);
-                return static_cast<int>(s.parent.size()) - 1;
-            };
-            const int head_id = add(0, head, pb >= 0 ? tail_id[pb] : -1, lev);
-            tail_id[b] = cut ? add(head, len, head_id, lev + 1) : head_id;
-            shift[b] += cut;
+            const int len = t.length(b);
+            if (len >= 4 && len > 2 * median[t.level[b]])
+                pieces[b] = {len / 2, len - len / 2};
+            else
+                pieces[b] = {len};
         }
-        // Parents before children still holds: a branch's pieces come right after it,
-        // and its children after them. Levels need not be ascending: the placement sorts.
-        return s;
+    } else {
+        std::vector<int> length(t.n_branches());
+        for (int b = 0; b < t.n_branches(); ++b) length[b] = t.length(b);
+        pieces = split_by_cost(t.parent, length, split_level_rows);
     }
-    return cb;
+    // Each piece a branch: the next piece its only child, one level down, and the subtree
+    // below the last piece moved down as many levels as the branch has extra pieces.
+    CellBranches s;
+    s.n_cv = n;
+    s.offset.push_back(0);
+    std::vector<int> tail_id(t.n_branches());  // the piece a branch's children hang from
+    std::vector<int> shift(t.n_branches(), 0);  // levels a branch moved down
+    for (int b = 0; b < t.n_branches(); ++b) {
+        const int pb = t.parent[b];
+        shift[b] = pb >= 0 ? shift[pb] : 0;
+        int from = 0, parent = pb >= 0 ? tail_id[pb] : -1, level = t.level[b] + shift[b];
+        for (int len : pieces[b]) {
+            for (int i = from; i < from + len; ++i) s.cv.push_back(cb.cv[t.offset[b] + i]);
+            s.offset.push_back(static_cast<int>(s.cv.size()));
+            s.parent.push_back(parent);
+            s.level.push_back(level);
+            s.n_levels = std::max(s.n_levels, level + 1);
+            parent = static_cast<int>(s.parent.size()) - 1;
+            from += len, ++level;
+        }
+        tail_id[b] = parent;
+        shift[b] += static_cast<int>(pieces[b].size()) - 1;
+    }
+    // Parents before children still holds: a branch's pieces come right after it, and its
+    // children after them. Levels need not be ascending: the placement sorts.
+    return s;
 }
 
 }  // namespace
+
+std::vector<std::vector<int>> split_by_cost(const std::vector<int>& parent, const std::vector<int>& length,
+                                            double level_rows) {
+    const int n = static_cast<int>(parent.size());
+    std::vector<std::vector<int>> pieces(n);
+    for (int b = 0; b < n; ++b) pieces[b] = {length[b]};
+    // The modelled cost of `pieces` with piece k of branch cb cut after `cut` rows (cb < 0:
+    // as they are), and per level the first piece (branch, index) of the level's longest.
+    std::vector<int> first(n), longest;
+    std::vector<std::pair<int, int>> at;
+    auto cost = [&](int cb, int ck, int cut) {
+        longest.clear();
+        at.clear();
+        for (int b = 0; b < n; ++b) {
+            const std::vector<int>& p = pieces[b];
+            const int np = static_cast<int>(p.size()) + (b == cb);
+            const int pp = parent[b];
+            first[b] = pp < 0 ? 0 : first[pp] + static_cast<int>(pieces[pp].size()) + (pp == cb);
+            for (int j = 0; j < np; ++j) {
+                const int len = b != cb ? p[j] : j < ck ? p[j] : j == ck ? cut : j == ck + 1 ? p[ck] - cut : p[j - 1];
+                const int L = first[b] + j;
+                if (L >= static_cast<int>(longest.size())) longest.resize(L + 1, 0), at.resize(L + 1, {-1, -1});
+                if (len > longest[L]) longest[L] = len, at[L] = {b, j};
+            }
+        }
+        double c = 0;
+        for (int m : longest) c += m + level_rows;
+        return c;
+    };
+    double now = cost(-1, 0, 0);
+    for (;;) {
+        const std::vector<std::pair<int, int>> candidates = at;
+        double best = now;
+        int best_b = -1, best_k = 0, best_cut = 0;
+        for (const auto& [b, k] : candidates) {
+            const int len = b >= 0 ? pieces[b][k] : 0;
+            if (len < 2) continue;
+            for (int cut : {len / 2, len / 3, len - len / 3}) {
+                if (cut < 1 || cut >= len) continue;
+                const double c = cost(b, k, cut);
+                if (c < best) best = c, best_b = b, best_k = k, best_cut = cut;
+            }
+        }
+        if (best_b < 0) break;
+        const int len = pieces[best_b][best_k];
+        pieces[best_b][best_k] = best_cut;
+        pieces[best_b].insert(pieces[best_b].begin() + best_k + 1, len - best_cut);
+        now = cost(-1, 0, 0);
+    }
+    return pieces;
+}
 
 FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, const FineOptions& o) {
     if (o.block_cvs < 1) throw std::invalid_argument("fine_layout: block_cvs must be >= 1");

@@ -21,14 +21,18 @@
 
 namespace arbolito {
 
+// How branches are cut into pieces on successive levels (a piece is a branch of its own,
+// the next piece its only child): not at all; median: a branch longer than twice its
+// level's median in two (since the ninth session: the resident step's kernel 7 % faster at
+// 1,024 and 8,192 busyring cells than with none, H100, bench/RESULTS.md); cost: where it
+// lowers the solve's modelled time, split_by_cost (below).
+enum class Split { off, median, cost };
+
 // The passes of the seed (Huber), each switchable per run.
 struct FineOptions {
     bool sort = true;     // each level's branches by length, longest first (no padding, less divergence)
     bool reroot = true;   // each cell re-rooted at the CV that minimises the depth of its branch tree
-    // Branches longer than twice their level's median cut in two (balances levels): on by
-    // default since the ninth session (busyring, H100: the resident step's kernel 7 % faster
-    // at 1,024 and 8,192 cells; bench/RESULTS.md).
-    bool split = true;
+    Split split = Split::median;
     // CVs per block to aim at (cells are never split between blocks). Measured on an H100
     // (fine_bench, bench/RESULTS.md): blocks of several cells in device memory beat one
     // cell per block in shared memory (more threads per block; the block's few loads per
@@ -103,5 +107,13 @@ void check_fine_schedule(const FineSchedule& s);
 // (fine_sweeps.hpp): the reference the GPU tests compare against. d, u, rhs in layout
 // numbering; on return rhs holds the solution; d is overwritten.
 void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs);
+
+// split=cost's cuts for one cell's branch tree (parent[b] < b, -1 for the root; length[b]
+// CVs): per branch the lengths of its pieces, proximal first. Each level of a block costs
+// about its longest piece's rows plus level_rows (the level's barrier and start-up in
+// rows' worth); greedily, the longest piece of some level is cut (at a half or a third)
+// while the sum over the cell's levels falls.
+std::vector<std::vector<int>> split_by_cost(const std::vector<int>& parent, const std::vector<int>& length,
+                                            double level_rows);
 
 }  // namespace arbolito

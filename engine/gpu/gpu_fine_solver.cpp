@@ -58,7 +58,7 @@ FineOptions fine_options(const SolverOptions& o, const ResidentRequest& r) {
     FineOptions f;
     f.sort = o.at("sort") == "on";
     f.reroot = o.at("reroot") == "on";
-    f.split = o.at("split") == "on";
+    f.split = o.at("split") == "on" ? Split::median : o.at("split") == "cost" ? Split::cost : Split::off;
     const bool resident = r.shared_bytes > 0;
     f.block_cvs = o.at("block") != "auto" ? std::stoi(o.at("block"))
                   : resident            ? r.shared_bytes / resident_bytes_per_cv
@@ -111,7 +111,11 @@ SolverInfo gpu_fine_solver() {
     s.options = {
         {"sort", {"on", "off"}, "", on_off(passes.sort), "each level's branches longest first (off: padded to the longest)", {}},
         {"reroot", {"on", "off"}, "", on_off(passes.reroot), "each cell re-rooted where its branch tree is shallowest", {}},
-        {"split", {"on", "off"}, "", on_off(passes.split), "branches over twice their level's median length cut in two", {}},
+        {"split", {"on", "off", "cost"}, "",
+         passes.split == Split::median ? "on" : passes.split == Split::cost ? "cost" : "off",
+         "branches cut into pieces on successive levels; on: those over twice their level's median length in two; "
+         "cost: where the solve's modelled time falls (a level ~ its longest piece + 6 rows)",
+         {}},
         {"block", {}, "N >= 1 or auto", "auto",
          "CVs per CUDA block to aim at (a cell is never split); auto: 8192, or what fits shared= with step=resident",
          check_auto_or_whole},

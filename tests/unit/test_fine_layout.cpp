@@ -5,6 +5,7 @@
 // star of 1,000 children, a tree deeper than 100 levels, cells wider than a block).
 #include <algorithm>
 #include <filesystem>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,9 +23,9 @@ namespace {
 
 std::vector<FineOptions> every_pass_combination(int block_cvs = 2048) {
     std::vector<FineOptions> out;
-    for (int m = 0; m < 8; ++m) {
+    for (int m = 0; m < 12; ++m) {
         FineOptions o;
-        o.sort = m & 1, o.reroot = m & 2, o.split = m & 4;
+        o.sort = m & 1, o.reroot = m & 2, o.split = m < 4 ? Split::off : m < 8 ? Split::median : Split::cost;
         o.block_cvs = block_cvs;
         out.push_back(o);
     }
@@ -33,7 +34,7 @@ std::vector<FineOptions> every_pass_combination(int block_cvs = 2048) {
 
 std::string describe(const FineOptions& o) {
     return std::string("sort ") + (o.sort ? "on" : "off") + ", reroot " + (o.reroot ? "on" : "off") + ", split " +
-           (o.split ? "on" : "off") + ", block_cvs " + std::to_string(o.block_cvs);
+           (o.split == Split::off ? "off" : o.split == Split::median ? "median" : "cost") + ", block_cvs " + std::to_string(o.block_cvs);
 }
 
 // The numbering's invariants: each CV once (real or padding), the layout's parent of a
@@ -139,6 +140,49 @@ TEST(FineLayout, RealAndBusyringCells) {
     for (const FineOptions& o : every_pass_combination()) EXPECT_LT(solve_both(cells, o, gen), 1e-12) << describe(o);
 }
 
+// split=cost: pieces that add up to each branch, never a cut of an unbranched cable (a cut
+// only adds a level to its one chain), and on busyring cells (one per block) a modelled
+// solve, the sum over levels of the longest branch plus 6 rows a level, no longer than
+// unsplit and shorter than the median rule's.
+TEST(FineLayout, CostSplitShortensTheModelledSolve) {
+    const std::vector<std::vector<int>> cable = split_by_cost({-1}, {100}, 6.0);
+    ASSERT_EQ(cable.size(), 1u);
+    EXPECT_EQ(cable[0], std::vector<int>{100});
+    std::mt19937 gen(12);
+    for (int k = 0; k < 50; ++k) {
+        const int n = std::uniform_int_distribution<int>(1, 60)(gen);
+        std::vector<int> parent(n), length(n);
+        for (int b = 0; b < n; ++b) {
+            parent[b] = b == 0 ? -1 : std::uniform_int_distribution<int>(0, b - 1)(gen);
+            length[b] = std::uniform_int_distribution<int>(1, 40)(gen);
+        }
+        const auto pieces = split_by_cost(parent, length, 6.0);
+        ASSERT_EQ(static_cast<int>(pieces.size()), n);
+        for (int b = 0; b < n; ++b) {
+            int sum = 0;
+            for (int len : pieces[b]) {
+                EXPECT_GE(len, 1);
+                sum += len;
+            }
+            EXPECT_EQ(sum, length[b]) << "tree " << k << ", branch " << b;
+        }
+    }
+    auto modelled = [](const std::vector<std::vector<int>>& cells, Split split) {
+        FineOptions o;
+        o.block_cvs = 1, o.split = split;
+        const FineSchedule s = fine_layout(cells, o).schedule;
+        double rows = 0;
+        for (const auto& l : s.levels) rows += l.positions + 6.0;
+        return rows;
+    };
+    const std::vector<std::vector<int>> cells = trees::busyring(16);
+    const double off = modelled(cells, Split::off), median = modelled(cells, Split::median),
+                 cost = modelled(cells, Split::cost);
+    std::printf("[ info     ] busyring 16 cells, modelled rows: off %.0f, median %.0f, cost %.0f\n", off, median, cost);
+    EXPECT_LE(cost, off);
+    EXPECT_LT(cost, median);
+}
+
 // Re-rooting picks the shallowest branch tree: never deeper than the natural root's.
 TEST(FineLayout, RerootNeverDeepens) {
     std::mt19937 gen(9);
@@ -147,7 +191,7 @@ TEST(FineLayout, RerootNeverDeepens) {
         FineOptions a, b;
         a.reroot = false, b.reroot = true;
         a.sort = b.sort = true;
-        a.split = b.split = false;  // levels of the branch tree itself
+        a.split = b.split = Split::off;  // levels of the branch tree itself
         const int natural = fine_layout({p}, a).schedule.blocks[0].n_levels;
         const int rerooted = fine_layout({p}, b).schedule.blocks[0].n_levels;
         EXPECT_LE(rerooted, natural) << "tree " << k;
@@ -157,7 +201,7 @@ TEST(FineLayout, RerootNeverDeepens) {
     // spine's middle, half as many.
     FineOptions a, b;
     a.reroot = false;
-    a.split = b.split = false;
+    a.split = b.split = Split::off;
     const int natural = fine_layout({trees::comb(40)}, a).schedule.blocks[0].n_levels;
     const int rerooted = fine_layout({trees::comb(40)}, b).schedule.blocks[0].n_levels;
     EXPECT_GE(natural, 40);

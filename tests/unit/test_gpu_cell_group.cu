@@ -422,7 +422,8 @@ const std::vector<std::string> fine_variants = {"",
                                                 "split=off",
                                                 "memory=shared:block=2048",
                                                 "block=1:timing=off",
-                                                "sort=off:reroot=off:split=on:block=100000"};
+                                                "sort=off:reroot=off:split=on:block=100000",
+                                                "split=cost"};
 
 TEST(GpuFineGroup, RingAndBusyringMatchCpu) {
     SKIP_WITHOUT_GPU();
@@ -480,6 +481,7 @@ const std::vector<std::string> resident_variants = {"step=resident",
                                                     "step=resident:threads=64:ahead=4",
                                                     "step=resident:shared=8",  // most blocks in device memory
                                                     "step=resident:shared=24:sort=off:split=on",
+                                                    "step=resident:split=cost",
                                                     "step=resident:shared=200:block=4000:threads=256:timing=off"};
 
 TEST(GpuResidentGroup, RingAndBusyringMatchCpu) {

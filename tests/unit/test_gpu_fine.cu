@@ -46,7 +46,7 @@ double worst_over_passes(const std::vector<std::vector<int>>& cells, int block_c
     double worst = 0;
     for (int m = 0; m < 16; ++m) {
         FineOptions o;
-        o.sort = m & 1, o.reroot = m & 2, o.split = m & 4;
+        o.sort = m & 1, o.reroot = m & 2, o.split = m & 4 ? (m & 1 ? Split::cost : Split::median) : Split::off;
         o.shared_bytes = m & 8 ? 96 * 1024 : 0;
         o.block_cvs = block_cvs, o.max_threads = max_threads;
         const FineNumbering f = fine_layout(cells, o);
@@ -83,17 +83,17 @@ TEST(GpuFine, ScheduleBeyondSharedMemory) {
     SKIP_WITHOUT_GPU();
     std::mt19937 gen(7);
     const std::vector<std::vector<int>> cells = {trees::chain(100004), trees::star(40)};
-    for (bool split : {false, true}) {
+    for (Split split : {Split::off, Split::median, Split::cost}) {
         FineOptions o;
         o.split = split;
         const FineNumbering f = fine_layout(cells, o);
         long biggest = 0;
         for (const auto& b : f.schedule.blocks) biggest = std::max(biggest, FineSchedule::schedule_bytes(b));
-        if (!split) EXPECT_GT(biggest, 232448) << "the chain's schedule should pass 227 KiB";
+        if (split == Split::off) EXPECT_GT(biggest, 232448) << "the chain's schedule should pass 227 KiB";
         const test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
         for (int ahead : {4, 8})
             EXPECT_LT(test_systems::worst_relative_error(f.layout, gpu_solve(f, sys, ahead), sys.ref), 1e-12)
-                << "split " << split << ", rows ahead " << ahead;
+                << "split " << static_cast<int>(split) << ", rows ahead " << ahead;
     }
 }
 

@@ -23,16 +23,18 @@ namespace arbolito {
 
 // How branches are cut into pieces on successive levels (a piece is a branch of its own,
 // the next piece its only child): not at all; median: a branch longer than twice its
-// level's median in two (since the ninth session: the resident step's kernel 7 % faster at
-// 1,024 and 8,192 busyring cells than with none, H100, bench/RESULTS.md); cost: where it
-// lowers the solve's modelled time, split_by_cost (below).
+// level's median in two (the ninth session's default: the resident step's kernel 7 %
+// faster at 1,024 and 8,192 busyring cells than with none, H100); cost: where it lowers
+// the solve's modelled time, split_by_cost (below), the default since the eleventh
+// session (resident kernel 3.3 % faster than median at 8,192 cells, 3.9 % at 32,768;
+// bench/RESULTS.md call 11e).
 enum class Split { off, median, cost };
 
 // The passes of the seed (Huber), each switchable per run.
 struct FineOptions {
     bool sort = true;     // each level's branches by length, longest first (no padding, less divergence)
     bool reroot = true;   // each cell re-rooted at the CV that minimises the depth of its branch tree
-    Split split = Split::median;
+    Split split = Split::cost;
     // CVs per block to aim at (cells are never split between blocks). Measured on an H100
     // (fine_bench, bench/RESULTS.md): blocks of several cells in device memory beat one
     // cell per block in shared memory (more threads per block; the block's few loads per

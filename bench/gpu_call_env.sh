@@ -37,3 +37,13 @@ beside() {
   bash bench/busyring_table.sh "$1" "$2" "$3" "$4"
   GPU_DEPS=/tmp/gd bash bench/busyring_table.sh "$1" "$2" "$3" "$5"
 }
+# phase_profile SOLVER...: the phase clock's lines (arbolito-prof from bench/resident_profile.sh,
+# packed beside the others) for busyring 8,192 cells × 20 ms with each solver, into the log.
+phase_profile() {
+  sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": 8192/" examples/busyring.json > /tmp/b8192.json
+  for s in "$@"; do
+    echo "== profile $s" >> $L
+    [ -x $P/arbolito-prof ] && timeout 60 $P/arbolito-prof run /tmp/b8192.json --tfinal 20 --solver $s --spikes-only \
+      -o /tmp/o.h5 2>&1 | grep "resident profile" >> $L
+  done
+}

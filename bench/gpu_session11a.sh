@@ -25,11 +25,6 @@ for r in 1 2; do
 done
 bash bench/busyring_table.sh "32768" "$R $R:elim=projective" 50 $O/t32k.tsv
 cat $O/t8k.tsv $O/t32k.tsv >> $L
-sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": 8192/" examples/busyring.json > /tmp/b8192.json
-for s in $R $R:elim=projective; do
-  echo "== profile $s" >> $L
-  [ -x $P/arbolito-prof ] && timeout 60 $P/arbolito-prof run /tmp/b8192.json --tfinal 20 --solver $s --spikes-only \
-    -o /tmp/o.h5 2>&1 | grep "resident profile" >> $L
-done
+phase_profile $R $R:elim=projective
 echo "== done in $SECONDS s" >> $L
 cat $L

@@ -18,9 +18,6 @@ for r in 1 2; do
 done
 beside "32768" "$R" 50 $O/new32.tsv $O/base32.tsv
 for f in new base pf new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
-sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": 8192/" examples/busyring.json > /tmp/b8192.json
-echo "== profile (new)" >> $L
-timeout 60 $P/arbolito-prof run /tmp/b8192.json --tfinal 20 --solver $R --spikes-only -o /tmp/o.h5 2>&1 |
-  grep "resident profile" >> $L
+phase_profile $R
 echo "== done in $SECONDS s" >> $L
 cat $L

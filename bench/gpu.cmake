@@ -52,3 +52,9 @@ if(ARBOLITO_HAVE_CUDA)
   add_executable(thomas_regression_bench ${CMAKE_CURRENT_LIST_DIR}/thomas_regression_bench.cu)
   target_link_libraries(thomas_regression_bench PRIVATE arbolito_solvers CUDA::cudart CUDA::cusparse)
 endif()
+
+# The dependent chains of gpu-fine's branch sweeps, by the SM's clock (issue 13's limiter).
+if(ARBOLITO_HAVE_CUDA)
+  add_executable(chain_latency_bench ${CMAKE_CURRENT_LIST_DIR}/chain_latency_bench.cu)
+  target_link_libraries(chain_latency_bench PRIVATE arbolito_solvers CUDA::cudart)
+endif()

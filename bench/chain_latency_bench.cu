@@ -1,0 +1,127 @@
+// What one row of gpu-fine's branch sweeps costs on the device, by the SM's own clock: the
+// dependent chains the resident kernel's solve is bound by (docs/gpu-backend.md, "What
+// would go further"). Each case runs in one warp whose lanes are branches of one level
+// (consecutive CVs at every position, as fine_layout places them), alone on the device
+// (1 block) and with the device full (3 blocks per SM, as the resident step runs):
+//   dfma      a chain of multiply-adds (the latency of one),
+//   rcp       a chain of gpu::reciprocal (the hardware approximation and two Newton steps),
+//   row       one elimination row in registers: 1/d, f = u/d, d' = dp - f*u,
+//   backward  fine_sweeps::backward<8> on branches in shared memory (the production code),
+//   forward   fine_sweeps::forward<8> likewise.
+// Cycles per link of the chain (median over the warps timed). Usage: chain_latency_bench
+// [--rows 64]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/gpu/cuda_check.hpp"
+#include "core/gpu/memory.hpp"
+#include "solvers/fine_sweeps.hpp"
+#include "solvers/gpu/reciprocal.hpp"
+
+using namespace arbolito;
+
+namespace {
+
+enum Case { dfma, rcp, row, backward, forward, n_cases };
+const char* case_name[n_cases] = {"dfma", "rcp", "row", "backward", "forward"};
+
+// Lane k of each warp is branch k of a level of 32 branches, `rows` rows each: the CV at
+// position i of branch k is i * 32 + k (pos[i] = i * 32). Thread 0 of each warp writes
+// the warp's cycles per link to cycles[warp].
+__global__ void chain_kernel(int which, int rows, double* cycles, double* sink) {
+    extern __shared__ double sm[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const int n = rows * 32;
+    double* D = sm + warp * 3 * n;
+    double* U = D + n;
+    double* R = U + n;
+    __shared__ int pos[1024];
+    __shared__ int no_child[2];
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) pos[i] = i * 32;
+    if (threadIdx.x < 2) no_child[threadIdx.x] = 0;
+    for (int i = lane; i < n; i += 32) D[i] = 4.0 + 1e-3 * (i % 7), U[i] = -1.0 - 1e-3 * (i % 5), R[i] = 1.0;
+    __syncthreads();
+    double x = 1.0 + 1e-3 * lane, a = 0.999999, b = 1e-7, u = -1.0 - 1e-3 * lane, dp = 4.0;
+    double fold[2];
+    const long long t0 = clock64();
+    switch (which) {
+    case dfma:
+        for (int i = 0; i < rows; ++i) x = fma(x, a, b);
+        break;
+    case rcp:
+        for (int i = 0; i < rows; ++i) x = gpu::reciprocal(x);
+        break;
+    case row:
+        for (int i = 0; i < rows; ++i) {
+            const double inv = gpu::reciprocal(x), f = u * inv;
+            x = dp - f * u;
+        }
+        break;
+    case backward:
+        fine_sweeps::backward<8>(0, lane, 0, pos, rows, no_child, no_child, D, U, R, fold, fold + 1);
+        x = fold[0];
+        break;
+    case forward:
+        fine_sweeps::forward<8>(lane, 0, pos, rows, -1, D, R);
+        x = R[(rows - 1) * 32 + lane];
+        break;
+    }
+    const long long t1 = clock64();
+    if (lane == 0) cycles[blockIdx.x * warps + warp] = double(t1 - t0) / rows;
+    if (x == 12345.678) *sink = x;  // keeps the chain alive
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    int rows = 64;  // 3 × 64 × 32 doubles: 48 KiB a block, three blocks per SM
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--rows" && i + 1 < argc) {
+            rows = std::atoi(argv[++i]);
+        } else {
+            std::fprintf(stderr, "chain_latency_bench: unknown argument '%s' (usage: [--rows N], N in [8, 1024])\n",
+                         a.c_str());
+            return 2;
+        }
+    }
+    if (rows < 8 || rows > 1024) {
+        std::fprintf(stderr, "chain_latency_bench: --rows must be in [8, 1024]\n");
+        return 2;
+    }
+    int dev = 0, sms = 0, optin = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const int warps = 1, bytes = warps * 3 * rows * 32 * 8;  // one warp a block, as a level of one warp
+    if (bytes > optin / 3) {
+        std::fprintf(stderr, "chain_latency_bench: %d rows need %d bytes a block; at most %d (3 blocks per SM)\n", rows,
+                     bytes, optin / 3);
+        return 2;
+    }
+    CUDA_CHECK(cudaFuncSetAttribute(chain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    gpu::DeviceArray<double> cycles(static_cast<std::size_t>(3 * sms * warps)), sink(1);
+    std::printf("case\tblocks\trows\tcycles_per_link_median\tmin\tmax\n");
+    for (int blocks : {1, 3 * sms}) {
+        for (int c = 0; c < n_cases; ++c) {
+            for (int rep = 0; rep < 2; ++rep) {  // the first warms up
+                chain_kernel<<<blocks, 32 * warps, bytes>>>(c, rows, cycles.data(), sink.data());
+                CUDA_CHECK_LAUNCH();
+                CUDA_CHECK(cudaDeviceSynchronize());
+            }
+            std::vector<double> v = cycles.download();
+            v.resize(static_cast<std::size_t>(blocks * warps));
+            std::sort(v.begin(), v.end());
+            std::printf("%s\t%d\t%d\t%.1f\t%.1f\t%.1f\n", case_name[c], blocks, rows, v[v.size() / 2], v.front(),
+                        v.back());
+        }
+    }
+    return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "chain_latency_bench: %s\n", e.what());
+    return 1;
+}

@@ -16,7 +16,7 @@ B=${1:?build folder}
 DEPS=${GPU_DEPS:-$ROOT/.gpu_deps}
 mkdir -p "$DEPS/prebuilt" "$DEPS/lib"
 bins=(app/arbolito tests/gpu_tests bench/gpu_solver_bench bench/thomas_bench bench/gpu_step_bench bench/fine_bench bench/branch_bench
-      bench/seed_variants_bench bench/thomas_regression_bench)
+      bench/seed_variants_bench bench/thomas_regression_bench bench/chain_latency_bench)
 if [ -n "${GPU_PACK_BINS:-}" ]; then
   wanted=()
   for name in $GPU_PACK_BINS; do

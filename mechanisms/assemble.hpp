@@ -3,6 +3,7 @@
 // outward positive) with conductance G (µS), linearised about v, adds G to the diagonal
 // and G·v − I to the right-hand side.
 #include "core/hd.hpp"
+#include "core/strided_batches.hpp"
 
 namespace arbolito {
 
@@ -20,6 +21,19 @@ template <class T>
 ARB_HD void assemble_precomputed(T d_base, T cap_dt, T v, T& d, T& rhs) {
     d = d_base;
     rhs = cap_dt * v;
+}
+
+// Thread t of nt assembles CVs t, t + nt, ... < n of a block, the loads of 4 CVs before
+// their arithmetic (core/strided_batches.hpp): the same values as assemble_precomputed CV
+// by CV.
+ARB_HD void assemble_strided(int t, int nt, int n, const double* d_base, const double* cap_dt, const double* v,
+                             double* d, double* rhs) {
+    struct In {
+        double d_base, cap_dt, v;
+    };
+    for_strided_in_batches<4>(
+        t, nt, n, [&](int i) { return In{d_base[i], cap_dt[i], v[i]}; },
+        [&](int i, const In& x) { assemble_precomputed(x.d_base, x.cap_dt, x.v, d[i], rhs[i]); });
 }
 
 // What the current adds to d and to rhs; point currents landing on one CV are summed

@@ -21,6 +21,7 @@ struct Instance {
     Values<n_states<M>> s;
     Values<n_derived<M>> c;
 
+    Instance() = default;
     ARB_HD Instance(const MechColumns& m, int k) {
         for (int j = 0; j < n_params<M>; ++j) p[j] = m.p[static_cast<long>(j) * m.n + k];
         for (int j = 0; j < n_states<M>; ++j) s[j] = m.s[static_cast<long>(j) * m.n + k];

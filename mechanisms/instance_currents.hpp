@@ -2,6 +2,7 @@
 // One instance's contribution to the matrix, written once for every backend's loops:
 // a density instance adds its area-scaled current to its CV's d and rhs; a point
 // instance's terms are returned so that the GPU can sum those sharing a CV first.
+#include "core/strided_batches.hpp"
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance.hpp"
 
@@ -23,16 +24,59 @@ ARB_HD void instance_terms(T i_m, T g_m, T w, T v, T& dd, T& dr) {
     }
 }
 
+// What density instance `in` of M with weight w adds to d (dd) and rhs (dr) at voltage v.
+template <class M, class G>
+ARB_HD void density_terms(const Instance<M>& in, double w, double v, double t_mid, const G& gl, double& dd,
+                          double& dr) {
+    double i_m, g_m;
+    M::current(v, t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+    instance_terms<M>(i_m, g_m, w, v, dd, dr);
+}
+
 // Density instance k of M at voltage v: adds to d and rhs of its CV.
 template <class M, class G>
 ARB_HD void add_density_current(const MechColumns& m, int k, double v, double t_mid, const G& gl, double& d,
                                 double& rhs) {
     const Instance<M> in(m, k);
-    double i_m, g_m, dd, dr;
-    M::current(v, t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
-    instance_terms<M>(i_m, g_m, m.weight[k], v, dd, dr);
+    double dd, dr;
+    density_terms<M>(in, m.weight[k], v, t_mid, gl, dd, dr);
     d += dd;
     rhs += dr;
+}
+
+// Instances of density mechanism M a thread loads before their arithmetic in a block's
+// loop (add_density_currents): 4 where an instance has few columns, else 1 (registers).
+template <class M>
+constexpr int density_batch = n_params<M> + n_states<M> + n_derived<M> <= 4 ? 4 : 1;
+
+// Thread t of nt adds the currents of density instances t, t + nt, ... < n of M to d and
+// rhs (D, R, V indexed by CV less `first`), density_batch<M> instances' loads at a time
+// (for_strided_in_batches): the same sums as add_density_current one by one, since no
+// two instances of a density mechanism share a CV.
+template <class M, class G>
+ARB_HD void add_density_currents(int t, int nt, const MechColumns& m, int n, int first, const G& gl, double t_mid,
+                                 const double* V, double* D, double* R) {
+    struct In {
+        Instance<M> in;
+        double w, v;
+        int c;
+    };
+    for_strided_in_batches<density_batch<M>>(
+        t, nt, n,
+        [&](int k) {
+            In x;
+            x.in = Instance<M>(m, k);
+            x.c = m.cv[k] - first;
+            x.w = m.weight[k];
+            x.v = V[x.c];
+            return x;
+        },
+        [&](int, const In& x) {
+            double dd, dr;
+            density_terms<M>(x.in, x.w, x.v, t_mid, gl, dd, dr);
+            D[x.c] += dd;
+            R[x.c] += dr;
+        });
 }
 
 // Point instance k of M at voltage v: what it adds to d (dd) and rhs (dr).

@@ -100,17 +100,17 @@ __device__ __forceinline__ void store_mech(const ResidentBlock& rb, const MechCo
 }
 
 // M's currents into D and R (block-local CVs), with the streaming kernel's per-instance
-// functions; point instances sharing a CV are summed in instance order by the first
-// one's thread.
+// functions: density instances a few loads at a time (add_density_currents), point
+// instances sharing a CV summed in instance order by the first one's thread.
 template <class M>
 __device__ __forceinline__ void add_currents(const MechColumns& m, int n, int first, const MechGlobals& g, double t_mid,
                                              const double* V, double* D, double* R) {
     const auto& gl = globals_of<M>(g);
-    for (int k = threadIdx.x; k < n; k += blockDim.x) {
-        const int cv = m.cv[k], c = cv - first;
-        if constexpr (M::kind == MechKind::density) {
-            add_density_current<M>(m, k, V[c], t_mid, gl, D[c], R[c]);
-        } else {
+    if constexpr (M::kind == MechKind::density) {
+        add_density_currents<M>(threadIdx.x, blockDim.x, m, n, first, gl, t_mid, V, D, R);
+    } else {
+        for (int k = threadIdx.x; k < n; k += blockDim.x) {
+            const int cv = m.cv[k], c = cv - first;
             if (k > 0 && m.cv[k - 1] == cv) continue;  // not the first instance on its CV
             double dd, dr;
             point_terms<M>(m, k, V[c], t_mid, gl, dd, dr);
@@ -192,7 +192,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
             }
         }
         clock.lap(prof_events);
-        for (int i = t; i < n; i += nt) assemble_precomputed(DB[i], CDT[i], V[i], D[i], R[i]);
+        assemble_strided(t, nt, n, DB, CDT, V, D, R);
         __syncthreads();
         clock.lap(prof_assemble);
         for_mechs::run([&](auto tag) {

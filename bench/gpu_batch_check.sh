@@ -16,9 +16,7 @@ run_tests
 sanitize 'GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-for r in 1 2; do beside "8192" "$R gpu-fine" 50 $O/new.tsv $O/base.tsv; done
-beside "32768" "$R" 50 $O/new32.tsv $O/base32.tsv
-for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+ab_check "$R gpu-fine"
 phase_profile $R
 for r in 16 64; do timeout 60 $P/chain_latency_bench --rows $r >> $L 2>&1; done
 echo "== done in $SECONDS s" >> $L

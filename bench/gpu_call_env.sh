@@ -47,3 +47,10 @@ phase_profile() {
       -o /tmp/o.h5 2>&1 | grep "resident profile" >> $L
   done
 }
+# ab_check SOLVERS: this binary against the baseline's (baseline BINARY first), busyring
+# 8,192 cells × 50 ms twice with SOLVERS and 32,768 once with the resident step, into the log.
+ab_check() {
+  for r in 1 2; do beside "8192" "$1" 50 $O/new.tsv $O/base.tsv; done
+  beside "32768" "gpu-fine:step=resident" 50 $O/new32.tsv $O/base32.tsv
+  for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+}

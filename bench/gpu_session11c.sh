@@ -13,9 +13,7 @@ run_tests "" "GpuReciprocal|info.*mixed sizes gpu-fine step=resident:|info.*busy
 sanitize 'GpuReciprocal.*:GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-for r in 1 2; do beside "8192" "$R gpu-fine gpu-cell" 50 $O/new.tsv $O/base.tsv; done
-beside "32768" "$R" 50 $O/new32.tsv $O/base32.tsv
-for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+ab_check "$R gpu-fine gpu-cell"
 phase_profile $R
 echo "== done in $SECONDS s" >> $L
 cat $L

@@ -202,9 +202,29 @@ std::vector<std::vector<int>> split_by_cost(const std::vector<int>& parent, cons
         for (int m : longest) c += m + level_rows;
         return c;
     };
+    // Bounded work (a cost evaluation visits every piece): at most max_cuts cuts, each
+    // tried at the longest piece of the candidate_levels levels whose longest pieces are
+    // longest (in level order; a busyring cell has 11 to 15 levels and takes about 6
+    // cuts), and no cut tried once about max_visits pieces have been visited (a tree of
+    // 60,000 branches stops after a few cuts: 0.3 s).
+    constexpr int max_cuts = 64, candidate_levels = 16;
+    constexpr long max_visits = 20'000'000;
+    long visits = 0;
     double now = cost(-1, 0, 0);
-    for (;;) {
-        const std::vector<std::pair<int, int>> candidates = at;
+    for (int cuts = 0; cuts < max_cuts && visits < max_visits; ++cuts) {
+        std::vector<std::pair<int, int>> candidates = at;
+        if (static_cast<int>(candidates.size()) > candidate_levels) {
+            std::vector<int> sorted = longest;
+            std::nth_element(sorted.begin(), sorted.end() - candidate_levels, sorted.end());
+            const int bar = *(sorted.end() - candidate_levels);  // the 16th longest
+            int above = 0;  // levels strictly above the bar are all taken, ties in level order
+            for (int m : longest) above += m > bar;
+            int ties = candidate_levels - above;
+            for (std::size_t L = 0; L < candidates.size(); ++L) {
+                const bool take = longest[L] > bar || (longest[L] == bar && ties-- > 0);
+                if (!take) candidates[L] = {-1, -1};
+            }
+        }
         double best = now;
         int best_b = -1, best_k = 0, best_cut = 0;
         for (const auto& [b, k] : candidates) {
@@ -213,6 +233,7 @@ std::vector<std::vector<int>> split_by_cost(const std::vector<int>& parent, cons
             for (int cut : {len / 2, len / 3, len - len / 3}) {
                 if (cut < 1 || cut >= len) continue;
                 const double c = cost(b, k, cut);
+                visits += n;
                 if (c < best) best = c, best_b = b, best_k = k, best_cut = cut;
             }
         }

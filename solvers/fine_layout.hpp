@@ -114,7 +114,9 @@ void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double
 // CVs): per branch the lengths of its pieces, proximal first. Each level of a block costs
 // about its longest piece's rows plus level_rows (the level's barrier and start-up in
 // rows' worth); greedily, the longest piece of some level is cut (at a half or a third)
-// while the sum over the cell's levels falls.
+// while the sum over the cell's levels falls: at most 64 cuts, each among the 16 levels
+// with the longest pieces, and none once some 2·10^7 branches have been visited (a
+// bounded set-up on any tree).
 std::vector<std::vector<int>> split_by_cost(const std::vector<int>& parent, const std::vector<int>& length,
                                             double level_rows);
 

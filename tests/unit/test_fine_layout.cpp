@@ -167,6 +167,17 @@ TEST(FineLayout, CostSplitShortensTheModelledSolve) {
             EXPECT_EQ(sum, length[b]) << "tree " << k << ", branch " << b;
         }
     }
+    // A bounded set-up on any tree: at most 64 cuts, here on 61,000 short branches.
+    {
+        std::mt19937 big(3);
+        const std::vector<int> p = trees::random_parents(100000, 8, big);
+        const BranchTree t = branch_tree(p);
+        std::vector<int> length(t.n_branches());
+        for (int b = 0; b < t.n_branches(); ++b) length[b] = t.length(b);
+        long n_pieces = 0;
+        for (const auto& q : split_by_cost(t.parent, length, 6.0)) n_pieces += static_cast<long>(q.size());
+        EXPECT_LE(n_pieces - t.n_branches(), 64);
+    }
     auto modelled = [](const std::vector<std::vector<int>>& cells, Split split) {
         FineOptions o;
         o.block_cvs = 1, o.split = split;

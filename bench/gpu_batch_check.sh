@@ -4,7 +4,8 @@
 # inputs before their arithmetic (core/strided_batches.hpp: assemble_strided,
 # add_density_currents). The phase clock gave assembly 8 % and currents 15 % of the
 # kernel, and at the default 72 KiB their per-CV inputs (cap_dt, the pas columns) stay in
-# device memory: one memory latency per CV the thread takes, unbatched. Same arithmetic
+# device memory: expected, one memory latency per CV the thread takes, unbatched (this call
+# measures it). Same arithmetic
 # per CV: the same bits (host test StridedBatches.BlockLoopsSameBitsAsItemByItem; on the
 # GPU, GpuResidentGroup.SameBitsAsStreaming). Then the chain bench (gpu_chain_check.sh).
 # Pack: GPU_PACK_BINS="arbolito gpu_tests chain_latency_bench" bash bench/gpu_pack.sh

@@ -1,6 +1,18 @@
 #include "engine/cell_group.hpp"
 
+#include "mechanisms/assemble.hpp"
+
 namespace arbolito {
+
+AssemblyTerms take_assembly_terms(FvmData& f, double dt) {
+    AssemblyTerms t{std::move(f.g_sum), std::move(f.cap)};
+    f.g_sum.clear();
+    f.cap.clear();
+    for (std::size_t i = 0; i < t.d_base.size(); ++i)
+        assemble_base(t.cap_dt[i], t.d_base[i], dt, 1.0, t.d_base[i], t.cap_dt[i]);  // by value, then written
+    for (int x : f.layout.padding) t.d_base[x] = 1.0, t.cap_dt[x] = 0.0;
+    return t;
+}
 
 std::vector<double> axial_u(const FvmData& f) {
     std::vector<double> u(f.g_parent.size());

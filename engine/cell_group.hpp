@@ -91,6 +91,16 @@ public:
 
 // Set-up and read-out shared by the backends, on the host, in layout numbering.
 std::vector<double> axial_u(const FvmData& f);  // the matrix's off-diagonal per CV: -g_parent
+// The assembly's constant terms for the run's dt, the CPU and GPU groups' alike:
+// assemble_base at v = 1, d_base = cap/dt + g_sum and cap_dt = cap/dt, so that each step's
+// assemble_precomputed gives assemble_base's bits with no division; padding rows hold
+// d_base = 1, cap_dt = 0 (the inert row d = 1, rhs = 0: their v stays 0). Made in place of
+// f.g_sum and f.cap, which are left empty: set-up never holds both (busyring 32,768
+// cells: 0.46 GB each).
+struct AssemblyTerms {
+    std::vector<double> d_base, cap_dt;
+};
+AssemblyTerms take_assembly_terms(FvmData& f, double dt);
 // One mechanism's run-time columns, by column then instance (column j of instance k at
 // j·n + k): its states and its per-instance constants (derived from the parameters).
 struct MechState {

@@ -24,10 +24,11 @@ ARB_HD void instance_terms(T i_m, T g_m, T w, T v, T& dd, T& dr) {
     }
 }
 
-// What density instance `in` of M with weight w adds to d (dd) and rhs (dr) at voltage v.
+// What instance `in` of M adds to d (dd) and rhs (dr) at voltage v (w: a density
+// instance's weight, else 1).
 template <class M, class G>
-ARB_HD void density_terms(const Instance<M>& in, double w, double v, double t_mid, const G& gl, double& dd,
-                          double& dr) {
+ARB_HD void instance_terms_at(const Instance<M>& in, double w, double v, double t_mid, const G& gl, double& dd,
+                              double& dr) {
     double i_m, g_m;
     M::current(v, t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
     instance_terms<M>(i_m, g_m, w, v, dd, dr);
@@ -39,7 +40,7 @@ ARB_HD void add_density_current(const MechColumns& m, int k, double v, double t_
                                 double& rhs) {
     const Instance<M> in(m, k);
     double dd, dr;
-    density_terms<M>(in, m.weight[k], v, t_mid, gl, dd, dr);
+    instance_terms_at<M>(in, m.weight[k], v, t_mid, gl, dd, dr);
     d += dd;
     rhs += dr;
 }
@@ -73,7 +74,7 @@ ARB_HD void add_density_currents(int t, int nt, const MechColumns& m, int n, int
         },
         [&](int, const In& x) {
             double dd, dr;
-            density_terms<M>(x.in, x.w, x.v, t_mid, gl, dd, dr);
+            instance_terms_at<M>(x.in, x.w, x.v, t_mid, gl, dd, dr);
             D[x.c] += dd;
             R[x.c] += dr;
         });
@@ -82,10 +83,7 @@ ARB_HD void add_density_currents(int t, int nt, const MechColumns& m, int n, int
 // Point instance k of M at voltage v: what it adds to d (dd) and rhs (dr).
 template <class M, class G>
 ARB_HD void point_terms(const MechColumns& m, int k, double v, double t_mid, const G& gl, double& dd, double& dr) {
-    const Instance<M> in(m, k);
-    double i_m, g_m;
-    M::current(v, t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
-    instance_terms<M>(i_m, g_m, 1.0, v, dd, dr);
+    instance_terms_at<M>(Instance<M>(m, k), 1.0, v, t_mid, gl, dd, dr);
 }
 
 }  // namespace arbolito

@@ -110,16 +110,11 @@ void advance_states(const MechColumns m, int k0, int k1, const double* v, double
 CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& s)
     : f_(std::move(data)), blocks_(std::move(blocks)), s_(s), globals_(all_mechanisms::globals(s.celsius)) {
     const int n = f_.n_cv();
-    cap_dt_.resize(n);
-    d_base_.resize(n);
-    // assemble_base at v = 1: d = cap/dt + g_sum and rhs = cap/dt, the same bits; each
-    // step's rhs is then cap/dt · v.
-    for (int i = 0; i < n; ++i) assemble_base(f_.cap[i], f_.g_sum[i], s_.dt, 1.0, d_base_[i], cap_dt_[i]);
-    for (int i : f_.layout.padding) d_base_[i] = 1.0;  // the inert row d = 1, rhs = 0: v stays 0
     // Each input array is freed as soon as its run-time array holds it, so that set-up
     // never holds both (busyring 32,768 cells: 1.4 GB less at the peak).
-    std::vector<double>().swap(f_.cap);
-    std::vector<double>().swap(f_.g_sum);
+    AssemblyTerms terms = take_assembly_terms(f_, s_.dt);
+    d_base_ = std::move(terms.d_base);
+    cap_dt_ = std::move(terms.cap_dt);
     u_ = axial_u(f_);
     std::vector<double>().swap(f_.g_parent);
     mech_ = initial_states(f_, globals_);

@@ -91,7 +91,7 @@ private:
 
     // Per CV (layout numbering). v and rhs swap roles after every solve.
     DeviceArray<double> va_, vb_, d_, u_;
-    DeviceArray<double> d_base_, cap_dt_;  // assemble_base's terms for dt (CpuCellGroup's too)
+    DeviceArray<double> d_base_, cap_dt_;  // take_assembly_terms (the CPU group's too)
     double* v_ = nullptr;    // V^n during the step, V^{n+1} after it
     double* rhs_ = nullptr;  // after the swap: V^n, which the detectors compare with
     std::array<DeviceMech, n_mechanisms> mechs_;  // by all_mechanisms index
@@ -126,25 +126,19 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
       events_(static_cast<std::uint32_t>(f_.target_mech.size())), timer_(o.phase_times) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     const int n = f_.n_cv();
-    // Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and d_base = 1
-    // with cap_dt = 0 and v = 0 makes the shared assembly write exactly that row. The
-    // assembly's terms for the run's dt once, as the CPU group computes them: d = cap/dt
-    // + g_sum and rhs = cap/dt · v, the same bits, no division per step.
-    // In place (g_sum becomes d_base, cap becomes cap_dt), each freed once on the device:
-    // set-up never holds a second copy (busyring 32,768 cells: 0.46 GB each).
+    // Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and the
+    // assembly's terms (take_assembly_terms, the CPU group's too) with v = 0 give the rest.
     std::vector<double> u = axial_u(f_);
-    std::vector<double>&d_base = f_.g_sum, &cap_dt = f_.cap;
-    for (int i = 0; i < n; ++i) assemble_base(f_.cap[i], f_.g_sum[i], s_.dt, 1.0, d_base[i], cap_dt[i]);
-    for (int x : f_.layout.padding) u[x] = 0.0, d_base[x] = 1.0, cap_dt[x] = 0.0;
+    for (int x : f_.layout.padding) u[x] = 0.0;
+    AssemblyTerms terms = take_assembly_terms(f_, s_.dt);
     va_ = DeviceArray<double>(f_.v_init);
     blown_up_ = first_blown_up(f_);
     vb_ = DeviceArray<double>(n);  // d and rhs: written in full by every step's assembly
     d_ = DeviceArray<double>(n);
     u_ = DeviceArray<double>(u);
-    d_base_ = DeviceArray<double>(d_base);
-    cap_dt_ = DeviceArray<double>(cap_dt);
-    std::vector<double>().swap(d_base);
-    std::vector<double>().swap(cap_dt);
+    d_base_ = DeviceArray<double>(terms.d_base);
+    cap_dt_ = DeviceArray<double>(terms.cap_dt);
+    terms = {};  // freed once on the device
     v_ = va_.data();
     rhs_ = vb_.data();
 

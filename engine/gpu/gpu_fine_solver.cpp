@@ -2,6 +2,8 @@
 // fine_layout's numbering (cells packed into CUDA blocks, branches by level) and the
 // block-level solve of solvers/gpu/hines_gpu_fine. Plain C++, compiled in every build so
 // that a CPU-only build still knows the solver; only the CUDA build has the factory.
+#include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <utility>
@@ -25,6 +27,8 @@ namespace {
 // blocks, all of a cell staged) 23 % slower at 8,192 cells; 50 KiB (four blocks) 7 %.
 constexpr int resident_default_kib = 72;
 std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" : check_whole_number(v); }
+// `split`'s values, in Split's order: off, median (`on`), cost.
+const std::array<std::string, 3> split_names = {"off", "on", "cost"};
 
 #ifdef ARBOLITO_HAVE_CUDA
 // CVs per block of a resident schedule when `block=auto`: about what fits the budget at
@@ -58,7 +62,7 @@ FineOptions fine_options(const SolverOptions& o, const ResidentRequest& r) {
     FineOptions f;
     f.sort = o.at("sort") == "on";
     f.reroot = o.at("reroot") == "on";
-    f.split = o.at("split") == "on" ? Split::median : o.at("split") == "cost" ? Split::cost : Split::off;
+    f.split = static_cast<Split>(std::find(split_names.begin(), split_names.end(), o.at("split")) - split_names.begin());
     const bool resident = r.shared_bytes > 0;
     f.block_cvs = o.at("block") != "auto" ? std::stoi(o.at("block"))
                   : resident            ? r.shared_bytes / resident_bytes_per_cv
@@ -111,8 +115,7 @@ SolverInfo gpu_fine_solver() {
     s.options = {
         {"sort", {"on", "off"}, "", on_off(passes.sort), "each level's branches longest first (off: padded to the longest)", {}},
         {"reroot", {"on", "off"}, "", on_off(passes.reroot), "each cell re-rooted where its branch tree is shallowest", {}},
-        {"split", {"on", "off", "cost"}, "",
-         passes.split == Split::median ? "on" : passes.split == Split::cost ? "cost" : "off",
+        {"split", {split_names.begin(), split_names.end()}, "", split_names[static_cast<int>(passes.split)],
          "branches cut into pieces on successive levels; on: those over twice their level's median length in two; "
          "cost: where the solve's modelled time falls (a level ~ its longest piece + 6 rows)",
          {}},

@@ -69,10 +69,9 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
     const int t = threadIdx.x, nt = blockDim.x;
     for (int L = s.n_levels - 1; L >= 0; --L) {
         const FineSchedule::Level l = s.lev[L];
-        for (int k = t; k < l.n; k += nt) {
+        for (int k = t; k < l.n; k += nt)
             fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D,
                                          U, R, FD, FR);
-        }
         __syncthreads();
         after_level(0, L, l.positions);
     }

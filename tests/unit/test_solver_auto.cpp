@@ -124,9 +124,9 @@ TEST(SolverAuto, WithinTenPercentOnTheSolveStudy) {
 }
 
 // Whole busyring runs, 200 ms (bench/busyring_table.sh on the H100, ninth session: the
-// calls bench/gpu_session9d.sh, 9e and 9f; tenth session, bench/gpu_session10h.sh: the
-// resident step, and gpu-fine and gpu-cell from 8,192 cells up; bench/RESULTS.md): run
-// time without set-up.
+// calls bench/gpu_session9d.sh, 9e and 9f; eleventh session, bench/gpu_session11f.sh:
+// the resident step, gpu-fine from 8,192 cells up and gpu-cell at 32,768;
+// bench/RESULTS.md): run time without set-up.
 TEST(SolverAuto, WithinTenPercentOnBusyring) {
     const auto rows = read_tsv(source_path("bench/busyring_solvers_h100.tsv"));
     ASSERT_GE(rows.size(), 9u) << "bench/busyring_solvers_h100.tsv missing or short";

@@ -54,3 +54,10 @@ ab_check() {
   beside "32768" "gpu-fine:step=resident" 50 $O/new32.tsv $O/base32.tsv
   for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
 }
+# variants SOLVERS_8K SOLVERS_32K: busyring × 50 ms with this call's arbolito, 8,192 cells
+# twice with SOLVERS_8K and 32,768 once with SOLVERS_32K, into the log.
+variants() {
+  for r in 1 2; do bash bench/busyring_table.sh "8192" "$1" 50 $O/v8k.tsv; done
+  bash bench/busyring_table.sh "32768" "$2" 50 $O/v32k.tsv
+  cat $O/v8k.tsv $O/v32k.tsv >> $L
+}

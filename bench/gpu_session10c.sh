@@ -7,15 +7,9 @@
 # at this size) against gpu-cell at 32,768. Log: $OUT/s10c.log.
 set -u
 source bench/gpu_call_env.sh s10c
-t0=$SECONDS
-timeout 150 $P/gpu_tests --gtest_filter='GpuResidentGroup.*:GpuCellGroup.PreparedEventsSameBits:GpuEventQueue.*:GpuFineGroup.*' > $O/tests.log 2>&1; echo "gpu_tests rc $? in $((SECONDS - t0)) s" >> $L
-grep -E '^\[  (PASSED|FAILED)|^\[  FAILED|Failure|v in device|copied out' $O/tests.log | head -20 >> $L
+run_tests 'GpuResidentGroup.*:GpuCellGroup.PreparedEventsSameBits:GpuEventQueue.*:GpuFineGroup.*' 'v in device|copied out'
 sanitize 'GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
 R=gpu-fine:step=resident
-for r in 1 2; do
-  bash bench/busyring_table.sh "8192" "$R $R:shared=55 $R:shared=56" 50 $O/t8k.tsv
-done
-bash bench/busyring_table.sh "32768" "$R $R:shared=55 gpu-fine gpu-cell" 50 $O/t32k.tsv
-cat $O/t8k.tsv $O/t32k.tsv >> $L
+variants "$R $R:shared=55 $R:shared=56" "$R $R:shared=55 gpu-fine gpu-cell"
 echo "== done in $SECONDS s" >> $L
 cat $L

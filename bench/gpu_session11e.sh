@@ -8,10 +8,6 @@ set -u
 source bench/gpu_call_env.sh split
 run_tests 'Gpu*Fine*:GpuResident*'
 R=gpu-fine:step=resident
-for r in 1 2; do
-  bash bench/busyring_table.sh "8192" "$R $R:split=cost gpu-fine gpu-fine:split=cost" 50 $O/s8k.tsv
-done
-bash bench/busyring_table.sh "32768" "$R $R:split=cost" 50 $O/s32k.tsv
-cat $O/s8k.tsv $O/s32k.tsv >> $L
+variants "$R $R:split=cost gpu-fine gpu-fine:split=cost" "$R $R:split=cost"
 echo "== done in $SECONDS s" >> $L
 cat $L

@@ -117,4 +117,76 @@ ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, con
     if (i < len) substitute_rows<1>(i, base, pos, k, D, R, xp);
 }
 
+// The lanes' solve (fine_lanes.hpp): one thread takes its branches one turn at a time, a
+// turn the same code for every thread of a warp whatever its branch's length, so that a
+// warp's threads do not split between a chunk and a branch's last rows.
+//
+// One elimination turn of branch b (slot k of its level) from row i (dx, rx: row i's d
+// and rhs): rows i ... i-N+1 when i >= N; else rows i ... 0 in the turn's last i+1 slots,
+// the first N-1-i slots passing dx and rx through unchanged (u = 0 and the next row's d,
+// rhs the current ones: 1/dx computed, nothing stored), and row 0's fold into FD[b],
+// FR[b]. Per row the arithmetic of eliminate_rows and backward's row 0, so the same bits.
+// Returns true when the branch is done; else i has moved down by N.
+template <int N>
+ARB_HD bool eliminate_turn(int b, int& i, int base, const int* pos, int k, double* D, const double* U, double* R,
+                           double* FD, double* FR, double& dx, double& rx) {
+    const bool last = i < N;
+    int x[N + 1];
+    bool on[N];
+    double u[N], dp[N], rp[N];
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        const int r = last ? N - 1 - j : i - j;
+        on[j] = r <= i;
+        x[j] = base + pos[on[j] ? r : i] + k;
+    }
+    x[N] = base + pos[last ? 0 : i - N] + k;  // the next turn's first row (unused on the last turn)
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        u[j] = on[j] ? U[x[j]] : 0.0;
+        dp[j] = on[j] ? D[x[j + 1]] : dx;
+        rp[j] = on[j] ? R[x[j + 1]] : rx;
+    }
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        const double inv = gpu::reciprocal(dx), f = u[j] * inv;
+        if (on[j]) {
+            D[x[j]] = f;
+            R[x[j]] = rx * inv;
+        }
+        if (j == N - 1 && last) {  // row 0
+            FD[b] = f * u[j];
+            FR[b] = f * rx;
+        }
+        dx = dp[j] - f * u[j];
+        rx = rp[j] - f * rx;
+    }
+    if (!last) i -= N;
+    return last;
+}
+
+// One substitution turn of a branch of length len from row i: rows i ... i+N-1 that are
+// below len (the rest of the turn computes and stores nothing that is read). xp: the row
+// before's x. Per row substitute_rows's arithmetic. Returns true when the branch is done.
+template <int N>
+ARB_HD bool substitute_turn(int& i, int len, int base, const int* pos, int k, const double* D, double* R, double& xp) {
+    int x[N];
+    bool on[N];
+    double f[N], g[N];
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        on[j] = i + j < len;
+        x[j] = base + pos[on[j] ? i + j : len - 1] + k;
+        f[j] = D[x[j]];
+        g[j] = R[x[j]];
+    }
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        xp = g[j] - f[j] * xp;
+        if (on[j]) R[x[j]] = xp;
+    }
+    i += N;
+    return i >= len;
+}
+
 }  // namespace arbolito::fine_sweeps

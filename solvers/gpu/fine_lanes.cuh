@@ -67,18 +67,27 @@ __device__ __forceinline__ void solve_lanes(const FineBlockSchedule& s, const Fi
     const int* pos = nullptr;
     double dx = 0.0, rx = 0.0;
     // Elimination: this lane's branches leaf first; a branch once its children are done.
-    for (int it = first; it < end;) {
-        if (!started) {
-            b = l.item[it];
-            bool ready = true;
-            for (int j = s.cb[b]; j < s.cb[b + 1]; ++j) ready &= acquire(l.flag[s.ch[j]]) == eliminated;
-            if (!ready) continue;
-            const FineSchedule::Level lev = s.lev[l.level[it]];
-            base = lev.base, pos = s.pos + lev.pos0, k = b - lev.branch0, i = s.len[b] - 1;
-            fine_sweeps::branch_start(b, base + pos[i] + k, s.cb, s.ch, D, R, FD, FR, dx, rx);
-            started = true;
+    // The loop runs while any lane of the warp has work, and the warp meets before each
+    // turn, so that its lanes take their turns together (one issue of the turn's code),
+    // whichever branch each is on.
+    for (int it = first; __any_sync(0xffffffffu, it < end);) {
+        bool go = false;
+        if (it < end) {
+            if (!started) {
+                b = l.item[it];
+                bool ready = true;
+                for (int j = s.cb[b]; j < s.cb[b + 1]; ++j) ready &= acquire(l.flag[s.ch[j]]) == eliminated;
+                if (ready) {
+                    const FineSchedule::Level lev = s.lev[l.level[it]];
+                    base = lev.base, pos = s.pos + lev.pos0, k = b - lev.branch0, i = s.len[b] - 1;
+                    fine_sweeps::branch_start(b, base + pos[i] + k, s.cb, s.ch, D, R, FD, FR, dx, rx);
+                    started = true;
+                }
+            }
+            go = started;
         }
-        if (fine_sweeps::eliminate_turn<N>(b, i, base, pos, k, D, U, R, FD, FR, dx, rx)) {
+        __syncwarp();
+        if (go && fine_sweeps::eliminate_turn<N>(b, i, base, pos, k, D, U, R, FD, FR, dx, rx)) {
             release(l.flag[b], eliminated);
             started = false;
             ++it;
@@ -87,18 +96,24 @@ __device__ __forceinline__ void solve_lanes(const FineBlockSchedule& s, const Fi
     // The root's branch is the last of every elimination: a barrier costs nothing here.
     __syncthreads();
     // Substitution: the same branches in the reverse order; a branch once its parent is done.
-    for (int it = end - 1; it >= first;) {
-        if (!started) {
-            b = l.item[it];
-            const int p = l.parent[b];
-            if (p >= 0 && acquire(l.flag[p]) != substituted) continue;
-            const FineSchedule::Level lev = s.lev[l.level[it]];
-            base = lev.base, pos = s.pos + lev.pos0, k = b - lev.branch0, i = 0, len = s.len[b];
-            const int pcv = s.pcv[b];
-            dx = pcv >= 0 ? R[pcv] : 0.0;  // x of the parent CV
-            started = true;
+    for (int it = end - 1; __any_sync(0xffffffffu, it >= first);) {
+        bool go = false;
+        if (it >= first) {
+            if (!started) {
+                b = l.item[it];
+                const int p = l.parent[b];
+                if (p < 0 || acquire(l.flag[p]) == substituted) {
+                    const FineSchedule::Level lev = s.lev[l.level[it]];
+                    base = lev.base, pos = s.pos + lev.pos0, k = b - lev.branch0, i = 0, len = s.len[b];
+                    const int pcv = s.pcv[b];
+                    dx = pcv >= 0 ? R[pcv] : 0.0;  // x of the parent CV
+                    started = true;
+                }
+            }
+            go = started;
         }
-        if (fine_sweeps::substitute_turn<N>(i, len, base, pos, k, D, R, dx)) {
+        __syncwarp();
+        if (go && fine_sweeps::substitute_turn<N>(i, len, base, pos, k, D, R, dx)) {
             release(l.flag[b], substituted);
             started = false;
             --it;

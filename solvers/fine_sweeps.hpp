@@ -20,15 +20,6 @@
 
 namespace arbolito::fine_sweeps {
 
-// a·b rounded, never fused into a later addition (the device's __dmul_rn).
-ARB_HD double mul_rn(double a, double b) {
-#ifdef __CUDA_ARCH__
-    return __dmul_rn(a, b);
-#else
-    return a * b;
-#endif
-}
-
 // The distal row of branch b less its children's folds (subtracted in a fixed order):
 // where each elimination starts, d into dx and rhs into rx.
 ARB_HD void branch_start(int b, int x, const int* child_begin, const int* child, const double* D, const double* R,
@@ -124,82 +115,6 @@ ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, con
         if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, D, R, xp), i += 4;
     if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, D, R, xp), i += 2;
     if (i < len) substitute_rows<1>(i, base, pos, k, D, R, xp);
-}
-
-// The lanes' solve (fine_lanes.hpp): one thread takes its branches one turn at a time, a
-// turn the same code for every thread of a warp whatever its branch's length, so that a
-// warp's threads do not split between a chunk and a branch's last rows. A turn has no
-// branch inside (as eliminate_rows): a short last turn puts its rows in its last slots
-// and the first slots repeat, unchanged, what the first real row then overwrites.
-//
-// One elimination turn of branch b (slot k of its level) from row i (dx, rx: row i's d
-// and rhs): rows i ... i-N+1 when i >= N; else rows i ... 0 in the turn's last i+1 slots,
-// the first N-1-i slots passing dx and rx through unchanged (u = 0 and the next row's d,
-// rhs the current ones: they store into row i, which its own slot then overwrites), and
-// row 0's fold into FD[b], FR[b] (stored by slot N-1 of every turn; only the last one's
-// is read). Per row the arithmetic of eliminate_rows and backward's row 0, so the same
-// bits. Returns true when the branch is done; else i has moved down by N.
-template <int N>
-ARB_HD bool eliminate_turn(int b, int& i, int base, const int* pos, int k, double* D, const double* U, double* R,
-                           double* FD, double* FR, double& dx, double& rx) {
-    const bool last = i < N;
-    int x[N + 1];
-    bool on[N];
-    double u[N], dp[N], rp[N];
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        const int r = last ? N - 1 - j : i - j;
-        on[j] = r <= i;
-        x[j] = base + pos[on[j] ? r : i] + k;
-    }
-    x[N] = base + pos[last ? 0 : i - N] + k;  // the next turn's first row (unused on the last turn)
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        u[j] = on[j] ? U[x[j]] : 0.0;
-        dp[j] = on[j] ? D[x[j + 1]] : dx;
-        rp[j] = on[j] ? R[x[j + 1]] : rx;
-    }
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        const double inv = gpu::reciprocal(dx), f = u[j] * inv;
-        D[x[j]] = f;
-        R[x[j]] = rx * inv;
-        if (j == N - 1) {  // row 0 on the last turn: products of their own, as backward's (not
-            FD[b] = mul_rn(f, u[j]);  // shared with, and so not keeping from fusing, dx's and rx's)
-            FR[b] = mul_rn(f, rx);
-        }
-        dx = dp[j] - f * u[j];
-        rx = rp[j] - f * rx;
-    }
-    if (!last) i -= N;
-    return last;
-}
-
-// One substitution turn of a branch of length len from row i (xp: the row before's x):
-// rows i ... i+N-1 when they are all below len; else rows i ... len-1 in the turn's last
-// slots, the first ones passing xp through unchanged (f = 0, g = xp: they store into row
-// i, which its own slot then overwrites). Per row substitute_rows's arithmetic. Returns
-// true when the branch is done; else i has moved up by N.
-template <int N>
-ARB_HD bool substitute_turn(int& i, int len, int base, const int* pos, int k, const double* D, double* R, double& xp) {
-    const int skip = i + N <= len ? 0 : N - (len - i);  // slots before the first row
-    int x[N];
-    bool on[N];
-    double f[N], g[N];
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        on[j] = j >= skip;
-        x[j] = base + pos[on[j] ? i + j - skip : i] + k;
-        f[j] = on[j] ? D[x[j]] : 0.0;
-        g[j] = on[j] ? R[x[j]] : xp;
-    }
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        xp = g[j] - f[j] * xp;
-        R[x[j]] = xp;
-    }
-    i += N;
-    return i >= len;
 }
 
 }  // namespace arbolito::fine_sweeps

@@ -171,7 +171,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     if (ncol > 0 && s_.n_frames > 0)
         max_piece_steps_ = std::min(max_piece_steps_, std::max(1L, (256L << 20) / (8 * ncol)) * s_.steps_per_sample);
     if (const ResidentRequest* r = solve_->resident()) {
-        resident_ = std::make_unique<ResidentEpoch>(f_, *r->schedule, *r->plan, r->shared_bytes, r->threads, r->lanes, globals_);
+        resident_ = std::make_unique<ResidentEpoch>(f_, *r->schedule, *r->plan, r->shared_bytes, r->threads, globals_);
         events_.sort_by_block(resident_->plan().target_block, static_cast<int>(resident_->plan().blocks.size()));
         if (opt_.phase_times)
             for (cudaEvent_t& e : piece_events_) CUDA_CHECK(cudaEventCreate(&e));

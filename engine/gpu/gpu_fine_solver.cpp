@@ -41,7 +41,6 @@ ResidentRequest resident_request(const SolverOptions& o) {
     if (o.at("step") == "resident") {
         r.shared_bytes = 1024 * (o.at("shared") == "auto" ? resident_default_kib : std::stoi(o.at("shared")));
         r.threads = std::stoi(o.at("threads"));
-        r.lanes = o.at("solve") == "lanes";
     }
     return r;
 }
@@ -136,11 +135,6 @@ SolverInfo gpu_fine_solver() {
              ", three blocks per H100 multiprocessor); what does not fit stays in device memory",
          check_auto_or_whole},
         {"threads", {"64", "128", "256"}, "", "128", "step=resident: threads per CUDA block", {}},
-        {"solve", {"levels", "lanes"}, "", "levels",
-         "step=resident: the block's solve level by level with a barrier between levels, or in lanes (each thread "
-         "its paths of branches, each branch as soon as its children are done: the longest path's rows, not the "
-         "sum of every level's longest branch)",
-         {}},
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA

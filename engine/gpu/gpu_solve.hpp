@@ -17,7 +17,6 @@ struct ResidentRequest {
     const gpu::GpuFinePlan* plan = nullptr;  // the schedule on the device
     int shared_bytes = 0;                    // per CUDA block
     int threads = 0;                         // per CUDA block (gpu-fine's `threads`)
-    bool lanes = false;                      // the solve in the lanes' order (gpu-fine's `solve=lanes`)
 };
 
 class GpuSolve {

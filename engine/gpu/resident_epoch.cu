@@ -11,7 +11,6 @@
 #include "mechanisms/instance_currents.hpp"
 #include "mechanisms/threshold.hpp"
 #include "solvers/gpu/fine_block.cuh"
-#include "solvers/gpu/fine_lanes.cuh"
 #include "core/gpu/shared_memory_limit.hpp"
 
 namespace arbolito::gpu {
@@ -44,7 +43,6 @@ struct Args {
     const FineSchedule::Level* levels;
     const int *pos_base, *length, *parent_cv, *child_begin, *child;
     double *fold_d, *fold_r;
-    const int *lane_begin, *lane_item, *lane_level, *lane_parent;  // null: the level loop's solve
     const int *probe_col, *probe_cv;
     long b, e;
     long frame0;           // the piece's first frame: step n samples into row frame_after(n) - frame0
@@ -165,8 +163,8 @@ struct StepArrays {
 // (32-bit shared loads and stores) instead of generic pointers chosen at run time.
 template <int Ahead, bool CopyV, class Clock, class AfterLevel>
 __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
-                                             const FineBlockSchedule& sched, const FineBlockLanes& lanes,
-                                             StepArrays x, int first, int n, Clock& clock, AfterLevel after_level) {
+                                             const FineBlockSchedule& sched, StepArrays x, int first, int n,
+                                             Clock& clock, AfterLevel after_level) {
     const int t = threadIdx.x, nt = blockDim.x;
     double *V = x.V, *R = x.R, *D = x.D;
     const double *U = x.U, *DB = x.DB, *CDT = x.CDT;
@@ -205,10 +203,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
             __syncthreads();
         });
         clock.lap(prof_currents);
-        if (a.lane_begin)  // both end with a barrier
-            solve_lanes<Ahead>(sched, lanes, D, U, R, x.FD, x.FR, static_cast<int>(step - a.b));
-        else
-            solve_levels<Ahead>(sched, D, U, R, x.FD, x.FR, after_level);
+        solve_levels<Ahead>(sched, D, U, R, x.FD, x.FR, after_level);  // ends with a barrier
         clock.lap(prof_solve);
         // The solution in R is the new V; the old one stays for the detectors.
         double *const Vold = V, *const Vnew = R;
@@ -272,11 +267,6 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     x.FR = rb.offset[res_fold] >= 0 ? x.FD + B.n_branches : a.fold_r + B.branch0;
     const FineBlockSchedule sched = load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels,
                                                        a.pos_base, a.length, a.parent_cv, a.child_begin, a.child);
-    FineBlockLanes lanes{};
-    if (a.lane_begin)
-        lanes = load_fine_lanes(B, reinterpret_cast<int*>(base + rb.data_bytes + FineSchedule::schedule_bytes(B)),
-                                a.lane_begin + static_cast<long>(blockIdx.x) * (nt + 1), a.lane_item, a.lane_level,
-                                a.lane_parent);
     for_mechs::run([&](auto tag) {
         using M = typename decltype(tag)::type;
         const MechColumns m = block_mech<M>(rb, base, a.st.mechs[mech_index<M>]);
@@ -300,12 +290,12 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
         y.FR = y.FD + B.n_branches;
         if (rb.offset[res_v] >= 0) {
             y.V = in_shared(res_v);
-            V = run_steps<Ahead, false>(a, rb, loc, sched, lanes, y, first, n, clock, after_level);
+            V = run_steps<Ahead, false>(a, rb, loc, sched, y, first, n, clock, after_level);
         } else {
-            V = run_steps<Ahead, true>(a, rb, loc, sched, lanes, y, first, n, clock, after_level);  // v: the group's
+            V = run_steps<Ahead, true>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
         }
     } else {
-        V = run_steps<Ahead, false>(a, rb, loc, sched, lanes, x, first, n, clock, after_level);
+        V = run_steps<Ahead, false>(a, rb, loc, sched, x, first, n, clock, after_level);
     }
     if (t == 0) clock.flush();
 
@@ -321,9 +311,8 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
 }  // namespace
 
 ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
-                             int threads, bool lanes, const all_mechanisms::Globals& globals)
-    : plan_(resident_plan(f, s, budget_bytes, lanes ? std::max(threads, solve.threads) : 0)), solve_(solve),
-      threads_(std::max(threads, solve.threads)) {
+                             int threads, const all_mechanisms::Globals& globals)
+    : plan_(resident_plan(f, s, budget_bytes)), solve_(solve), threads_(std::max(threads, solve.threads)) {
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
     int dev = 0, optin = 0;
@@ -347,13 +336,6 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
         std::memcpy(globals_.bytes + globals_offsets[x], &std::get<x>(globals), sizeof(typename M::Globals));
     });
     blocks_ = DeviceArray<ResidentBlock>(plan_.blocks);
-    if (lanes) {
-        const FineLanes l = fine_lanes(s, threads_);
-        lane_begin_ = DeviceArray<int>(l.lane_begin);
-        lane_item_ = DeviceArray<int>(l.item);
-        lane_level_ = DeviceArray<int>(l.item_level);
-        lane_parent_ = DeviceArray<int>(l.parent_branch);
-    }
     probe_col_ = DeviceArray<int>(plan_.probe_col);
     probe_cv_ = DeviceArray<int>(plan_.probe_cv);
 }
@@ -376,11 +358,6 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.child = solve_.child.data();
     a.fold_d = solve_.fold_d.data();
     a.fold_r = solve_.fold_r.data();
-    const bool lanes = lane_begin_.size() > 0;
-    a.lane_begin = lanes ? lane_begin_.data() : nullptr;
-    a.lane_item = lane_item_.data();
-    a.lane_level = lane_level_.data();
-    a.lane_parent = lane_parent_.data();
     a.probe_col = probe_col_.data();
     a.probe_cv = probe_cv_.data();
     a.b = b;

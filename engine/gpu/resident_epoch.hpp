@@ -46,11 +46,10 @@ struct alignas(8) MechGlobals {
 class ResidentEpoch {
 public:
     // s: gpu-fine's schedule of the group's layout, solve: its device copy (kept alive by
-    // the group). budget_bytes: shared memory a CUDA block may use; threads: its size;
-    // lanes: the solve in the lanes' order (solvers/gpu/fine_lanes.cuh), else level by
-    // level. Throws std::invalid_argument where the device cannot run it.
+    // the group). budget_bytes: shared memory a CUDA block may use; threads: its size.
+    // Throws std::invalid_argument where the device cannot run it.
     ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes, int threads,
-                  bool lanes, const all_mechanisms::Globals& globals);
+                  const all_mechanisms::Globals& globals);
     ~ResidentEpoch();  // prints the phase profile in an ARBOLITO_RESIDENT_PROFILE build
     ResidentEpoch(const ResidentEpoch&) = delete;
     ResidentEpoch& operator=(const ResidentEpoch&) = delete;
@@ -69,7 +68,6 @@ private:
     MechGlobals globals_{};
     DeviceArray<ResidentBlock> blocks_;
     DeviceArray<int> probe_col_, probe_cv_;
-    DeviceArray<int> lane_begin_, lane_item_, lane_level_, lane_parent_;  // empty: the level loop
 };
 
 }  // namespace arbolito::gpu

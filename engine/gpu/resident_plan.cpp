@@ -6,7 +6,6 @@
 #include <string>
 
 #include "mechanisms/catalogue.hpp"
-#include "solvers/fine_lanes.hpp"
 
 namespace arbolito {
 
@@ -35,7 +34,7 @@ long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst) {
     return round8(n_inst * (8 * doubles + 4));
 }
 
-ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes, int lane_threads) {
+ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes) {
     ResidentPlan p;
     const int nb = s.n_blocks();
     p.blocks.resize(nb);
@@ -88,8 +87,7 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
     for (int b = 0; b < nb; ++b) {
         const FineSchedule::Block& fb = s.blocks[b];
         ResidentBlock& rb = p.blocks[b];
-        const long schedule =
-            FineSchedule::schedule_bytes(fb) + (lane_threads > 0 ? FineLanes::shared_bytes(fb, lane_threads) : 0);
+        const long schedule = FineSchedule::schedule_bytes(fb);
         if (schedule > budget_bytes)
             throw std::invalid_argument("gpu-fine step=resident: a block's schedule takes " + std::to_string(schedule) +
                                         " bytes of shared memory, more than the " + std::to_string(budget_bytes) +

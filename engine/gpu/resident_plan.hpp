@@ -49,8 +49,6 @@ long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst);
 // mechanisms smallest first; what does not fit stays in device memory (same arithmetic,
 // slower). Throws std::invalid_argument where a block's schedule alone exceeds the budget,
 // std::logic_error where instances are not sorted by CV or lie outside every block.
-// lane_threads > 0: each block's lanes (fine_lanes.hpp, that many threads) follow its
-// schedule in shared memory.
-ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes, int lane_threads = 0);
+ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes);
 
 }  // namespace arbolito

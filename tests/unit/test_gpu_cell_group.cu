@@ -482,13 +482,7 @@ const std::vector<std::string> resident_variants = {"step=resident",
                                                     "step=resident:shared=8",  // most blocks in device memory
                                                     "step=resident:shared=24:sort=off:split=on",
                                                     "step=resident:split=cost",
-                                                    "step=resident:shared=200:block=4000:threads=256:timing=off",
-                                                    "step=resident:solve=lanes",
-                                                    "step=resident:solve=lanes:threads=64:ahead=4",
-                                                    "step=resident:solve=lanes:shared=8",
-                                                    "step=resident:solve=lanes:shared=24:sort=off:split=on",
-                                                    // several cells a block: several paths a lane
-                                                    "step=resident:solve=lanes:shared=200:block=4000:threads=64"};
+                                                    "step=resident:shared=200:block=4000:threads=256:timing=off"};
 
 TEST(GpuResidentGroup, RingAndBusyringMatchCpu) {
     SKIP_WITHOUT_GPU();
@@ -502,18 +496,15 @@ TEST(GpuResidentGroup, MixedSizesEveryMechanismMatchesCpu) {
 
 namespace {
 
-// Resident (both solves: levels and lanes) and streaming gpu-fine on the same blocks:
-// identical spikes, traces and final voltages. `shared` is the resident budget (KiB),
-// `block` both runs' block size.
+// Resident and streaming gpu-fine on the same blocks: identical spikes, traces and final
+// voltages. `shared` is the resident budget (KiB), `block` both runs' block size.
 void expect_resident_identical(const Model& m, const std::string& block, const std::string& shared,
                                const std::string& what) {
     const Result streaming = run(m, "gpu-fine", "block=" + block);
-    for (const std::string solve : {"levels", "lanes"}) {
-        const Result resident = run(m, "gpu-fine", "step=resident:shared=" + shared + ":block=" + block + ":solve=" + solve);
-        expect_identical(resident, streaming, what + " block=" + block + " shared=" + shared + " solve=" + solve);
-        EXPECT_GT(resident.phases.fused, 0.0);
-        EXPECT_EQ(resident.phases.solve, 0.0);
-    }
+    const Result resident = run(m, "gpu-fine", "step=resident:shared=" + shared + ":block=" + block);
+    expect_identical(resident, streaming, what + " block=" + block + " shared=" + shared);
+    EXPECT_GT(resident.phases.fused, 0.0);
+    EXPECT_EQ(resident.phases.solve, 0.0);
     std::cout << "[ info     ] " << what << ": " << streaming.rec.spikes_seen.size() << " spikes, "
               << streaming.rec.rows.size() << " samples identical\n";
 }
@@ -655,8 +646,6 @@ TEST(GpuResidentGroup, SameBitsEveryRun) {
     SKIP_WITHOUT_GPU();
     expect_same_bits_every_run("gpu-fine", "step=resident");
     expect_same_bits_every_run("gpu-fine", "step=resident:shared=8");
-    expect_same_bits_every_run("gpu-fine", "step=resident:solve=lanes");
-    expect_same_bits_every_run("gpu-fine", "step=resident:solve=lanes:shared=8");
 }
 
 TEST(GpuResidentGroup, BudgetBeyondTheDeviceRejected) {

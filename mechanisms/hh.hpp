@@ -36,11 +36,22 @@ struct hh : MechanismDefaults {
         tau = 1.0 / (q10 * sum);
     }
 
+    // Gate j's (m, h or n) steady state and time constant at v.
+    template <class T>
+    ARB_HD static void gate_rates(int j, T v, double q10, T& inf, T& tau) {
+        if (j == m)
+            gate<T>(0.1 * vtrap(-(v + 40.0), 10.0), 4.0 * math::exp(-(v + 65.0) / 18.0), q10, inf, tau);
+        else if (j == h)
+            gate<T>(0.07 * math::exp(-(v + 65.0) / 20.0), 1.0 / (math::exp(-(v + 35.0) / 10.0) + 1.0), q10, inf, tau);
+        else
+            gate<T>(0.01 * vtrap(-(v + 55.0), 10.0), 0.125 * math::exp(-(v + 65.0) / 80.0), q10, inf, tau);
+    }
+
     template <class T>
     ARB_HD static void rates(T v, double q10, T& minf, T& mtau, T& hinf, T& htau, T& ninf, T& ntau) {
-        gate<T>(0.1 * vtrap(-(v + 40.0), 10.0), 4.0 * math::exp(-(v + 65.0) / 18.0), q10, minf, mtau);
-        gate<T>(0.07 * math::exp(-(v + 65.0) / 20.0), 1.0 / (math::exp(-(v + 35.0) / 10.0) + 1.0), q10, hinf, htau);
-        gate<T>(0.01 * vtrap(-(v + 55.0), 10.0), 0.125 * math::exp(-(v + 65.0) / 80.0), q10, ninf, ntau);
+        gate_rates<T>(m, v, q10, minf, mtau);
+        gate_rates<T>(h, v, q10, hinf, htau);
+        gate_rates<T>(n, v, q10, ninf, ntau);
     }
 
     // Gates at their steady state.
@@ -60,12 +71,16 @@ struct hh : MechanismDefaults {
 
     // cnexp: exact exponential relaxation of each gate over dt at voltage v.
     template <class T>
-    ARB_HD static void advance(T v, double dt, const Globals& g, const T*, T* s, const T*) {
-        T minf, mtau, hinf, htau, ninf, ntau;
-        rates<T>(v, g.q10, minf, mtau, hinf, htau, ninf, ntau);
-        s[m] = minf + (s[m] - minf) * math::exp(-dt / mtau);
-        s[h] = hinf + (s[h] - hinf) * math::exp(-dt / htau);
-        s[n] = ninf + (s[n] - ninf) * math::exp(-dt / ntau);
+    ARB_HD static void advance(T v, double dt, const Globals& g, const T* p, T* s, const T* c) {
+        for (int j : {m, h, n}) advance_state<T>(j, v, dt, g, p, s, c);
+    }
+    // The gates relax independently: a backend may advance each on a thread of its own.
+    static constexpr int independent_states = 3;
+    template <class T>
+    ARB_HD static void advance_state(int j, T v, double dt, const Globals& g, const T*, T* s, const T*) {
+        T inf, tau;
+        gate_rates<T>(j, v, g.q10, inf, tau);
+        s[j] = inf + (s[j] - inf) * math::exp(-dt / tau);
     }
 };
 

@@ -46,6 +46,10 @@ struct MechanismDefaults {
     // math::exp, math::fabs and math::select.
     template <class T, class G>
     ARB_HD static void advance(T /*v*/, double /*dt*/, const G&, const T* /*p*/, T* /*s*/, const T* /*c*/) {}
+    // States that advance independently of each other (hh's gates): a backend may advance
+    // state j alone, on a thread of its own, with advance_state(j, ...), which computes for
+    // it exactly what advance does. 1: advance only.
+    static constexpr int independent_states = 1;
     // An event of weight w (µS) on a synapse.
     ARB_HD static void on_event(double /*w*/, const double* /*p*/, double* /*s*/, const double* /*c*/) {}
 };

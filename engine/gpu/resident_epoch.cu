@@ -126,10 +126,21 @@ __device__ __forceinline__ void add_currents(const MechColumns& m, int n, int fi
     }
 }
 
+// Where M's states advance independently (hh's gates), state j of instance k goes to
+// thread (32·j + k) mod the block's size: a block's few instances (hh at the soma) advance
+// their states on different warps side by side, each with advance's arithmetic for it.
 template <class M>
 __device__ __forceinline__ void advance_states(const MechColumns& m, int n, int first, const MechGlobals& g, double dt,
                                                const double* V) {
-    if constexpr (n_states<M> > 0) {
+    if constexpr (M::independent_states > 1) {
+        const int t = threadIdx.x, nt = blockDim.x;
+        for (int j = 0; j < M::independent_states; ++j)
+            for (int k = ((t - 32 * j) % nt + nt) % nt; k < n; k += nt) {
+                Instance<M> in(m, k);
+                M::advance_state(j, V[m.cv[k] - first], dt, globals_of<M>(g), in.p.v, in.s.v, in.c.v);
+                m.s[static_cast<long>(j) * m.n + k] = in.s.v[j];
+            }
+    } else if constexpr (n_states<M> > 0) {
         for (int k = threadIdx.x; k < n; k += blockDim.x) {
             Instance<M> in(m, k);
             M::advance(V[m.cv[k] - first], dt, globals_of<M>(g), in.p.v, in.s.v, in.c.v);
@@ -213,6 +224,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
             constexpr int m = mech_index<M>;
             advance_states<M>(loc[m], rb.inst_n[m], first, a.g, dt, Vnew);
         });
+        clock.lap(prof_advance);
         for (int j = t; j < rb.det_n; j += nt) {
             const int k = rb.det_begin + j, c = a.st.det_cv[k] - first;
             const double v0 = Vold[c], v1 = Vnew[c], th = a.st.det_threshold[k];

@@ -15,7 +15,9 @@
 namespace arbolito::gpu {
 namespace {
 
-enum ProfilePhase { prof_events, prof_assemble, prof_currents, prof_solve, prof_states, prof_n };
+// prof_advance: the mechanisms' states (thread 0 advances a block's first instance of
+// each); prof_states: the detectors, samples and the step's last barrier.
+enum ProfilePhase { prof_events, prof_assemble, prof_currents, prof_solve, prof_advance, prof_states, prof_n };
 #ifdef ARBOLITO_RESIDENT_PROFILE
 constexpr int prof_levels = 32;  // deeper levels are counted in the last
 __device__ unsigned long long profile_cycles[prof_n], profile_level[2][prof_levels][2], profile_block_steps;
@@ -76,7 +78,7 @@ inline void print_resident_profile() {
     if (cudaMemcpyFromSymbol(c, profile_cycles, sizeof c) != cudaSuccess) return;
     double total = 0;
     for (unsigned long long x : c) total += static_cast<double>(x);
-    const char* name[prof_n] = {"events", "assemble", "currents", "solve", "states+detect+sample"};
+    const char* name[prof_n] = {"events", "assemble", "currents", "solve", "advance", "detect+sample+barrier"};
     std::fprintf(stderr, "resident profile (block cycles, every block and step):");
     for (int p = 0; p < prof_n; ++p) std::fprintf(stderr, " %s %.1f%%", name[p], 100.0 * static_cast<double>(c[p]) / total);
     std::fprintf(stderr, " (total %.4e)\n", total);

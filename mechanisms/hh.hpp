@@ -72,7 +72,9 @@ struct hh : MechanismDefaults {
     // cnexp: exact exponential relaxation of each gate over dt at voltage v.
     template <class T>
     ARB_HD static void advance(T v, double dt, const Globals& g, const T* p, T* s, const T* c) {
-        for (int j : {m, h, n}) advance_state<T>(j, v, dt, g, p, s, c);
+        advance_state<T>(m, v, dt, g, p, s, c);
+        advance_state<T>(h, v, dt, g, p, s, c);
+        advance_state<T>(n, v, dt, g, p, s, c);
     }
     // The gates relax independently: a backend may advance each on a thread of its own.
     static constexpr int independent_states = 3;

@@ -134,7 +134,8 @@ __device__ __forceinline__ void advance_states(const MechColumns& m, int n, int 
                                                const double* V) {
     if constexpr (M::independent_states > 1) {
         const int t = threadIdx.x, nt = blockDim.x;
-        for (int j = 0; j < M::independent_states; ++j)
+#pragma unroll
+        for (int j = 0; j < M::independent_states; ++j)  // unrolled: state j a constant (no local memory)
             for (int k = ((t - 32 * j) % nt + nt) % nt; k < n; k += nt) {
                 Instance<M> in(m, k);
                 M::advance_state(j, V[m.cv[k] - first], dt, globals_of<M>(g), in.p.v, in.s.v, in.c.v);
@@ -182,7 +183,21 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
     const double dt = a.steps.dt;
     const bool at_step_end = a.steps.rules == EventRules::neuron;
     const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
+    // The states of density mechanisms (hh) advance at the start of the next step instead
+    // of before the step's last barrier: no event and nothing of the step's end reads
+    // them, so their threads (thread 0 for the soma's hh m gate, a long chain of
+    // divisions and exponentials) overlap the next step's events and assembly instead of
+    // holding every thread at the barrier. Their currents, after the assembly's barrier,
+    // see them advanced. Point mechanisms (which take events) still advance at once.
+    auto advance_density = [&](const double* Vnew) {
+        for_mechs::run([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int m = mech_index<M>;
+            if constexpr (M::kind == MechKind::density) advance_states<M>(loc[m], rb.inst_n[m], first, a.g, dt, Vnew);
+        });
+    };
     for (long step = a.b; step < a.e; ++step) {
+        if (step > a.b) advance_density(V);  // the last step's, at its new V
         // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
         // into what follows): the same spike times and stimulus onsets to the bit.
         const double t0 = __dmul_rn(static_cast<double>(step), dt), t_mid = __dadd_rn(t0, 0.5 * dt);
@@ -222,7 +237,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
-            advance_states<M>(loc[m], rb.inst_n[m], first, a.g, dt, Vnew);
+            if constexpr (M::kind != MechKind::density) advance_states<M>(loc[m], rb.inst_n[m], first, a.g, dt, Vnew);
         });
         clock.lap(prof_advance);
         for (int j = t; j < rb.det_n; j += nt) {
@@ -246,6 +261,8 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
         __syncthreads();
         clock.lap(prof_states);
     }
+    advance_density(V);  // the last step's
+    __syncthreads();      // before the states are written back
     return V;
 }
 

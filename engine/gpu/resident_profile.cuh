@@ -15,8 +15,8 @@
 namespace arbolito::gpu {
 namespace {
 
-// prof_advance: the mechanisms' states (thread 0 advances a block's first instance of
-// each); prof_states: the detectors, samples and the step's last barrier.
+// prof_advance: the point mechanisms' states (density mechanisms' advance at the start of
+// the next step, in its events lap); prof_states: the detectors, samples and the last barrier.
 enum ProfilePhase { prof_events, prof_assemble, prof_currents, prof_solve, prof_advance, prof_states, prof_n };
 #ifdef ARBOLITO_RESIDENT_PROFILE
 constexpr int prof_levels = 32;  // deeper levels are counted in the last

@@ -6,18 +6,6 @@
 set -u
 source bench/gpu_call_env.sh final12
 run_tests 'Gpu*Fine*:GpuResident*'
-t0=$SECONDS
-R=gpu-fine:step=resident
-bash bench/busyring_table.sh "1024 8192" "$R" 200 $O/table.tsv
-bash bench/busyring_table.sh "8192" "gpu-fine" 200 $O/table.tsv
-bash bench/busyring_table.sh "32768" "$R gpu-fine gpu-cell" 200 $O/table.tsv
-echo "arbolito table in $((SECONDS - t0)) s" >> $L; cat $O/table.tsv >> $L
-t0=$SECONDS
-OUT=/tmp/arb RUN_TIMEOUT=120 timeout 150 bash .arbor-gpu/run.sh 1024 8192 > /tmp/arb.log 2>&1; echo "arbor 1024 8192 rc $? in $((SECONDS - t0)) s" >> $L
-cp /tmp/arb/arbor_busyring_summary.tsv $O/arbor_small.tsv 2>/dev/null; cat /tmp/arb/arbor_busyring_summary.tsv >> $L 2>/dev/null
-t0=$SECONDS; left=$((580 - SECONDS))
-OUT=/tmp/arb32 RUN_TIMEOUT=$left timeout $left bash .arbor-gpu/run.sh 32768 > /tmp/arb32.log 2>&1; echo "arbor 32768 rc $? in $((SECONDS - t0)) s (allowed $left)" >> $L
-grep -E "^--- " /tmp/arb32.log | tail -6 >> $L; cp /tmp/arb32/arbor_busyring_summary.tsv $O/arbor_32768.tsv 2>/dev/null
-cat /tmp/arb32/arbor_busyring_summary.tsv >> $L 2>/dev/null; tail -5 /tmp/arb32.log >> $L
+final_table
 echo "== done in $SECONDS s" >> $L
 cat $L

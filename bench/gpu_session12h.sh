@@ -11,9 +11,7 @@ source bench/gpu_call_env.sh gates
 run_tests 'Gpu*Fine*:GpuResident*:MechanismAgreement*:GpuCellGroup.*'
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-for r in 1 2; do beside "8192" "$R" 50 $O/new.tsv $O/base.tsv; done
-beside "32768" "$R" 50 $O/new.tsv $O/base.tsv
-for f in new base; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+ab_check "$R"
 phase_profile $R
 mv $P/arbolito-prof-base $P/arbolito-prof
 echo "== base binary's profile" >> $L

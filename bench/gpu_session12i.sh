@@ -12,9 +12,7 @@ run_tests 'Gpu*Fine*:GpuResident*:MechanismAgreement*:GpuCellGroup.*'
 sanitize 'GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-for r in 1 2; do beside "8192" "$R" 50 $O/new.tsv $O/base.tsv; done
-beside "32768" "$R" 50 $O/new.tsv $O/base.tsv
-for f in new base; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+ab_check "$R"
 phase_profile $R
 echo "== done in $SECONDS s" >> $L
 cat $L

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (solve=lanes was reverted in 9baebe7: this call ran binaries of 136c996 / 1c30356.)
 # Call 12b (twelfth session): the resident step's solve in lanes (solve=lanes:
 # solvers/fine_lanes.hpp, solvers/gpu/fine_lanes.cuh; each thread its paths of branches,
 # a branch as soon as its children are done, flags per branch instead of a barrier per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (solve=lanes was reverted in 9baebe7: this call ran binaries of 136c996 / 1c30356.)
 # Call 12c: (1) solve=lanes with the warp meeting before each turn (__syncwarp in a loop
 # that runs while any lane of the warp has work: call 12b's lanes split a warp between
 # polling and turns, 1.65× the level loop's kernel) and the fold's products unfused

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (solve=lanes was reverted in 9baebe7: this call ran binaries of 136c996 / 1c30356.)
 # Call 12d: solve=lanes with turns that have no branch inside (a short last turn puts its
 # rows in its last slots; the first slots store into the first row, which its own slot
 # then overwrites; call 12c's turns stored under a condition per slot). The resident

@@ -3,10 +3,11 @@
 # (ARBOLITO_RESIDENT_PROFILE, engine/gpu/resident_epoch.cu), from a configured CUDA build
 # folder: resident_epoch.cu compiled again with the macro into a copy of the engine
 # library, then arbolito linked against it. The binary prints, at the end of a
-# step=resident run, the share of block cycles in events, assembly, currents, the solve
-# and the rest. Usage: bash bench/resident_profile.sh BUILD_DIR OUT_BINARY [MACRO...]
-# (other macros in place of ARBOLITO_RESIDENT_PROFILE: a bench experiment's variant of the
-# resident kernel, e.g. ARBOLITO_FINE_PREFETCH in solvers/fine_sweeps.hpp).
+# step=resident run, the share of block cycles in events, assembly, currents, the solve,
+# the states' advance and the rest. Usage: bash bench/resident_profile.sh BUILD_DIR
+# OUT_BINARY [MACRO...] (other macros in place of, or beside, ARBOLITO_RESIDENT_PROFILE: a
+# bench experiment's variant of the resident kernel, e.g. ARBOLITO_FINE_HEADS in
+# solvers/gpu/fine_block.cuh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:?build folder}" && pwd); OUTBIN=${2:?output binary}; shift 2

@@ -415,11 +415,10 @@ void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double
         const int* cb = s.child_begin.data() + blk.branch0;
         for (int L = blk.n_levels - 1; L >= 0; --L) {
             const auto& lev = s.levels[blk.level0 + L];
-            for (int k = 0; k < lev.n; ++k) {
-                const int* pos = s.pos_base.data() + lev.pos0;
+            const int* pos = s.pos_base.data() + lev.pos0;
+            for (int k = 0; k < lev.n; ++k)
                 fine_sweeps::backward<8>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k], cb, s.child.data(), D, U,
                                          R, fd.data(), fr.data());
-            }
         }
         for (int L = 0; L < blk.n_levels; ++L) {
             const auto& lev = s.levels[blk.level0 + L];

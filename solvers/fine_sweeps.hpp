@@ -70,10 +70,10 @@ ARB_HD BranchHead branch_head(int k, int base, const int* pos, int len, const do
     return h;
 }
 
-// Branch b (slot k of a level) from its head: its distal row less its children's folds (subtracted in a
-// fixed order), rows len-1 ... 1 in chunks of Ahead (then 4, 2, 1 for the rest), then
-// row 0, whose fold into the parent CV (what the parent's d and rhs lose) goes to
-// FD[b], FR[b].
+// Branch b (slot k of a level) from its head: its distal row less its children's folds
+// (subtracted in a fixed order), rows len-1 ... 1 in chunks of Ahead (then 4, 2, 1 for
+// the rest), then row 0, whose fold into the parent CV (what the parent's d and rhs lose)
+// goes to FD[b], FR[b].
 template <int Ahead>
 ARB_HD void backward_from(const BranchHead& h, int b, int k, int base, const int* pos, const int* child_begin,
                           const int* child, double* D, const double* U, double* R, double* FD, double* FR) {

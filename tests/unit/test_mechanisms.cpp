@@ -120,7 +120,6 @@ TEST(Mechanisms, ListOrderIsTheAdditionOrder) {
     EXPECT_EQ(mech_index<iclamp>, 4);
 }
 
-// Per-instance constants: exp2syn's effective rise time and peak factor.
 // Where a mechanism's states advance independently (hh's gates; the resident GPU step
 // advances each on a warp of its own), advance_state(j) gives state j exactly what
 // advance gives it, and touches no other state: over voltages from -100 to +60 mV (the
@@ -157,6 +156,7 @@ TEST(Mechanisms, IndependentStatesAdvanceAloneAsTogether) {
     EXPECT_GT(checked, 0);
 }
 
+// Per-instance constants: exp2syn's effective rise time and peak factor.
 TEST(Mechanisms, Exp2synConstantsAreNeuronsGuardAndPeak) {
     double c[2];
     const double p[] = {0.5, 2.0, 0.0};

@@ -15,23 +15,55 @@
 // loads do not depend on the elimination: only this thread writes its branch's rows).
 // More rows ahead hide more latency but take more registers (fewer blocks per SM).
 // Within a chunk there is no branch (the rest of a branch goes in chunks of 4, 2 and 1).
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
 #include "core/hd.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 
 namespace arbolito::fine_sweeps {
 
+// A row's pivot d' = d - u^2 / d'_before hangs on the row before's reciprocal: ~70 cycles
+// a row on an H100, 54 of them the reciprocal (bench/RESULTS.md, the chain bench). So each
+// row's 1 / d' is predicted ahead, off that chain, by the continuant of the branch's rows,
+// a three-term recurrence with no division in it:
+//     pb <- d pb - u^2 pa,    pa <- pb        (d' = pb / pa at every row),
+// and the chain only corrects the prediction r by one Newton step: e = 1 - d' r,
+// f = u r (1 + e), 1 / d' = r (1 + e), then d' of the next row = d - f u as before: three
+// multiply-adds a row. The prediction is good to ~1e-13 (the continuant is the dominant
+// solution of a diagonally dominant matrix's recurrence), so one step leaves f and 1 / d'
+// within rounding of u / d' and 1 / d' from the very pivots the chain computes: the
+// arithmetic is the pivot form's, the continuant only says where to look. pa, pb grow as
+// the product of the pivots; every chunk scales them by a power of two near 1 / pa,
+// which is exact (pivots within about 1e±30 of 1 never overflow a chunk; the engine's, in
+// µS, are within 1e±8).
+struct Pivots {
+    double d, r;    // the row's d' and rhs' (its children's folds and the rows above taken)
+    double pa, pb;  // its continuant: d' ~ pb / pa
+};
+
+// 2^-e for x = m 2^e (1 <= |m| < 2): exact to multiply by, for normal x.
+ARB_HD double inverse_power_of_two(double x) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    b = (std::uint64_t{0x7fe} << 52) - (b & (std::uint64_t{0x7ff} << 52));
+    std::memcpy(&x, &b, sizeof b);
+    return x;
+}
+
 // Eliminates rows i, i-1, ..., i-N+1 of a branch (all >= 1) into the row below each
 // (towards position 0): their indices, u, and the next rows' d and rhs are all loaded
-// before any arithmetic, and the arithmetic has no branch, so that the compiler can
-// overlap one row's reciprocal with the last row's stores (GPUs issue each warp's
-// instructions in order: a branch per row made every row wait out its whole chain).
-// dx, rx: row i's d and rhs on entry, row i-N's on return. Per row, f = u / d' into D and
-// g = rhs' / d' into R.
+// before any arithmetic, and the arithmetic has no branch. A GPU issues each warp's
+// instructions in order, so the code is written in the order it should run: the
+// continuant's chain, then every row's approximate reciprocal, then their Newton steps
+// (each waits on nothing by then), then the pivots' chain, each row's results stored a
+// row late (a store waits for its value, and stalls what comes after it). p: row i's on
+// entry, row i-N's on return. Per row, f = u / d' into D and g = rhs' / d' into R.
 template <int N>
-ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R, double& dx,
-                           double& rx) {
+ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R, Pivots& p) {
     int x[N + 1];
-    double u[N], dp[N], rp[N];
+    double u[N], dp[N], rp[N], pb[N + 1], r[N];
     ARB_UNROLL
     for (int j = 0; j <= N; ++j) x[j] = base + pos[i - j] + k;
     ARB_UNROLL
@@ -40,14 +72,29 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
         dp[j] = D[x[j + 1]];
         rp[j] = R[x[j + 1]];
     }
+    pb[0] = p.pb;  // row j's continuant: pb[j] / pb[j - 1], pb[-1] = p.pa
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) pb[j + 1] = std::fma(dp[j], pb[j], -(u[j] * u[j]) * (j ? pb[j - 1] : p.pa));
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) r[j] = gpu::reciprocal_approx(pb[j]);
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) r[j] = (j ? pb[j - 1] : p.pa) * std::fma(r[j], std::fma(-pb[j], r[j], 1.0), r[j]);
+    double dx = p.d, rx = p.r, f_late = 0, g_late = 0;
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
-        const double inv = gpu::reciprocal(dx), f = u[j] * inv;
-        D[x[j]] = f;
-        R[x[j]] = rx * inv;
-        dx = dp[j] - f * u[j];
+        const double e = std::fma(-dx, r[j], 1.0), ur = u[j] * r[j];
+        const double f = std::fma(ur, e, ur);
+        dx = dp[j] - f * u[j];  // the chain: e, f, d'
+        const double g = rx * std::fma(r[j], e, r[j]);
         rx = rp[j] - f * rx;
+        if (j) D[x[j - 1]] = f_late, R[x[j - 1]] = g_late;
+        f_late = f;
+        g_late = g;
     }
+    D[x[N - 1]] = f_late;
+    R[x[N - 1]] = g_late;
+    const double s = inverse_power_of_two(pb[N - 1]);
+    p = {dx, rx, pb[N - 1] * s, pb[N] * s};
 }
 
 // What the elimination of branch b (slot k of a level, length len >= 1) reads before its
@@ -84,17 +131,18 @@ ARB_HD void backward_from(const BranchHead& h, int b, int k, int base, const int
         dx -= FD[child[j]];
         rx -= FR[child[j]];
     }
+    Pivots p{dx, rx, 1.0, dx};
     int i = h.len - 1;
-    for (; i >= Ahead; i -= Ahead) eliminate_rows<Ahead>(i, base, pos, k, D, U, R, dx, rx);
+    for (; i >= Ahead; i -= Ahead) eliminate_rows<Ahead>(i, base, pos, k, D, U, R, p);
     if constexpr (Ahead == 8)
-        if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, dx, rx), i -= 4;
-    if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, dx, rx), i -= 2;
-    if (i >= 1) eliminate_rows<1>(i, base, pos, k, D, U, R, dx, rx);
-    const double inv = gpu::reciprocal(dx), f = h.u0 * inv;  // row 0 (a root's u is 0: its fold is 0)
+        if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, p), i -= 4;
+    if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, p), i -= 2;
+    if (i >= 1) eliminate_rows<1>(i, base, pos, k, D, U, R, p);
+    const double inv = gpu::reciprocal(p.d), f = h.u0 * inv;  // row 0 (a root's u is 0: its fold is 0)
     D[x0] = f;
-    R[x0] = rx * inv;
+    R[x0] = p.r * inv;
     FD[b] = f * h.u0;
-    FR[b] = f * rx;
+    FR[b] = f * p.r;
 }
 
 // Branch b (slot k of a level) of length len >= 1, head and rows.
@@ -104,7 +152,8 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
     backward_from<Ahead>(branch_head(k, base, pos, len, D, U, R), b, k, base, pos, child_begin, child, D, U, R, FD, FR);
 }
 
-// x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x.
+// x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
+// stored a row late (eliminate_rows says why).
 template <int N>
 ARB_HD void substitute_rows(int i, int base, const int* pos, int k, const double* D, double* R, double& xp) {
     int x[N];
@@ -115,11 +164,14 @@ ARB_HD void substitute_rows(int i, int base, const int* pos, int k, const double
         f[j] = D[x[j]];
         g[j] = R[x[j]];
     }
+    double late = 0;
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
+        if (j) R[x[j - 1]] = late;
         xp = g[j] - f[j] * xp;
-        R[x[j]] = xp;
+        late = xp;
     }
+    R[x[N - 1]] = late;
 }
 
 // x along the branch from position 0 (its parent CV's x final: an earlier level), in

@@ -4,6 +4,7 @@
 // combination of the passes and for the awkward shapes (one CV, an unbranched cable, a
 // star of 1,000 children, a tree deeper than 100 levels, cells wider than a block).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <cstdio>
 #include <random>
@@ -119,6 +120,26 @@ TEST(FineLayout, AwkwardShapes) {
     keep.reroot = false;
     const FineNumbering deep = fine_layout({trees::comb(130)}, keep);
     EXPECT_GT(deep.schedule.blocks[0].n_levels, 100);
+}
+
+// The elimination runs on continuants (fine_sweeps.hpp), products of up to nine pivots
+// between two scalings: a system scaled by 2^±100 (pivots near 1e±30, far outside any
+// cable equation's µS) must give the very bits of the unscaled one, since scaling by a
+// power of two is exact when nothing overflows or underflows.
+TEST(FineLayout, PivotsFarFromOneGiveTheSameBits) {
+    const std::vector<std::vector<int>> cells = {trees::chain(2000), trees::comb(40), trees::busyring(1)[0]};
+    for (const int e : {100, -100}) {
+        std::mt19937 gen(11);
+        const FineNumbering f = fine_layout(cells, FineOptions{});
+        test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
+        std::vector<double> d = sys.d, u = sys.u, rhs = sys.rhs;
+        fine_layout_solve(f.schedule, d.data(), u.data(), rhs.data());
+        for (std::size_t i = 0; i < sys.d.size(); ++i)
+            sys.d[i] = std::ldexp(sys.d[i], e), sys.u[i] = std::ldexp(sys.u[i], e), sys.rhs[i] = std::ldexp(sys.rhs[i], e);
+        fine_layout_solve(f.schedule, sys.d.data(), sys.u.data(), sys.rhs.data());
+        for (std::size_t i = 0; i < rhs.size(); ++i) ASSERT_EQ(sys.rhs[i], rhs[i]) << "2^" << e << ", CV " << i;
+        EXPECT_LT(test_systems::worst_relative_error(f.layout, rhs, sys.ref), 1e-12);
+    }
 }
 
 TEST(FineLayout, RealAndBusyringCells) {

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Call 13a: the elimination on continuants (solvers/fine_sweeps.hpp: the chain from row to
+# row one multiply-add, each row's reciprocal off it), for streaming gpu-fine and the
+# resident step alike. Against d4ae0c6's binary (arbolito-base): every GPU test (resident
+# against streaming gpu-fine bit for bit, both against the host within their
+# tolerances), the chain bench (cycles per row of the production sweeps), busyring 8,192
+# cells × 50 ms twice and 32,768 once beside the base, the phase clock, memcheck and
+# racecheck on the resident smoke test. Then the heads variant (ARBOLITO_FINE_HEADS,
+# built on the continuants): same bits as the default (outputs packed for h5diff here)
+# and its times. Pack: GPU_PACK_BINS="arbolito gpu_tests chain_latency_bench" bash
+# bench/gpu_pack.sh build-gpu; arbolito-base (d4ae0c6), arbolito-heads and arbolito-prof
+# (bench/resident_profile.sh) stripped and gzipped beside them. Log: $OUT/cont.log.
+set -u
+source bench/gpu_call_env.sh cont
+run_tests '' 'max \|dv\||worst'
+for r in 64 16; do echo "== chain bench, $r rows" >> $L; timeout 60 $P/chain_latency_bench --rows $r >> $L 2>&1; done
+sanitize 'GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
+R=gpu-fine:step=resident
+baseline $P/arbolito-base
+for r in 1 2; do beside "8192" "$R $R:ahead=4 gpu-fine" 50 $O/new.tsv $O/base.tsv; done
+beside "32768" "$R" 50 $O/new32.tsv $O/base32.tsv
+for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+phase_profile $R
+PACK=$O/heads_outputs.tgz OUTDIR=/tmp/heads_id bash tools/check_identical.sh $P/arbolito $P/arbolito-heads \
+  $R $R:ahead=4 >> $L 2>&1
+cp $P/arbolito $P/arbolito-default && cp $P/arbolito-heads $P/arbolito
+echo "== heads (beside 'new' above)" >> $L
+variants "$R $R:ahead=4" "$R"
+echo "== done in $SECONDS s" >> $L
+cat $L

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Call 13b: the elimination with each row's reciprocal predicted off the chain
+# (solvers/fine_sweeps.hpp: the continuant of the branch's rows predicts 1 / d', the chain
+# corrects it by one Newton step: three multiply-adds a row), for streaming gpu-fine and
+# the resident step alike. Call 13a's pure continuant (q and f from the continuant
+# itself) was faster but failed the mixed-sizes model's 1e-6 mV against the CPU (5.3e-6);
+# this keeps the pivot form's arithmetic. Against d4ae0c6's binary (arbolito-base): every
+# GPU test, the chain bench, memcheck and racecheck on the resident smoke test, busyring
+# 8,192 cells × 50 ms twice and 32,768 once beside the base, the phase clock. Pack:
+# GPU_PACK_BINS="arbolito gpu_tests chain_latency_bench" bash bench/gpu_pack.sh build-gpu;
+# arbolito-base (d4ae0c6) and arbolito-prof (bench/resident_profile.sh) stripped and
+# gzipped beside them. Log: $OUT/pred.log.
+set -u
+source bench/gpu_call_env.sh pred
+run_tests '' 'mixed sizes gpu-fine|mixed sizes.*resident'
+echo "== chain bench, 64 rows" >> $L; timeout 60 $P/chain_latency_bench --rows 64 >> $L 2>&1
+sanitize 'GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
+R=gpu-fine:step=resident
+baseline $P/arbolito-base
+for r in 1 2; do beside "8192" "$R $R:ahead=4 gpu-fine" 50 $O/new.tsv $O/base.tsv; done
+beside "32768" "$R $R:ahead=4" 50 $O/new32.tsv $O/base32.tsv
+for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+phase_profile $R $R:ahead=4
+echo "== done in $SECONDS s" >> $L
+cat $L

@@ -6,8 +6,7 @@
 # step=resident run, the share of block cycles in events, assembly, currents, the solve,
 # the states' advance and the rest. Usage: bash bench/resident_profile.sh BUILD_DIR
 # OUT_BINARY [MACRO...] (other macros in place of, or beside, ARBOLITO_RESIDENT_PROFILE: a
-# bench experiment's variant of the resident kernel, e.g. ARBOLITO_FINE_HEADS in
-# solvers/gpu/fine_block.cuh).
+# bench experiment's variant of the resident kernel).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:?build folder}" && pwd); OUTBIN=${2:?output binary}; shift 2

@@ -403,7 +403,10 @@ void check_fine_schedule(const FineSchedule& s) {
     }
 }
 
-void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs) {
+namespace {
+
+template <int Ahead>
+void solve_blocks(const FineSchedule& s, double* d, const double* u, double* rhs) {
     std::vector<double> fd, fr;
     for (const auto& blk : s.blocks) {
         double* D = d + blk.first_cv;
@@ -417,16 +420,23 @@ void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double
             const auto& lev = s.levels[blk.level0 + L];
             const int* pos = s.pos_base.data() + lev.pos0;
             for (int k = 0; k < lev.n; ++k)
-                fine_sweeps::backward<8>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k], cb, s.child.data(), D, U,
-                                         R, fd.data(), fr.data());
+                fine_sweeps::backward<Ahead>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k], cb,
+                                                        s.child.data(), D, U, R, fd.data(), fr.data());
         }
         for (int L = 0; L < blk.n_levels; ++L) {
             const auto& lev = s.levels[blk.level0 + L];
             for (int k = 0; k < lev.n; ++k)
-                fine_sweeps::forward<8>(k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k],
-                                     s.parent_cv[blk.branch0 + lev.branch0 + k], D, R);
+                fine_sweeps::forward<Ahead>(k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k],
+                                                       s.parent_cv[blk.branch0 + lev.branch0 + k], D, R);
         }
     }
+}
+
+}  // namespace
+
+void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs, int ahead) {
+    if (ahead != 4 && ahead != 8) throw std::invalid_argument("fine_layout_solve: ahead must be 4 or 8");
+    ahead == 4 ? solve_blocks<4>(s, d, u, rhs) : solve_blocks<8>(s, d, u, rhs);
 }
 
 }  // namespace arbolito

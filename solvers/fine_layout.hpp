@@ -107,8 +107,9 @@ void check_fine_schedule(const FineSchedule& s);
 
 // The whole solve on the host, level by level with the kernel's per-branch steps
 // (fine_sweeps.hpp): the reference the GPU tests compare against. d, u, rhs in layout
-// numbering; on return rhs holds the solution; d is overwritten.
-void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs);
+// numbering; on return rhs holds the solution; d is overwritten. ahead: the sweeps'
+// rows ahead, 4 or 8 (the same bits either way).
+void fine_layout_solve(const FineSchedule& s, double* d, const double* u, double* rhs, int ahead = 8);
 
 // split=cost's cuts for one cell's branch tree (parent[b] < b, -1 for the root; length[b]
 // CVs): per branch the lengths of its pieces, proximal first. Each level of a block costs

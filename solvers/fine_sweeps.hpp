@@ -97,59 +97,35 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
     p = {dx, rx, pb[N - 1] * s, pb[N] * s};
 }
 
-// What the elimination of branch b (slot k of a level, length len >= 1) reads before its
-// rows, but for its children's folds: u and the index of its row 0, d and rhs of its row
-// len-1. Nothing of the children's level writes these, so solve_levels' heads variant
-// (ARBOLITO_FINE_HEADS, fine_block.cuh) loads them before that level's barrier.
-struct BranchHead {
-    int len, x0;
-    double u0, d, r;
-};
-ARB_HD BranchHead branch_head(int k, int base, const int* pos, int len, const double* D, const double* U,
-                              const double* R) {
-    BranchHead h;
-    h.len = len;
-    h.x0 = base + pos[0] + k;
-    h.u0 = U[h.x0];  // nobody writes u: loaded ahead of the chain
-    const int x = base + pos[len - 1] + k;
-    h.d = D[x];
-    h.r = R[x];
-    return h;
-}
-
-// Branch b (slot k of a level) from its head: its distal row less its children's folds
-// (subtracted in a fixed order), rows len-1 ... 1 in chunks of Ahead (then 4, 2, 1 for
-// the rest), then row 0, whose fold into the parent CV (what the parent's d and rhs lose)
-// goes to FD[b], FR[b].
+// Branch b (slot k of a level, length len >= 1): its distal row less its children's
+// folds (subtracted in a fixed order), rows len-1 ... 1 in chunks of Ahead (then 4, 2, 1
+// for the rest), then row 0, whose fold into the parent CV (what the parent's d and rhs
+// lose) goes to FD[b], FR[b]. (Loading the head, row 0's u and the distal row, before the
+// level's barrier, which nothing of the children's level writes them across, measured
+// slower: bench/RESULTS.md, call 13a.)
 template <int Ahead>
-ARB_HD void backward_from(const BranchHead& h, int b, int k, int base, const int* pos, const int* child_begin,
-                          const int* child, double* D, const double* U, double* R, double* FD, double* FR) {
+ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
+                     double* D, const double* U, double* R, double* FD, double* FR) {
     static_assert(Ahead == 4 || Ahead == 8, "chunks of 8 or 4 rows, then 2 and 1");
-    const int x0 = h.x0;
-    double dx = h.d, rx = h.r;
+    const int x0 = base + pos[0] + k, xd = base + pos[len - 1] + k;
+    const double u0 = U[x0];  // nobody writes u: loaded ahead of the chain
+    double dx = D[xd], rx = R[xd];
     for (int j = child_begin[b]; j < child_begin[b + 1]; ++j) {
         dx -= FD[child[j]];
         rx -= FR[child[j]];
     }
     Pivots p{dx, rx, 1.0, dx};
-    int i = h.len - 1;
+    int i = len - 1;
     for (; i >= Ahead; i -= Ahead) eliminate_rows<Ahead>(i, base, pos, k, D, U, R, p);
     if constexpr (Ahead == 8)
         if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, p), i -= 4;
     if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, p), i -= 2;
     if (i >= 1) eliminate_rows<1>(i, base, pos, k, D, U, R, p);
-    const double inv = gpu::reciprocal(p.d), f = h.u0 * inv;  // row 0 (a root's u is 0: its fold is 0)
+    const double inv = gpu::reciprocal(p.d), f = u0 * inv;  // row 0 (a root's u is 0: its fold is 0)
     D[x0] = f;
     R[x0] = p.r * inv;
-    FD[b] = f * h.u0;
+    FD[b] = f * u0;
     FR[b] = f * p.r;
-}
-
-// Branch b (slot k of a level) of length len >= 1, head and rows.
-template <int Ahead>
-ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
-                     double* D, const double* U, double* R, double* FD, double* FR) {
-    backward_from<Ahead>(branch_head(k, base, pos, len, D, U, R), b, k, base, pos, child_begin, child, D, U, R, FD, FR);
 }
 
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x

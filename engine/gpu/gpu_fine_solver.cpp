@@ -49,10 +49,12 @@ ResidentRequest resident_request(const SolverOptions& o) {
 // There its blocks outnumber what the device runs at once, and fewer registers per thread
 // (more blocks per SM) win over fewer waits per thread (busyring, H100, bench/RESULTS.md:
 // 8 better by 26 % at 1.8 M CVs, 4 better by 7-10 % at 7-29 M CVs solve alone and by 3.6 %
-// on the whole run at 58 M). The resident step keeps 8 (measured with it).
+// on the whole run at 58 M). The resident step takes 4: there its sweeps are pipelined
+// (fine_sweeps.hpp), and 4 rows ahead beat 8 by 4-5 % (bench/RESULTS.md, calls 13c-13d).
+// Every choice gives the same bits.
 int rows_ahead(const std::string& ahead, const FineSchedule& s, const ResidentRequest& r) {
     if (ahead != "auto") return std::stoi(ahead);
-    if (r.shared_bytes > 0) return 8;
+    if (r.shared_bytes > 0) return 4;
     long cvs = 0;
     for (const FineSchedule::Block& b : s.blocks) cvs += b.n_cv;
     return cvs > 4'000'000 ? 4 : 8;
@@ -125,8 +127,8 @@ SolverInfo gpu_fine_solver() {
         {"memory", {"device", "shared"}, "", "device",
          "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB", {}},
         {"ahead", {"4", "8", "auto"}, "", "auto",
-         "rows each thread loads before their arithmetic (more: fewer waits, more registers); auto: 4 for the "
-         "streaming step over more than 4 M CVs, else 8",
+         "rows each thread loads before their arithmetic (more: fewer waits, more registers; the same bits); auto: "
+         "4 for step=resident and for the streaming step over more than 4 M CVs, else 8",
          {}},
         {"step", {"streaming", "resident"}, "", "streaming",
          "resident: every step of an epoch piece in one kernel, each block's state in shared memory", {}},

@@ -67,32 +67,6 @@ template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
                                              double* FD, double* FR, AfterLevel after_level = {}) {
     const int t = threadIdx.x, nt = blockDim.x;
-#ifdef ARBOLITO_FINE_HEADS
-    // A bench variant (bench/resident_profile.sh BUILD OUT ARBOLITO_FINE_HEADS): each
-    // thread's first branch of the next level has its head (fine_sweeps::branch_head)
-    // loaded before this level's barrier, so that after it only the children's folds are
-    // waited for. The same arithmetic: the same bits.
-    auto head_of = [&](const FineSchedule::Level& l) {
-        return fine_sweeps::branch_head(t, l.base, s.pos + l.pos0, s.len[l.branch0 + t], D, U, R);
-    };
-    FineSchedule::Level l = s.lev[s.n_levels - 1];
-    fine_sweeps::BranchHead h{};
-    if (t < l.n) h = head_of(l);
-    for (int L = s.n_levels - 1; L >= 0; --L) {
-        if (t < l.n)
-            fine_sweeps::backward_from<Ahead>(h, l.branch0 + t, t, l.base, s.pos + l.pos0, s.cb, s.ch, D, U, R, FD, FR);
-        for (int k = t + nt; k < l.n; k += nt)
-            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D,
-                                         U, R, FD, FR);
-        const int rows = l.positions;
-        if (L > 0) {
-            l = s.lev[L - 1];
-            if (t < l.n) h = head_of(l);
-        }
-        __syncthreads();
-        after_level(0, L, rows);
-    }
-#else
     for (int L = s.n_levels - 1; L >= 0; --L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)
@@ -101,7 +75,6 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
         __syncthreads();
         after_level(0, L, l.positions);
     }
-#endif
     for (int L = 0; L < s.n_levels; ++L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)

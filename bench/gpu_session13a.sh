@@ -10,6 +10,9 @@
 # and its times. Pack: GPU_PACK_BINS="arbolito gpu_tests chain_latency_bench" bash
 # bench/gpu_pack.sh build-gpu; arbolito-base (d4ae0c6), arbolito-heads and arbolito-prof
 # (bench/resident_profile.sh) stripped and gzipped beside them. Log: $OUT/cont.log.
+# Its code (the pure continuant: f, g and the folds from pb, pa and q; and the heads
+# variant ARBOLITO_FINE_HEADS) was never committed: call 13b's replaced the first (13a's
+# failed the mixed-sizes model at 5.3e-6 mV), a05ca17 removed the second (slower).
 set -u
 source bench/gpu_call_env.sh cont
 run_tests '' 'max \|dv\||worst'

@@ -10,6 +10,8 @@
 # GPU_PACK_BINS="arbolito gpu_tests chain_latency_bench" bash bench/gpu_pack.sh build-gpu;
 # arbolito-base (d4ae0c6) and arbolito-prof (bench/resident_profile.sh) stripped and
 # gzipped beside them. Log: $OUT/pred.log.
+# Its code (13c's without the issue order: each row's prediction, stores and chain in
+# one loop) was never committed; 98b8d69 holds 13c's.
 set -u
 source bench/gpu_call_env.sh pred
 run_tests '' 'mixed sizes gpu-fine|mixed sizes.*resident'

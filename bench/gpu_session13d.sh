@@ -8,6 +8,9 @@
 # the GPU tests, the chain bench (backward_pipe / forward_pipe: the resident sweeps),
 # memcheck and racecheck on the resident smoke test, busyring 8,192 cells × 50 ms twice
 # and 32,768 once beside the base, the phase clock. Pack as 13b. Log: $OUT/pipe.log.
+# Its code (Pipelined in fine_sweeps.hpp and solve_levels: Rows/XRows chunks carried
+# across iterations, chain<N, Next> computing the next chunk's predictions beside this
+# one's) was never committed: slower than 13c's, a05ca17 keeps 13c's sweeps.
 set -u
 source bench/gpu_call_env.sh pipe
 run_tests 'Gpu*Fine*:GpuResident*:GpuCellGroup.*:FineBench*' 'mixed sizes gpu-fine |mixed sizes gpu-fine step=resident:|busyring 64 gpu-fine :|identical'

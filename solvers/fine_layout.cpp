@@ -421,13 +421,13 @@ void solve_blocks(const FineSchedule& s, double* d, const double* u, double* rhs
             const int* pos = s.pos_base.data() + lev.pos0;
             for (int k = 0; k < lev.n; ++k)
                 fine_sweeps::backward<Ahead>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k], cb,
-                                                        s.child.data(), D, U, R, fd.data(), fr.data());
+                                             s.child.data(), D, U, R, fd.data(), fr.data());
         }
         for (int L = 0; L < blk.n_levels; ++L) {
             const auto& lev = s.levels[blk.level0 + L];
             for (int k = 0; k < lev.n; ++k)
                 fine_sweeps::forward<Ahead>(k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k],
-                                                       s.parent_cv[blk.branch0 + lev.branch0 + k], D, R);
+                                            s.parent_cv[blk.branch0 + lev.branch0 + k], D, R);
         }
     }
 }

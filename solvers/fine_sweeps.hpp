@@ -36,8 +36,9 @@ namespace arbolito::fine_sweeps {
 // within rounding of u / d' and 1 / d' from the very pivots the chain computes: the
 // arithmetic is the pivot form's, the continuant only says where to look. pa, pb grow as
 // the product of the pivots; every chunk scales them by a power of two near 1 / pa,
-// which is exact (pivots within about 1e±30 of 1 never overflow a chunk; the engine's, in
-// µS, are within 1e±8).
+// which is exact, so where the chunks fall changes no bit (either Ahead gives the same
+// results). Pivots between about 1e-30 and 1e30 never overflow a chunk: far outside any
+// cable equation's in µS.
 struct Pivots {
     double d, r;    // the row's d' and rhs' (its children's folds and the rows above taken)
     double pa, pb;  // its continuant: d' ~ pb / pa

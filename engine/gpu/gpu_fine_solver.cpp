@@ -49,8 +49,8 @@ ResidentRequest resident_request(const SolverOptions& o) {
 // There its blocks outnumber what the device runs at once, and fewer registers per thread
 // (more blocks per SM) win over fewer waits per thread (busyring, H100, bench/RESULTS.md:
 // 8 better by 26 % at 1.8 M CVs, 4 better by 7-10 % at 7-29 M CVs solve alone and by 3.6 %
-// on the whole run at 58 M). The resident step takes 4: there its sweeps are pipelined
-// (fine_sweeps.hpp), and 4 rows ahead beat 8 by 4-5 % (bench/RESULTS.md, calls 13c-13d).
+// on the whole run at 58 M). The resident step takes 4: with the predicted reciprocals
+// (fine_sweeps.hpp) 4 rows ahead beat 8 there by 3-5 % (bench/RESULTS.md, calls 13c, 13d).
 // Every choice gives the same bits.
 int rows_ahead(const std::string& ahead, const FineSchedule& s, const ResidentRequest& r) {
     if (ahead != "auto") return std::stoi(ahead);

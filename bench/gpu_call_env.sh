@@ -47,12 +47,33 @@ phase_profile() {
       -o /tmp/o.h5 2>&1 | grep "resident profile" >> $L
   done
 }
-# ab_check SOLVERS: this binary against the baseline's (baseline BINARY first), busyring
-# 8,192 cells × 50 ms twice with SOLVERS and 32,768 once with the resident step, into the log.
+# ab_check SOLVERS [SOLVERS_32K]: this binary against the baseline's (baseline BINARY
+# first), busyring 8,192 cells × 50 ms twice with SOLVERS and 32,768 once with
+# SOLVERS_32K (default: the resident step), into the log.
 ab_check() {
   for r in 1 2; do beside "8192" "$1" 50 $O/new.tsv $O/base.tsv; done
-  beside "32768" "gpu-fine:step=resident" 50 $O/new32.tsv $O/base32.tsv
+  beside "32768" "${2:-gpu-fine:step=resident}" 50 $O/new32.tsv $O/base32.tsv
   for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+}
+# chain_bench ROWS...: bench/chain_latency_bench's cycles per row (packed beside the
+# others), into the log.
+chain_bench() {
+  for r in "$@"; do echo "== chain bench, $r rows" >> $L; timeout 60 $P/chain_latency_bench --rows $r >> $L 2>&1; done
+}
+# ncu_resident: Nsight Compute on one 100-step epoch kernel of busyring 8,192 cells with
+# the resident step (time, FP64 instruction counts for the FLOP rate, occupancy, warp
+# stalls, memory) into $O/ncu.txt, its main lines into the log.
+ncu_resident() {
+  ncu --version | tail -1 >> $L
+  sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": 8192/" examples/busyring.json > /tmp/b.json
+  local M=sm__sass_thread_inst_executed_op_dfma_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum
+  M=$M,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,gpu__time_duration.sum,dram__bytes.sum
+  timeout 110 ncu --clock-control none -k regex:resident_kernel --launch-skip 1 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --metrics $M \
+    $P/arbolito run /tmp/b.json --tfinal 8 --solver gpu-fine:step=resident --spikes-only -o /tmp/o.h5 > $O/ncu.txt 2>&1
+  echo "ncu rc $? in $SECONDS s" >> $L
+  grep -E "Duration|dfma|dmul|dadd|dram__bytes|Warp Cycles Per Issued|Avg. Active Threads|Stall|Achieved Occupancy|Theoretical Occupancy|Block Limit|Registers Per|L2 Hit|L1/TEX Hit|DRAM Throughput|Compute \(SM\)" $O/ncu.txt | head -40 >> $L
 }
 # variants SOLVERS_8K SOLVERS_32K: busyring × 50 ms with this call's arbolito, 8,192 cells
 # twice with SOLVERS_8K and 32,768 once with SOLVERS_32K, into the log.

@@ -16,13 +16,11 @@
 set -u
 source bench/gpu_call_env.sh cont
 run_tests '' 'max \|dv\||worst'
-for r in 64 16; do echo "== chain bench, $r rows" >> $L; timeout 60 $P/chain_latency_bench --rows $r >> $L 2>&1; done
+chain_bench 64 16
 sanitize 'GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-for r in 1 2; do beside "8192" "$R $R:ahead=4 gpu-fine" 50 $O/new.tsv $O/base.tsv; done
-beside "32768" "$R" 50 $O/new32.tsv $O/base32.tsv
-for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+ab_check "$R $R:ahead=4 gpu-fine"
 phase_profile $R
 PACK=$O/heads_outputs.tgz OUTDIR=/tmp/heads_id bash tools/check_identical.sh $P/arbolito $P/arbolito-heads \
   $R $R:ahead=4 >> $L 2>&1

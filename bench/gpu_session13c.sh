@@ -10,13 +10,11 @@
 set -u
 source bench/gpu_call_env.sh order
 run_tests 'Gpu*Fine*:GpuResident*:GpuCellGroup.*:FineBench*' 'mixed sizes gpu-fine |mixed sizes gpu-fine step=resident:|busyring 64 gpu-fine :'
-echo "== chain bench, 64 rows" >> $L; timeout 60 $P/chain_latency_bench --rows 64 >> $L 2>&1
+chain_bench 64
 sanitize 'GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-for r in 1 2; do beside "8192" "$R $R:ahead=4 gpu-fine" 50 $O/new.tsv $O/base.tsv; done
-beside "32768" "$R $R:ahead=4" 50 $O/new32.tsv $O/base32.tsv
-for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+ab_check "$R $R:ahead=4 gpu-fine" "$R $R:ahead=4"
 phase_profile $R:ahead=4
 echo "== done in $SECONDS s" >> $L
 cat $L

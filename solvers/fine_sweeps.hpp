@@ -79,7 +79,7 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
     ARB_UNROLL
     for (int j = 0; j < N; ++j) r[j] = gpu::reciprocal_approx(pb[j]);
     ARB_UNROLL
-    for (int j = 0; j < N; ++j) r[j] = (j ? pb[j - 1] : p.pa) * std::fma(r[j], std::fma(-pb[j], r[j], 1.0), r[j]);
+    for (int j = 0; j < N; ++j) r[j] = (j ? pb[j - 1] : p.pa) * gpu::newton_step(r[j], pb[j]);
     double dx = p.d, rx = p.r, f_late = 0, g_late = 0;
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
@@ -130,7 +130,8 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
 }
 
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
-// stored a row late (eliminate_rows says why).
+// stored a row late as in eliminate_rows (here no faster nor slower: the chain bench's
+// 26-29 cycles a row either way, bench/RESULTS.md calls 13a-13c).
 template <int N>
 ARB_HD void substitute_rows(int i, int base, const int* pos, int k, const double* D, double* R, double& xp) {
     int x[N];

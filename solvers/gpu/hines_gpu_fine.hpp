@@ -27,7 +27,7 @@ struct GpuFinePlan {
 
 // Checks the schedule (check_fine_schedule) and the device's shared memory per block.
 // Throws std::invalid_argument where a block needs more than the device has. ahead: rows
-// loaded before their arithmetic, 4 (72 registers a thread) or 8 (119).
+// loaded before their arithmetic, 4 (72 registers a thread) or 8 (96; the same bits).
 GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead = 8);
 
 // Solves every cell's system in place on `stream`: on return rhs holds the solution of

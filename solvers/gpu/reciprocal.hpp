@@ -14,16 +14,6 @@ namespace arbolito::gpu {
 // One Newton step from r ~ 1 / x: its relative error squared (e = 1 - x r, then r + r e).
 ARB_HD double newton_step(double r, double x) { return fma(r, fma(-x, r, 1.0), r); }
 
-ARB_HD double reciprocal(double x) {
-#ifdef __CUDA_ARCH__
-    double r;
-    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
-    return newton_step(newton_step(r, x), x);  // 2^-23, 2^-46, then rounding
-#else
-    return 1.0 / x;
-#endif
-}
-
 // 1 / x within about 2^-23: the hardware's approximation alone, for a caller that takes
 // the Newton steps itself where they wait on nothing (fine_sweeps.hpp). On the host:
 // 1.0 / x.
@@ -32,6 +22,14 @@ ARB_HD double reciprocal_approx(double x) {
     double r;
     asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
     return r;
+#else
+    return 1.0 / x;
+#endif
+}
+
+ARB_HD double reciprocal(double x) {
+#ifdef __CUDA_ARCH__
+    return newton_step(newton_step(reciprocal_approx(x), x), x);  // 2^-23, 2^-46, then rounding
 #else
     return 1.0 / x;
 #endif

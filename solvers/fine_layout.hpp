@@ -42,6 +42,10 @@ struct FineOptions {
     int block_cvs = 8192;
     int max_threads = 256;  // threads per block at most; wider levels loop
     int shared_bytes = 0;   // a block whose d, u, rhs fit this is solved in shared memory
+    // Twisted branches (FineSchedule::Twist): a level's longest branches solved from both
+    // ends at once by two threads, where the level's threads (max_threads) have room.
+    bool twist = false;
+    int twist_min = 8;  // rows a branch needs to be twisted
 };
 
 struct FineSchedule {
@@ -57,22 +61,49 @@ struct FineSchedule {
         int n_pos;
         int threads;     // CUDA block size (a multiple of 32)
         int in_shared;   // 1: d, u, rhs staged in shared memory; 0: solved in device memory
+        int tw0, n_tw;   // its twists: twist[tw0 .. tw0 + n_tw - 1]
+        int h0, n_h;     // its rows of the twists' workspace h (one per CV of its levels' top pieces)
     };
-    struct Level {  // five ints: the kernel copies a block's levels to shared memory as such
-        int base;     // block-local index of the level's first CV
-        int pos0;     // pos_base[pos0 + i]: offset of position i within the level
-        int branch0;  // block-local index of the level's first branch (slot 0)
+    // A level is two groups of branches, each numbered as the whole level used to be
+    // (position after position, slots within a position): first the top pieces of its
+    // twisted branches (`top_*`, solved from position 0 down towards the branch's end),
+    // then every other branch (solved from its end towards position 0). The top group's
+    // threads start at the first warp after the other group's, so each warp runs one
+    // sweep's code.
+    struct Level {  // eleven ints: the kernel copies a block's levels to shared memory as such
+        int base;     // block-local index of the group's first CV
+        int pos0;     // pos_base[pos0 + i]: offset of position i within the group
+        int branch0;  // block-local index of the group's first branch (slot 0)
         int n;        // branches (slots)
         int positions;  // the longest branch's length
+        int top_base, top_pos0, top_branch0, top_n, top_positions;  // the same for the top group
+        int top_h0;  // block-local row of h for the top group's first CV (h follows its CVs)
+    };
+    // A twisted branch (a twisted factorisation: elimination from both ends): rows 0 .. m-1 of a branch
+    // (position 0 next to the parent CV) are eliminated from position 0 on, towards row m
+    // (the junction), by one thread, while rows m+1 .. end are eliminated towards row m
+    // as any branch, by another: the branch's dependent chain is about half as long.
+    // They are two branches of one level: the top piece `a` (rows 0 .. m, m its distal
+    // CV) and the bottom piece `b` (its only child). Eliminating the top piece leaves row
+    // m coupled to the parent CV (the fill q = h[hq]); the parent's thread, folding its
+    // children one level up, solves row m with b's fold for the parent, and, in the
+    // substitution, both pieces take row m's x from the parent's. In the parent's child
+    // list the twist stands as -1 - (its index); b's parent_cv is -2 - (a's parent CV).
+    struct Twist {
+        int a, b;  // block-local branches: the top piece and the bottom piece
+        int xm;    // block-local CV of row m, the junction (a's distal CV)
+        int hq;    // block-local row of h holding the fill q of row m
     };
     std::vector<Block> blocks;
     std::vector<Level> levels;
     std::vector<int> pos_base;       // per level: longest branch + 1 entries, ascending
     // Per branch (blocks' branches one after another, block-local numbering inside):
     std::vector<int> length;         // real CVs
-    std::vector<int> parent_cv;      // block-local CV the branch's position 0 hangs from; -1: a root
+    std::vector<int> parent_cv;      // block-local CV the branch's position 0 hangs from; -1: a root;
+                                     // -2 - p: a twist's bottom piece, its top piece hanging from p
     std::vector<int> child_begin;    // children: child[child_begin[b] .. child_begin[b+1]-1],
     std::vector<int> child;          // block-local branch indices, in a fixed order
+    std::vector<Twist> twist;        // per block, block-local
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
@@ -80,7 +111,7 @@ struct FineSchedule {
     // doubles per branch; in device-memory mode they stay there).
     ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 16L * b.n_branches; }
     ARB_HD static long schedule_bytes(const Block& b) {
-        return 8L * ((b.n_pos + 5L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 1) / 2);
+        return 8L * ((b.n_pos + 11L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 4L * b.n_tw + 1) / 2);
     }
     static int shared_bytes(const Block& b) {
         return static_cast<int>((b.in_shared ? data_bytes(b) : 0) + schedule_bytes(b));

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "core/hd.hpp"
+#include "solvers/fine_layout.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 
 namespace arbolito::fine_sweeps {
@@ -98,22 +99,45 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
     p = {dx, rx, pb[N - 1] * s, pb[N] * s};
 }
 
+// Row m of twist w (fine_layout.hpp, FineSchedule::Twist), by the thread of the branch its
+// top piece hangs from, as that thread folds its children: row m less its bottom piece's
+// fold, solved for x_m = g - f x_parent (f and g into D, R at row m for the top piece's
+// substitution and into the bottom piece's fold slots for its own), and what the parent
+// row loses: the top piece's sums (FD, FR at a) and row m's own fold through the fill q.
+ARB_HD void fold_twist(const FineSchedule::Twist& w, double* D, double* R, double* FD, double* FR, const double* H,
+                       double& dx, double& rx) {
+    const double dm = D[w.xm] - FD[w.b], rm = R[w.xm] - FR[w.b], q = H[w.hq], sd = FD[w.a], sr = FR[w.a];
+    const double inv = gpu::reciprocal(dm), f = q * inv, g = rm * inv;
+    D[w.xm] = f;
+    R[w.xm] = g;
+    FD[w.b] = f;
+    FR[w.b] = g;
+    dx -= sd + f * q;
+    rx -= sr + g * q;
+}
+
 // Branch b (slot k of a level, length len >= 1): its distal row less its children's
-// folds (subtracted in a fixed order), rows len-1 ... 1 in chunks of Ahead (then 4, 2, 1
-// for the rest), then row 0, whose fold into the parent CV (what the parent's d and rhs
-// lose) goes to FD[b], FR[b]. (Loading the head, row 0's u and the distal row, before the
-// level's barrier, which nothing of the children's level writes them across, measured
-// slower: bench/RESULTS.md, call 13a.)
+// folds (subtracted in a fixed order; a twist's through fold_twist), rows len-1 ... 1 in
+// chunks of Ahead (then 4, 2, 1 for the rest), then row 0, whose fold into the parent CV
+// (what the parent's d and rhs lose) goes to FD[b], FR[b]. (Loading the head, row 0's u
+// and the distal row, before the level's barrier, which nothing of the children's level
+// writes them across, measured slower: bench/RESULTS.md, call 13a.)
 template <int Ahead>
 ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
-                     double* D, const double* U, double* R, double* FD, double* FR) {
+                     const FineSchedule::Twist* tw, double* D, const double* U, double* R, double* FD, double* FR,
+                     const double* H) {
     static_assert(Ahead == 4 || Ahead == 8, "chunks of 8 or 4 rows, then 2 and 1");
     const int x0 = base + pos[0] + k, xd = base + pos[len - 1] + k;
     const double u0 = U[x0];  // nobody writes u: loaded ahead of the chain
     double dx = D[xd], rx = R[xd];
     for (int j = child_begin[b]; j < child_begin[b + 1]; ++j) {
-        dx -= FD[child[j]];
-        rx -= FR[child[j]];
+        const int c = child[j];
+        if (c >= 0) {
+            dx -= FD[c];
+            rx -= FR[c];
+        } else {
+            fold_twist(tw[-1 - c], D, R, FD, FR, H, dx, rx);
+        }
     }
     Pivots p{dx, rx, 1.0, dx};
     int i = len - 1;
@@ -127,6 +151,86 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
     R[x0] = p.r * inv;
     FD[b] = f * u0;
     FR[b] = f * p.r;
+}
+
+// A twist's top piece, eliminated from position 0 towards row m: Pivots as in
+// eliminate_rows, and besides them the fill q (row i's coupling to the parent CV, u of
+// row 0 at first) and the parent row's sums sd = sum q h, sr = sum q g.
+struct TopPivots {
+    Pivots p;
+    double q, sd, sr;
+};
+
+// Eliminates rows i, i+1, ..., i+N-1 of a top piece (all < m) into the row above each,
+// as eliminate_rows does the other way: per row f = u' / d' into D (u': the coupling to
+// the next row, U at the next row), g = rhs' / d' into R and h = q / d' into H at the
+// row's CV + hoff. p: row i's on entry, row i+N's on return.
+template <int N>
+ARB_HD void eliminate_top_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R,
+                               double* H, int hoff, TopPivots& t) {
+    int x[N + 1];
+    double u[N], dp[N], rp[N], pb[N + 1], r[N];
+    ARB_UNROLL
+    for (int j = 0; j <= N; ++j) x[j] = base + pos[i + j] + k;
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        u[j] = U[x[j + 1]];
+        dp[j] = D[x[j + 1]];
+        rp[j] = R[x[j + 1]];
+    }
+    const Pivots& p = t.p;
+    pb[0] = p.pb;
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) pb[j + 1] = std::fma(dp[j], pb[j], -(u[j] * u[j]) * (j ? pb[j - 1] : p.pa));
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) r[j] = gpu::reciprocal_approx(pb[j]);
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) r[j] = (j ? pb[j - 1] : p.pa) * gpu::newton_step(r[j], pb[j]);
+    double dx = p.d, rx = p.r, q = t.q, sd = t.sd, sr = t.sr, f_late = 0, g_late = 0, h_late = 0;
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        const double e = std::fma(-dx, r[j], 1.0), ur = u[j] * r[j];
+        const double f = std::fma(ur, e, ur);
+        dx = dp[j] - f * u[j];  // the chain: e, f, d'
+        const double inv = std::fma(r[j], e, r[j]), g = rx * inv, h = q * inv;
+        rx = rp[j] - f * rx;
+        sd = std::fma(q, h, sd);
+        sr = std::fma(q, g, sr);
+        q = -u[j] * h;
+        if (j) D[x[j - 1]] = f_late, R[x[j - 1]] = g_late, H[x[j - 1] + hoff] = h_late;
+        f_late = f;
+        g_late = g;
+        h_late = h;
+    }
+    D[x[N - 1]] = f_late;
+    R[x[N - 1]] = g_late;
+    H[x[N - 1] + hoff] = h_late;
+    const double s = inverse_power_of_two(pb[N - 1]);
+    t = {{dx, rx, pb[N - 1] * s, pb[N] * s}, q, sd, sr};
+}
+
+// A twist's top piece (slot k of its level's top group, len = m + 1 >= 2): rows 0 ...
+// m-1 eliminated towards row m in chunks as backward's; row m (no fold of the bottom
+// piece yet) back into D, R, its fill into H, the parent row's sums into FD[b], FR[b]:
+// fold_twist finishes it one level up.
+template <int Ahead>
+ARB_HD void backward_top(int b, int k, int base, const int* pos, int len, double* D, const double* U, double* R,
+                         double* FD, double* FR, double* H, int hoff) {
+    const int x0 = base + pos[0] + k, m = len - 1;
+    const double d0 = D[x0];
+    TopPivots t{{d0, R[x0], 1.0, d0}, U[x0], 0.0, 0.0};
+    int i = 0;
+    for (; i + Ahead <= m; i += Ahead) eliminate_top_rows<Ahead>(i, base, pos, k, D, U, R, H, hoff, t);
+    if constexpr (Ahead == 8)
+        if (i + 4 <= m) eliminate_top_rows<4>(i, base, pos, k, D, U, R, H, hoff, t), i += 4;
+    if (i + 2 <= m) eliminate_top_rows<2>(i, base, pos, k, D, U, R, H, hoff, t), i += 2;
+    if (i < m) eliminate_top_rows<1>(i, base, pos, k, D, U, R, H, hoff, t);
+    const int xm = base + pos[m] + k;
+    D[xm] = t.p.d;
+    R[xm] = t.p.r;
+    H[xm + hoff] = t.q;
+    FD[b] = t.sd;
+    FR[b] = t.sr;
 }
 
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
@@ -152,17 +256,59 @@ ARB_HD void substitute_rows(int i, int base, const int* pos, int k, const double
     R[x[N - 1]] = late;
 }
 
-// x along the branch from position 0 (its parent CV's x final: an earlier level), in
-// chunks as backward's.
+// x along the branch from position 0 (its parent CV's x final: an earlier level; a
+// twist's bottom piece takes row m's, g - f x_parent from its fold slots, as the top piece
+// does), in chunks as backward's.
 template <int Ahead>
-ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
-    double xp = parent_cv >= 0 ? R[parent_cv] : 0.0;
+ARB_HD void forward(int b, int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R,
+                    const double* FD, const double* FR) {
+    double xp = parent_cv >= 0 ? R[parent_cv] : parent_cv == -1 ? 0.0 : FR[b] - FD[b] * R[-2 - parent_cv];
     int i = 0;
     for (; i + Ahead <= len; i += Ahead) substitute_rows<Ahead>(i, base, pos, k, D, R, xp);
     if constexpr (Ahead == 8)
         if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, D, R, xp), i += 4;
     if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, D, R, xp), i += 2;
     if (i < len) substitute_rows<1>(i, base, pos, k, D, R, xp);
+}
+
+// x at rows i, i-1, ..., i-N+1 of a top piece, from xn, the row after's x, and xa, the
+// parent CV's: x = (g - h xa) - f xn, the bracket off the chain.
+template <int N>
+ARB_HD void substitute_top_rows(int i, int base, const int* pos, int k, const double* D, double* R, const double* H,
+                                int hoff, double xa, double& xn) {
+    int x[N];
+    double f[N], z[N];
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        x[j] = base + pos[i - j] + k;
+        f[j] = D[x[j]];
+        z[j] = R[x[j]] - H[x[j] + hoff] * xa;
+    }
+    double late = 0;
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) {
+        if (j) R[x[j - 1]] = late;
+        xn = z[j] - f[j] * xn;
+        late = xn;
+    }
+    R[x[N - 1]] = late;
+}
+
+// A twist's top piece (len = m + 1): row m's x from the parent CV's (f, g left at row m by
+// fold_twist), then rows m-1 ... 0 towards the parent, in chunks as forward's.
+template <int Ahead>
+ARB_HD void forward_top(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R,
+                        const double* H, int hoff) {
+    const int m = len - 1, xm = base + pos[m] + k;
+    const double xa = R[parent_cv];
+    double xn = R[xm] - D[xm] * xa;
+    R[xm] = xn;
+    int i = m - 1;
+    for (; i + 1 >= Ahead; i -= Ahead) substitute_top_rows<Ahead>(i, base, pos, k, D, R, H, hoff, xa, xn);
+    if constexpr (Ahead == 8)
+        if (i + 1 >= 4) substitute_top_rows<4>(i, base, pos, k, D, R, H, hoff, xa, xn), i -= 4;
+    if (i + 1 >= 2) substitute_top_rows<2>(i, base, pos, k, D, R, H, hoff, xa, xn), i -= 2;
+    if (i >= 0) substitute_top_rows<1>(i, base, pos, k, D, R, H, hoff, xa, xn);
 }
 
 }  // namespace arbolito::fine_sweeps

@@ -16,6 +16,7 @@ struct FineBlockSchedule {
     int n_levels;
     const FineSchedule::Level* lev;
     const int *pos, *len, *pcv, *cb, *ch;
+    const FineSchedule::Twist* tw;
 };
 
 // Copies block B's schedule into shared memory at `si` (FineSchedule::schedule_bytes(B)
@@ -26,7 +27,8 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
                                                                 const int* __restrict__ length,
                                                                 const int* __restrict__ parent_cv,
                                                                 const int* __restrict__ child_begin,
-                                                                const int* __restrict__ child) {
+                                                                const int* __restrict__ child,
+                                                                const FineSchedule::Twist* __restrict__ twist) {
     const int t = threadIdx.x, nt = blockDim.x, nb = B.n_branches;
     int* spos = si;
     auto* slev = reinterpret_cast<FineSchedule::Level*>(spos + B.n_pos);
@@ -34,13 +36,15 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
     int* spcv = slen + nb;
     int* scb = spcv + nb;
     int* sch = scb + nb + 1;
+    auto* stw = reinterpret_cast<FineSchedule::Twist*>(sch + B.n_child);
     const int c0 = child_begin[B.branch0];
     for (int i = t; i < B.n_pos; i += nt) spos[i] = pos_base[B.pos0 + i];
     for (int i = t; i < B.n_levels; i += nt) slev[i] = levels[B.level0 + i];
     for (int i = t; i < nb; i += nt) slen[i] = length[B.branch0 + i], spcv[i] = parent_cv[B.branch0 + i];
     for (int i = t; i <= nb; i += nt) scb[i] = child_begin[B.branch0 + i] - c0;
     for (int i = t; i < B.n_child; i += nt) sch[i] = child[c0 + i];
-    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch};
+    for (int i = t; i < B.n_tw; i += nt) stw[i] = twist[B.tw0 + i];
+    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, stw};
 }
 
 // Block B's schedule read where it lies, in device memory: for a block whose schedule
@@ -50,37 +54,48 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
 __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSchedule::Block& B,
                                                                   const FineSchedule::Level* levels, const int* pos_base,
                                                                   const int* length, const int* parent_cv,
-                                                                  const int* child_begin, const int* child) {
+                                                                  const int* child_begin, const int* child,
+                                                                  const FineSchedule::Twist* twist) {
     return {B.n_levels, levels + B.level0, pos_base, length + B.branch0, parent_cv + B.branch0, child_begin + B.branch0,
-            child};
+            child, twist + B.tw0};
 }
 
-// The level loop of one block over D, U, R (shared or device memory: generic pointers)
-// and the folds FD, FR. Every thread reaches every barrier: the loops over a level's
-// branches have no early exit. Ends with a barrier: R holds the solution. after_level(
-// sweep, L, rows) after each level's barrier (sweep 0: elimination, 1: substitution;
-// rows: the level's longest branch): a profile's hook (resident_epoch.cu), else nothing.
+// The level loop of one block over D, U, R (shared or device memory: generic pointers),
+// the folds FD, FR and the twists' rows H (FineSchedule::Twist; device memory). Per
+// level, the threads from 0 take its branches, those from the next warp on its top
+// group (so that each warp runs one sweep). Every thread reaches every barrier: the
+// loops over a level's branches have no early exit. Ends with a barrier: R holds the
+// solution. after_level(sweep, L, rows) after each level's barrier (sweep 0: elimination,
+// 1: substitution; rows: the level's longest chain, a top piece's less its row m): a profile's hook
+// (resident_epoch.cu), else nothing.
 struct NoLevelHook {
     __device__ void operator()(int, int, int) const {}
 };
 template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
-                                             double* FD, double* FR, AfterLevel after_level = {}) {
+                                             double* FD, double* FR, double* H, AfterLevel after_level = {}) {
     const int t = threadIdx.x, nt = blockDim.x;
     for (int L = s.n_levels - 1; L >= 0; --L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)
-            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D,
-                                         U, R, FD, FR);
+            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch,
+                                         s.tw, D, U, R, FD, FR, H);
+        if (const int k = t - (l.n + 31) / 32 * 32; k >= 0 && k < l.top_n)
+            fine_sweeps::backward_top<Ahead>(l.top_branch0 + k, k, l.top_base, s.pos + l.top_pos0,
+                                             s.len[l.top_branch0 + k], D, U, R, FD, FR, H, l.top_h0 - l.top_base);
         __syncthreads();
-        after_level(0, L, l.positions);
+        after_level(0, L, max(l.positions, l.top_positions - 1));
     }
     for (int L = 0; L < s.n_levels; ++L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)
-            fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
+            fine_sweeps::forward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k],
+                                        s.pcv[l.branch0 + k], D, R, FD, FR);
+        if (const int k = t - (l.n + 31) / 32 * 32; k >= 0 && k < l.top_n)
+            fine_sweeps::forward_top<Ahead>(k, l.top_base, s.pos + l.top_pos0, s.len[l.top_branch0 + k],
+                                            s.pcv[l.top_branch0 + k], D, R, H, l.top_h0 - l.top_base);
         __syncthreads();
-        after_level(1, L, l.positions);
+        after_level(1, L, max(l.positions, l.top_positions - 1));
     }
 }
 

@@ -107,12 +107,15 @@ struct FineSchedule {
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
-    // parent CV and children), and in shared mode d, u, rhs per CV and the folds (two
+    // parent CV, children, twists and the twists' rows h), and in shared mode d, u, rhs per CV and the folds (two
     // doubles per branch; in device-memory mode they stay there).
     ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 16L * b.n_branches; }
-    ARB_HD static long schedule_bytes(const Block& b) {
-        return 8L * ((b.n_pos + 11L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 4L * b.n_tw + 1) / 2);
+    // The schedule's ints in doubles (rounded up), then the twists' rows h: on chip too,
+    // since the parent's fold and the top pieces' substitution wait on them.
+    ARB_HD static long schedule_int_doubles(const Block& b) {
+        return (b.n_pos + 11L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 4L * b.n_tw + 1) / 2;
     }
+    ARB_HD static long schedule_bytes(const Block& b) { return 8L * (schedule_int_doubles(b) + b.n_h); }
     static int shared_bytes(const Block& b) {
         return static_cast<int>((b.in_shared ? data_bytes(b) : 0) + schedule_bytes(b));
     }

@@ -23,6 +23,14 @@
 #include "solvers/fine_layout.hpp"
 #include "solvers/gpu/reciprocal.hpp"
 
+// Bench variant (bench/resident_profile.sh ... ARBOLITO_TWIST_NOINLINE): the twists' code
+// as calls, out of the level loop's instruction stream.
+#if defined(__CUDACC__) && defined(ARBOLITO_TWIST_NOINLINE)
+#define ARB_TWIST_HD __host__ __device__ __noinline__
+#else
+#define ARB_TWIST_HD ARB_HD
+#endif
+
 namespace arbolito::fine_sweeps {
 
 // A row's pivot d' = d - u^2 / d'_before hangs on the row before's reciprocal: ~70 cycles
@@ -104,7 +112,7 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
 // fold, solved for x_m = g - f x_parent (f and g into D, R at row m for the top piece's
 // substitution and into the bottom piece's fold slots for its own), and what the parent
 // row loses: the top piece's sums (FD, FR at a) and row m's own fold through the fill q.
-ARB_HD void fold_twist(const FineSchedule::Twist& w, double* D, double* R, double* FD, double* FR, const double* H,
+ARB_TWIST_HD void fold_twist(const FineSchedule::Twist& w, double* D, double* R, double* FD, double* FR, const double* H,
                        double& dx, double& rx) {
     const double dm = D[w.xm] - FD[w.b], rm = R[w.xm] - FR[w.b], q = H[w.hq], sd = FD[w.a], sr = FR[w.a];
     const double inv = gpu::reciprocal(dm), f = q * inv, g = rm * inv;
@@ -214,7 +222,7 @@ ARB_HD void eliminate_top_rows(int i, int base, const int* pos, int k, double* D
 // piece yet) back into D, R, its fill into H, the parent row's sums into FD[b], FR[b]:
 // fold_twist finishes it one level up.
 template <int Ahead>
-ARB_HD void backward_top(int b, int k, int base, const int* pos, int len, double* D, const double* U, double* R,
+ARB_TWIST_HD void backward_top(int b, int k, int base, const int* pos, int len, double* D, const double* U, double* R,
                          double* FD, double* FR, double* H, int hoff) {
     const int x0 = base + pos[0] + k, m = len - 1;
     const double d0 = D[x0];
@@ -297,7 +305,7 @@ ARB_HD void substitute_top_rows(int i, int base, const int* pos, int k, const do
 // A twist's top piece (len = m + 1): row m's x from the parent CV's (f, g left at row m by
 // fold_twist), then rows m-1 ... 0 towards the parent, in chunks as forward's.
 template <int Ahead>
-ARB_HD void forward_top(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R,
+ARB_TWIST_HD void forward_top(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R,
                         const double* H, int hoff) {
     const int m = len - 1, xm = base + pos[m] + k;
     const double xa = R[parent_cv];

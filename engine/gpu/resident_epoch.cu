@@ -43,7 +43,7 @@ struct Args {
     const FineSchedule::Level* levels;
     const int *pos_base, *length, *parent_cv, *child_begin, *child;
     const FineSchedule::Twist* twist;
-    double *fold_d, *fold_r, *h;
+    double *fold_d, *fold_r;
     const int *probe_col, *probe_cv;
     long b, e;
     long frame0;           // the piece's first frame: step n samples into row frame_after(n) - frame0
@@ -168,7 +168,7 @@ using for_mechs = decltype(for_mechs_of(all_mechanisms{}));
 struct StepArrays {
     double *V, *R, *D;
     const double *U, *DB, *CDT;  // d_base, cap_dt
-    double *FD, *FR, *H;
+    double *FD, *FR;
 };
 
 // Steps [a.b, a.e) of the block; returns where the final V lies. Inlined three times by
@@ -230,7 +230,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
             __syncthreads();
         });
         clock.lap(prof_currents);
-        solve_levels<Ahead>(sched, D, U, R, x.FD, x.FR, x.H, after_level);  // ends with a barrier
+        solve_levels<Ahead>(sched, D, U, R, x.FD, x.FR, after_level);  // ends with a barrier
         clock.lap(prof_solve);
         // The solution in R is the new V; the old one stays for the detectors.
         double *const Vold = V, *const Vnew = R;
@@ -295,7 +295,6 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     x.CDT = staged(res_cap_dt, a.st.cap_dt);
     x.FD = block_array(rb, res_fold, base, a.fold_d + B.branch0);
     x.FR = rb.offset[res_fold] >= 0 ? x.FD + B.n_branches : a.fold_r + B.branch0;
-    x.H = a.h + B.h0;  // device memory: off the chains (stored, then loaded a chunk ahead)
     const FineBlockSchedule sched = load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels,
                                                        a.pos_base, a.length, a.parent_cv, a.child_begin, a.child,
                                                        a.twist);
@@ -389,7 +388,6 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.child_begin = solve_.child_begin.data();
     a.child = solve_.child.data();
     a.twist = solve_.twist.data();
-    a.h = solve_.h.data();
     a.fold_d = solve_.fold_d.data();
     a.fold_r = solve_.fold_r.data();
     a.probe_col = probe_col_.data();

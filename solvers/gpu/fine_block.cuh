@@ -17,6 +17,7 @@ struct FineBlockSchedule {
     const FineSchedule::Level* lev;
     const int *pos, *len, *pcv, *cb, *ch;
     const FineSchedule::Twist* tw;
+    double* h;  // the twists' rows (FineSchedule::Twist)
 };
 
 // Copies block B's schedule into shared memory at `si` (FineSchedule::schedule_bytes(B)
@@ -44,7 +45,8 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
     for (int i = t; i <= nb; i += nt) scb[i] = child_begin[B.branch0 + i] - c0;
     for (int i = t; i < B.n_child; i += nt) sch[i] = child[c0 + i];
     for (int i = t; i < B.n_tw; i += nt) stw[i] = twist[B.tw0 + i];
-    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, stw};
+    double* sh = reinterpret_cast<double*>(si) + FineSchedule::schedule_int_doubles(B);
+    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, stw, sh};
 }
 
 // Block B's schedule read where it lies, in device memory: for a block whose schedule
@@ -55,13 +57,13 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
                                                                   const FineSchedule::Level* levels, const int* pos_base,
                                                                   const int* length, const int* parent_cv,
                                                                   const int* child_begin, const int* child,
-                                                                  const FineSchedule::Twist* twist) {
+                                                                  const FineSchedule::Twist* twist, double* h) {
     return {B.n_levels, levels + B.level0, pos_base, length + B.branch0, parent_cv + B.branch0, child_begin + B.branch0,
-            child, twist + B.tw0};
+            child, twist + B.tw0, h + B.h0};
 }
 
 // The level loop of one block over D, U, R (shared or device memory: generic pointers),
-// the folds FD, FR and the twists' rows H (FineSchedule::Twist; device memory). Per
+// the folds FD, FR and the twists' rows s.h (FineSchedule::Twist). Per
 // level, the threads from 0 take its branches, those from the next warp on its top
 // group (so that each warp runs one sweep). Every thread reaches every barrier: the
 // loops over a level's branches have no early exit. Ends with a barrier: R holds the
@@ -73,8 +75,9 @@ struct NoLevelHook {
 };
 template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
-                                             double* FD, double* FR, double* H, AfterLevel after_level = {}) {
+                                             double* FD, double* FR, AfterLevel after_level = {}) {
     const int t = threadIdx.x, nt = blockDim.x;
+    double* H = s.h;
     for (int L = s.n_levels - 1; L >= 0; --L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)

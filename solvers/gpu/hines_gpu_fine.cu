@@ -17,7 +17,7 @@ using Level = FineSchedule::Level;
 // (in shared mode) or used where they lie in device memory.
 template <int Ahead>
 __device__ __forceinline__ void solve_block(const Block& B, const FineBlockSchedule& s, double* sm, double* d,
-                                            const double* u, double* rhs, double* fold_d, double* fold_r, double* h) {
+                                            const double* u, double* rhs, double* fold_d, double* fold_r) {
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, nb = B.n_branches;
     if (B.in_shared) {
         double* D = sm;
@@ -29,12 +29,12 @@ __device__ __forceinline__ void solve_block(const Block& B, const FineBlockSched
             R[i] = rhs[B.first_cv + i];
         }
         __syncthreads();
-        solve_levels<Ahead>(s, D, U, R, sm + 3 * n, sm + 3 * n + nb, h + B.h0);
+        solve_levels<Ahead>(s, D, U, R, sm + 3 * n, sm + 3 * n + nb);
         for (int i = t; i < n; i += nt) rhs[B.first_cv + i] = R[i];
     } else {
         __syncthreads();
         solve_levels<Ahead>(s, d + B.first_cv, u + B.first_cv, rhs + B.first_cv, fold_d + B.branch0,
-                            fold_r + B.branch0, h + B.h0);
+                            fold_r + B.branch0);
     }
 }
 
@@ -59,11 +59,11 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
         int* si = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * B.n_cv + 2 * B.n_branches : 0));
         const FineBlockSchedule s =
             load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child, twist);
-        solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r, h);
+        solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r);
     } else {
         const FineBlockSchedule s =
-            device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child, twist);
-        solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r, h);
+            device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child, twist, h);
+        solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r);
     }
 }
 

@@ -49,10 +49,10 @@ __device__ double sweep(bool back, int rows, int lane, const int* pos, const int
                         double* R) {
     double fold[2];
     if (back) {
-        fine_sweeps::backward<8>(0, lane, 0, pos, rows, no_child, no_child, nullptr, D, U, R, fold, fold + 1, nullptr);
+        fine_sweeps::backward<8>(0, lane, 0, pos, rows, no_child, no_child, D, U, R, fold, fold + 1);
         return fold[0];
     }
-    fine_sweeps::forward<8>(0, lane, 0, pos, rows, -1, D, R, nullptr, nullptr);
+    fine_sweeps::forward<8>(lane, 0, pos, rows, -1, nullptr, D, R, nullptr, nullptr);
     return R[(rows - 1) * 32 + lane];
 }
 

@@ -378,8 +378,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
                 const int pb = x.parent;
                 const int pcv = pb < 0 ? -1 : last_cv[local_id[pb]];  // placed: an earlier level, or the top group
                 s.length.push_back(len);
-                s.parent_cv.push_back(pb >= 0 && pcs[pb].top && !x.top ? -2 - s.parent_cv[blk.branch0 + local_id[pb]]
-                                                                         : pcv);
+                s.parent_cv.push_back(pcv);  // a bottom piece's: its twist's, once the twists are made
                 for (int i = 0; i < len; ++i) l.index[x.c][cells[x.c].cv[x.beg + i]] = at + pos[i] + k;
                 l.parent[at + pos[0] + k] = pb < 0 ? -1 : blk.first_cv + pcv;
                 for (int i = 1; i < longest && pos[i + 1] - pos[i] > k; ++i) {
@@ -405,6 +404,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             lev.top_n = t.n;
             lev.top_positions = t.positions;
             lev.top_h0 = n_h;
+            lev.top_tw0 = static_cast<int>(s.twist.size()) - blk.tw0;
             n_h += lev.base - t.base;  // h: one row per CV of the top group
             // Threads: the rest's warps, then the top group's.
             const int need = t.n > 0 ? (lev.n + 31) / 32 * 32 + t.n : std::min(o.max_threads, lev.n);
@@ -414,8 +414,9 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
                 FineSchedule::Twist w;
                 w.a = local_id[q];
                 w.b = local_id[bottom_of[q]];
+                w.pa = s.parent_cv[blk.branch0 + w.a];
                 w.xm = last_cv[w.a];
-                w.hq = lev.top_h0 + w.xm - t.base;
+                s.parent_cv[blk.branch0 + w.b] = -2 - (static_cast<int>(s.twist.size()) - blk.tw0);
                 s.twist.push_back(w);
             }
         }
@@ -428,17 +429,16 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         next_h += n_h;
 
         // Children of each block-local branch, in block-local order (a fixed order): a
-        // twist's top piece as its twist, its bottom piece in no list (fold_twist).
-        std::vector<int> twist_of(blk.n_branches, -1);
-        for (int w = 0; w < blk.n_tw; ++w) twist_of[s.twist[blk.tw0 + w].a] = w;
+        // twist's bottom piece stands for its branch, its top piece is in no list.
         std::vector<std::vector<int>> children(blk.n_branches);
-        for (int q = 0; q < static_cast<int>(pcs.size()); ++q)
-            if (const int pb = pcs[q].parent; pb >= 0 && !(pcs[pb].top && !pcs[q].top))
-                children[local_id[pb]].push_back(local_id[q]);
+        for (int q = 0; q < static_cast<int>(pcs.size()); ++q) {
+            int pb = pcs[q].parent;
+            if (pb < 0 || pcs[q].top) continue;
+            if (pcs[pb].top) pb = pcs[pb].parent;
+            children[local_id[pb]].push_back(local_id[q]);
+        }
         for (auto& ch : children) {
             std::sort(ch.begin(), ch.end());
-            for (int& c : ch)
-                if (twist_of[c] >= 0) c = -1 - twist_of[c];
             s.child.insert(s.child.end(), ch.begin(), ch.end());
             s.child_begin.push_back(static_cast<int>(s.child.size()));
         }
@@ -488,8 +488,9 @@ void check_fine_schedule(const FineSchedule& s) {
             if (lev.top_n > 0 && (lev.n > 0 ? (lev.n + 31) / 32 * 32 : 0) + lev.top_n > blk.threads)
                 fail("a level's top group beyond the block's threads");
         }
-        // Twists: a top piece and a bottom piece of one level, the junction a's distal CV,
-        // b hanging from it, the fill's row of h in the block's.
+        // Twists: a top piece and a bottom piece of one level, in the level's top slot
+        // order, the junction a's distal CV, b hanging from it (its parent_cv naming the
+        // twist), a hanging from pa.
         std::vector<int> twist_of_a(blk.n_branches, -1), twist_of_b(blk.n_branches, -1);
         for (int w = 0; w < blk.n_tw; ++w) {
             const FineSchedule::Twist& t = s.twist[blk.tw0 + w];
@@ -499,10 +500,12 @@ void check_fine_schedule(const FineSchedule& s) {
             if (twist_of_a[t.a] >= 0 || twist_of_b[t.b] >= 0) fail("piece in two twists");
             twist_of_a[t.a] = w;
             twist_of_b[t.b] = w;
+            const auto& lev = s.levels[blk.level0 + branch_level[t.a]];
+            if (lev.top_tw0 + (t.a - lev.top_branch0) != w) fail("twists not in their top slots' order");
             if (t.xm != distal[t.a]) fail("twist's junction not its top piece's distal CV");
-            if (t.hq < 0 || t.hq >= blk.n_h) fail("twist's fill outside the block's h");
-            const int pa = s.parent_cv[blk.branch0 + t.a];
-            if (s.parent_cv[blk.branch0 + t.b] != -2 - pa) fail("bottom piece not hanging from its top piece's parent");
+            if (s.parent_cv[blk.branch0 + t.a] != t.pa) fail("twist's parent CV not its top piece's");
+            if (s.parent_cv[blk.branch0 + t.b] != -2 - w) fail("bottom piece not naming its twist");
+            if (lev.top_h0 < 0 || lev.top_h0 + (lev.base - lev.top_base) > blk.n_h) fail("twists' rows outside the block's h");
         }
         for (int lb = 0; lb < blk.n_branches; ++lb) {
             if (group_of[lb] < 0) fail("branch in no level");
@@ -510,18 +513,17 @@ void check_fine_schedule(const FineSchedule& s) {
             const int pcv = s.parent_cv[b];
             if (group_of[lb] == 1 && twist_of_a[lb] < 0) fail("top piece of no twist");
             if (pcv < -1 && twist_of_b[lb] < 0) fail("bottom piece of no twist");
-            const int p = pcv >= -1 ? pcv : -2 - pcv;
-            if ((group_of[lb] == 1 || pcv < -1) && p < 0) fail("a twist at a root");
+            if (group_of[lb] == 1 && pcv < 0) fail("a twist at a root");
+            const int p = pcv >= -1 ? pcv : s.twist[blk.tw0 + (-2 - pcv)].pa;
             if (p >= 0 && !(p < blk.n_cv && level_of[p] >= 0 && level_of[p] < L))
                 fail("a branch hangs from a CV that is not in an earlier level");
             for (int j = s.child_begin[b]; j < s.child_begin[b + 1]; ++j) {
                 const int ch = s.child[j];
-                if (ch >= blk.n_branches || (ch < 0 && -1 - ch >= blk.n_tw)) fail("child outside the block");
-                const int cb = ch >= 0 ? ch : s.twist[blk.tw0 - 1 - ch].a;
-                if (ch >= 0 && (group_of[cb] == 1 || s.parent_cv[blk.branch0 + cb] < -1))
-                    fail("a twist's piece listed as a plain child");
-                const int cp = s.parent_cv[blk.branch0 + cb];
-                if (cp != distal[lb]) fail("child not hanging from its parent's distal CV");
+                if (ch < 0 || ch >= blk.n_branches) fail("child outside the block");
+                if (group_of[ch] == 1) fail("a twist's top piece listed as a child");
+                const int cp = s.parent_cv[blk.branch0 + ch];
+                const int hangs = cp >= -1 ? cp : s.twist[blk.tw0 + (-2 - cp)].pa;
+                if (hangs != distal[lb]) fail("child not hanging from its parent's distal CV");
             }
         }
     }
@@ -532,6 +534,7 @@ namespace {
 template <int Ahead>
 void solve_blocks(const FineSchedule& s, double* d, const double* u, double* rhs) {
     std::vector<double> fd, fr, h;
+    std::vector<fine_sweeps::TopPivots> tops;
     for (const auto& blk : s.blocks) {
         double* D = d + blk.first_cv;
         const double* U = u + blk.first_cv;
@@ -547,20 +550,23 @@ void solve_blocks(const FineSchedule& s, double* d, const double* u, double* rhs
             const auto& lev = s.levels[blk.level0 + L];
             const int* pos = s.pos_base.data() + lev.pos0;
             const int* top = s.pos_base.data() + lev.top_pos0;
+            tops.resize(lev.top_n);
             for (int k = 0; k < lev.top_n; ++k)
-                fine_sweeps::backward_top<Ahead>(lev.top_branch0 + k, k, lev.top_base, top, len[lev.top_branch0 + k], D,
-                                                 U, R, fd.data(), fr.data(), h.data(), lev.top_h0 - lev.top_base);
+                tops[k] = fine_sweeps::backward_top<Ahead>(k, lev.top_base, top, len[lev.top_branch0 + k], D, U, R,
+                                                           h.data(), lev.top_h0 - lev.top_base);
             for (int k = 0; k < lev.n; ++k)
                 fine_sweeps::backward<Ahead>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k], cb,
-                                             s.child.data(), tw, D, U, R, fd.data(), fr.data(), h.data());
+                                             s.child.data(), D, U, R, fd.data(), fr.data());
+            for (int k = 0; k < lev.top_n; ++k)  // the kernel's barrier between
+                fine_sweeps::join_twist(tw[lev.top_tw0 + k], tops[k], D, R, fd.data(), fr.data());
         }
         for (int L = 0; L < blk.n_levels; ++L) {
             const auto& lev = s.levels[blk.level0 + L];
             const int* pos = s.pos_base.data() + lev.pos0;
             const int* top = s.pos_base.data() + lev.top_pos0;
             for (int k = 0; k < lev.n; ++k)
-                fine_sweeps::forward<Ahead>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k],
-                                            pcv[lev.branch0 + k], D, R, fd.data(), fr.data());
+                fine_sweeps::forward<Ahead>(k, lev.base, pos, len[lev.branch0 + k], pcv[lev.branch0 + k], tw, D, R,
+                                            fd.data(), fr.data());
             for (int k = 0; k < lev.top_n; ++k)
                 fine_sweeps::forward_top<Ahead>(k, lev.top_base, top, len[lev.top_branch0 + k], pcv[lev.top_branch0 + k],
                                                 D, R, h.data(), lev.top_h0 - lev.top_base);

@@ -70,29 +70,30 @@ struct FineSchedule {
     // then every other branch (solved from its end towards position 0). The top group's
     // threads start at the first warp after the other group's, so each warp runs one
     // sweep's code.
-    struct Level {  // eleven ints: the kernel copies a block's levels to shared memory as such
+    struct Level {  // twelve ints: the kernel copies a block's levels to shared memory as such
         int base;     // block-local index of the group's first CV
         int pos0;     // pos_base[pos0 + i]: offset of position i within the group
         int branch0;  // block-local index of the group's first branch (slot 0)
         int n;        // branches (slots)
         int positions;  // the longest branch's length
         int top_base, top_pos0, top_branch0, top_n, top_positions;  // the same for the top group
-        int top_h0;  // block-local row of h for the top group's first CV (h follows its CVs)
+        int top_h0;   // block-local row of h for the top group's first CV (h follows its CVs)
+        int top_tw0;  // block-local index of the twist of the top group's slot 0 (twists in slot order)
     };
-    // A twisted branch (a twisted factorisation: elimination from both ends): rows 0 .. m-1 of a branch
-    // (position 0 next to the parent CV) are eliminated from position 0 on, towards row m
-    // (the junction), by one thread, while rows m+1 .. end are eliminated towards row m
-    // as any branch, by another: the branch's dependent chain is about half as long.
-    // They are two branches of one level: the top piece `a` (rows 0 .. m, m its distal
-    // CV) and the bottom piece `b` (its only child). Eliminating the top piece leaves row
-    // m coupled to the parent CV (the fill q = h[hq]); the parent's thread, folding its
-    // children one level up, solves row m with b's fold for the parent, and, in the
-    // substitution, both pieces take row m's x from the parent's. In the parent's child
-    // list the twist stands as -1 - (its index); b's parent_cv is -2 - (a's parent CV).
+    // A twisted branch (a twisted factorisation: elimination from both ends): rows 0 .. m-1
+    // of a branch (position 0 next to the parent CV) are eliminated from position 0 on,
+    // towards row m (the junction), by one thread, while rows m+1 .. end are eliminated
+    // towards row m as any branch, by another: the branch's dependent chain is about half
+    // as long. They are two branches of one level: the top piece `a` (rows 0 .. m, m its
+    // distal CV) and the bottom piece `b`. Eliminating the top piece leaves row m coupled to
+    // the parent CV (a fill); after a barrier the top piece's thread solves row m with b's
+    // fold and leaves in b's fold slots the whole branch's fold into the parent, so that the
+    // parent folds b as any child (a is in no child list). In the substitution both pieces
+    // take row m's x from the parent's. b's parent_cv is -2 - (the twist's index).
     struct Twist {
         int a, b;  // block-local branches: the top piece and the bottom piece
+        int pa;    // block-local CV the branch hangs from (a's parent_cv)
         int xm;    // block-local CV of row m, the junction (a's distal CV)
-        int hq;    // block-local row of h holding the fill q of row m
     };
     std::vector<Block> blocks;
     std::vector<Level> levels;
@@ -100,7 +101,7 @@ struct FineSchedule {
     // Per branch (blocks' branches one after another, block-local numbering inside):
     std::vector<int> length;         // real CVs
     std::vector<int> parent_cv;      // block-local CV the branch's position 0 hangs from; -1: a root;
-                                     // -2 - p: a twist's bottom piece, its top piece hanging from p
+                                     // -2 - w: the bottom piece of twist w
     std::vector<int> child_begin;    // children: child[child_begin[b] .. child_begin[b+1]-1],
     std::vector<int> child;          // block-local branch indices, in a fixed order
     std::vector<Twist> twist;        // per block, block-local
@@ -113,7 +114,7 @@ struct FineSchedule {
     // The schedule's ints in doubles (rounded up), then the twists' rows h: on chip too,
     // since the parent's fold and the top pieces' substitution wait on them.
     ARB_HD static long schedule_int_doubles(const Block& b) {
-        return (b.n_pos + 11L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 4L * b.n_tw + 1) / 2;
+        return (b.n_pos + 12L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 4L * b.n_tw + 1) / 2;
     }
     ARB_HD static long schedule_bytes(const Block& b) { return 8L * (schedule_int_doubles(b) + b.n_h); }
     static int shared_bytes(const Block& b) {

@@ -107,45 +107,22 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
     p = {dx, rx, pb[N - 1] * s, pb[N] * s};
 }
 
-// Row m of twist w (fine_layout.hpp, FineSchedule::Twist), by the thread of the branch its
-// top piece hangs from, as that thread folds its children: row m less its bottom piece's
-// fold, solved for x_m = g - f x_parent (f and g into D, R at row m for the top piece's
-// substitution and into the bottom piece's fold slots for its own), and what the parent
-// row loses: the top piece's sums (FD, FR at a) and row m's own fold through the fill q.
-ARB_TWIST_HD void fold_twist(const FineSchedule::Twist& w, double* D, double* R, double* FD, double* FR, const double* H,
-                       double& dx, double& rx) {
-    const double dm = D[w.xm] - FD[w.b], rm = R[w.xm] - FR[w.b], q = H[w.hq], sd = FD[w.a], sr = FR[w.a];
-    const double inv = gpu::reciprocal(dm), f = q * inv, g = rm * inv;
-    D[w.xm] = f;
-    R[w.xm] = g;
-    FD[w.b] = f;
-    FR[w.b] = g;
-    dx -= sd + f * q;
-    rx -= sr + g * q;
-}
-
 // Branch b (slot k of a level, length len >= 1): its distal row less its children's
-// folds (subtracted in a fixed order; a twist's through fold_twist), rows len-1 ... 1 in
-// chunks of Ahead (then 4, 2, 1 for the rest), then row 0, whose fold into the parent CV
-// (what the parent's d and rhs lose) goes to FD[b], FR[b]. (Loading the head, row 0's u
-// and the distal row, before the level's barrier, which nothing of the children's level
-// writes them across, measured slower: bench/RESULTS.md, call 13a.)
+// folds (subtracted in a fixed order), rows len-1 ... 1 in chunks of Ahead (then 4, 2, 1
+// for the rest), then row 0, whose fold into the parent CV (what the parent's d and rhs
+// lose) goes to FD[b], FR[b]. (Loading the head, row 0's u and the distal row, before the
+// level's barrier, which nothing of the children's level writes them across, measured
+// slower: bench/RESULTS.md, call 13a.)
 template <int Ahead>
 ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
-                     const FineSchedule::Twist* tw, double* D, const double* U, double* R, double* FD, double* FR,
-                     const double* H) {
+                     double* D, const double* U, double* R, double* FD, double* FR) {
     static_assert(Ahead == 4 || Ahead == 8, "chunks of 8 or 4 rows, then 2 and 1");
     const int x0 = base + pos[0] + k, xd = base + pos[len - 1] + k;
     const double u0 = U[x0];  // nobody writes u: loaded ahead of the chain
     double dx = D[xd], rx = R[xd];
     for (int j = child_begin[b]; j < child_begin[b + 1]; ++j) {
-        const int c = child[j];
-        if (c >= 0) {
-            dx -= FD[c];
-            rx -= FR[c];
-        } else {
-            fold_twist(tw[-1 - c], D, R, FD, FR, H, dx, rx);
-        }
+        dx -= FD[child[j]];
+        rx -= FR[child[j]];
     }
     Pivots p{dx, rx, 1.0, dx};
     int i = len - 1;
@@ -218,12 +195,12 @@ ARB_HD void eliminate_top_rows(int i, int base, const int* pos, int k, double* D
 }
 
 // A twist's top piece (slot k of its level's top group, len = m + 1 >= 2): rows 0 ...
-// m-1 eliminated towards row m in chunks as backward's; row m (no fold of the bottom
-// piece yet) back into D, R, its fill into H, the parent row's sums into FD[b], FR[b]:
-// fold_twist finishes it one level up.
+// m-1 eliminated towards row m in chunks as backward's. Returns row m as they leave it
+// (d', rhs', and the fill q coupling it to the parent CV) with the parent row's sums:
+// join_twist finishes the branch once its bottom piece is done.
 template <int Ahead>
-ARB_TWIST_HD void backward_top(int b, int k, int base, const int* pos, int len, double* D, const double* U, double* R,
-                         double* FD, double* FR, double* H, int hoff) {
+ARB_TWIST_HD TopPivots backward_top(int k, int base, const int* pos, int len, double* D, const double* U, double* R,
+                                    double* H, int hoff) {
     const int x0 = base + pos[0] + k, m = len - 1;
     const double d0 = D[x0];
     TopPivots t{{d0, R[x0], 1.0, d0}, U[x0], 0.0, 0.0};
@@ -233,12 +210,25 @@ ARB_TWIST_HD void backward_top(int b, int k, int base, const int* pos, int len, 
         if (i + 4 <= m) eliminate_top_rows<4>(i, base, pos, k, D, U, R, H, hoff, t), i += 4;
     if (i + 2 <= m) eliminate_top_rows<2>(i, base, pos, k, D, U, R, H, hoff, t), i += 2;
     if (i < m) eliminate_top_rows<1>(i, base, pos, k, D, U, R, H, hoff, t);
-    const int xm = base + pos[m] + k;
-    D[xm] = t.p.d;
-    R[xm] = t.p.r;
-    H[xm + hoff] = t.q;
-    FD[b] = t.sd;
-    FR[b] = t.sr;
+    return t;
+}
+
+// Row m of twist w, by its top piece's thread, after the level's pieces are done (a
+// barrier between): row m (t from backward_top) less the bottom piece's fold, solved
+// for x_m = g - f x_parent, and the whole branch's fold into the parent CV (the top
+// piece's sums and row m's own through the fill) into the bottom piece's fold slots,
+// which the parent subtracts as any child's. f and g go to D, R at row m for the top
+// piece's substitution and to the top piece's fold slots for the bottom piece's.
+ARB_TWIST_HD void join_twist(const FineSchedule::Twist& w, const TopPivots& t, double* D, double* R, double* FD,
+                             double* FR) {
+    const double dm = t.p.d - FD[w.b], rm = t.p.r - FR[w.b];
+    const double inv = gpu::reciprocal(dm), f = t.q * inv, g = rm * inv;
+    D[w.xm] = f;
+    R[w.xm] = g;
+    FD[w.a] = f;
+    FR[w.a] = g;
+    FD[w.b] = t.sd + f * t.q;
+    FR[w.b] = t.sr + g * t.q;
 }
 
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
@@ -265,12 +255,18 @@ ARB_HD void substitute_rows(int i, int base, const int* pos, int k, const double
 }
 
 // x along the branch from position 0 (its parent CV's x final: an earlier level; a
-// twist's bottom piece takes row m's, g - f x_parent from its fold slots, as the top piece
-// does), in chunks as backward's.
+// twist's bottom piece takes row m's, g - f x_parent with f, g from its top piece's fold
+// slots, as the top piece does), in chunks as backward's.
 template <int Ahead>
-ARB_HD void forward(int b, int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R,
-                    const double* FD, const double* FR) {
-    double xp = parent_cv >= 0 ? R[parent_cv] : parent_cv == -1 ? 0.0 : FR[b] - FD[b] * R[-2 - parent_cv];
+ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const FineSchedule::Twist* tw,
+                    const double* D, double* R, const double* FD, const double* FR) {
+    double xp = 0.0;
+    if (parent_cv >= 0) {
+        xp = R[parent_cv];
+    } else if (parent_cv < -1) {
+        const FineSchedule::Twist& w = tw[-2 - parent_cv];
+        xp = FR[w.a] - FD[w.a] * R[w.pa];
+    }
     int i = 0;
     for (; i + Ahead <= len; i += Ahead) substitute_rows<Ahead>(i, base, pos, k, D, R, xp);
     if constexpr (Ahead == 8)
@@ -303,7 +299,7 @@ ARB_HD void substitute_top_rows(int i, int base, const int* pos, int k, const do
 }
 
 // A twist's top piece (len = m + 1): row m's x from the parent CV's (f, g left at row m by
-// fold_twist), then rows m-1 ... 0 towards the parent, in chunks as forward's.
+// join_twist), then rows m-1 ... 0 towards the parent, in chunks as forward's.
 template <int Ahead>
 ARB_TWIST_HD void forward_top(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R,
                         const double* H, int hoff) {

@@ -63,9 +63,10 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
 }
 
 // The level loop of one block over D, U, R (shared or device memory: generic pointers),
-// the folds FD, FR and the twists' rows s.h (FineSchedule::Twist). Per
-// level, the threads from 0 take its branches, those from the next warp on its top
-// group (so that each warp runs one sweep). Every thread reaches every barrier: the
+// the folds FD, FR and the twists' rows s.h (FineSchedule::Twist). Per level, the threads
+// from 0 take its branches, those from the next warp on its top group (so that each warp
+// runs one sweep), which after a barrier join their twists. (ARBOLITO_TWIST_STRIP, a
+// bench variant, compiles the twists out: the cost of their code where none run.) Every thread reaches every barrier: the
 // loops over a level's branches have no early exit. Ends with a barrier: R holds the
 // solution. after_level(sweep, L, rows) after each level's barrier (sweep 0: elimination,
 // 1: substitution; rows: the level's longest chain, a top piece's less its row m): a profile's hook
@@ -77,26 +78,36 @@ template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
                                              double* FD, double* FR, AfterLevel after_level = {}) {
     const int t = threadIdx.x, nt = blockDim.x;
-    double* H = s.h;
     for (int L = s.n_levels - 1; L >= 0; --L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)
-            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch,
-                                         s.tw, D, U, R, FD, FR, H);
-        if (const int k = t - (l.n + 31) / 32 * 32; k >= 0 && k < l.top_n)
-            fine_sweeps::backward_top<Ahead>(l.top_branch0 + k, k, l.top_base, s.pos + l.top_pos0,
-                                             s.len[l.top_branch0 + k], D, U, R, FD, FR, H, l.top_h0 - l.top_base);
+            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D,
+                                         U, R, FD, FR);
+#ifndef ARBOLITO_TWIST_STRIP
+        if (l.top_n > 0) {  // the same for every thread: a barrier inside is safe
+            const int k = t - (l.n + 31) / 32 * 32;
+            const bool top = k >= 0 && k < l.top_n;
+            fine_sweeps::TopPivots tp{};
+            if (top)
+                tp = fine_sweeps::backward_top<Ahead>(k, l.top_base, s.pos + l.top_pos0, s.len[l.top_branch0 + k], D, U,
+                                                      R, s.h, l.top_h0 - l.top_base);
+            __syncthreads();  // the bottom pieces' folds
+            if (top) fine_sweeps::join_twist(s.tw[l.top_tw0 + k], tp, D, R, FD, FR);
+        }
+#endif
         __syncthreads();
         after_level(0, L, max(l.positions, l.top_positions - 1));
     }
     for (int L = 0; L < s.n_levels; ++L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)
-            fine_sweeps::forward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k],
-                                        s.pcv[l.branch0 + k], D, R, FD, FR);
+            fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], s.tw, D,
+                                        R, FD, FR);
+#ifndef ARBOLITO_TWIST_STRIP
         if (const int k = t - (l.n + 31) / 32 * 32; k >= 0 && k < l.top_n)
             fine_sweeps::forward_top<Ahead>(k, l.top_base, s.pos + l.top_pos0, s.len[l.top_branch0 + k],
-                                            s.pcv[l.top_branch0 + k], D, R, H, l.top_h0 - l.top_base);
+                                            s.pcv[l.top_branch0 + k], D, R, s.h, l.top_h0 - l.top_base);
+#endif
         __syncthreads();
         after_level(1, L, max(l.positions, l.top_positions - 1));
     }

@@ -81,14 +81,6 @@ struct CellBranches {
     int n_cv = 0;
 };
 
-// A block's branch (or piece of one) as placed: cells[c].cv[beg .. end), its parent
-// piece (-1: a root) and level; top: a twist's top piece.
-struct Piece {
-    int c, beg, end, parent, level;
-    bool top;
-    int len() const { return end - beg; }
-};
-
 CellBranches cell_branches(const std::vector<int>& p, const FineOptions& o) {
     CellBranches cb;
     const int n = static_cast<int>(p.size());
@@ -271,7 +263,6 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
     s.child_begin.push_back(0);
 
     long next_cv = 0;  // checked against int's range as blocks are placed
-    long next_h = 0;
     for (int c0 = 0; c0 < nc;) {
         // Cells [c0, c1) form the block: as many as fit block_cvs, at least one.
         int c1 = c0 + 1;
@@ -281,106 +272,64 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         blk.first_cv = static_cast<int>(next_cv);
         blk.level0 = static_cast<int>(s.levels.size());
         blk.branch0 = static_cast<int>(s.length.size());
-        blk.pos0 = static_cast<int>(s.pos_base.size());
-        blk.tw0 = static_cast<int>(s.twist.size());
-        blk.h0 = static_cast<int>(next_h);
         int n_levels = 0;
         for (int c = c0; c < c1; ++c) n_levels = std::max(n_levels, cells[c].n_levels);
         blk.n_levels = n_levels;
 
-        // The block's pieces: every branch of its cells (cells[c].cv[beg .. end)), then the
-        // twists' top pieces; parents before children within a cell's branches.
-        std::vector<Piece> pcs;
-        for (int c = c0; c < c1; ++c) {
-            const CellBranches& x = cells[c];
-            const int first = static_cast<int>(pcs.size());
-            for (int b = 0; b < static_cast<int>(x.parent.size()); ++b)
-                pcs.push_back({c, x.offset[b], x.offset[b + 1], x.parent[b] < 0 ? -1 : first + x.parent[b], x.level[b],
-                               false});
-        }
-        std::vector<std::vector<int>> by_level(n_levels);
-        for (int q = 0; q < static_cast<int>(pcs.size()); ++q) by_level[pcs[q].level].push_back(q);
-        auto longest_first = [&](std::vector<int>& v) {
-            if (o.sort) std::stable_sort(v.begin(), v.end(), [&](int a, int b) { return pcs[a].len() > pcs[b].len(); });
+        // The block's branches by level: (cell, branch), longest first when sorting.
+        std::vector<std::vector<std::pair<int, int>>> by_level(n_levels);
+        for (int c = c0; c < c1; ++c)
+            for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b) by_level[cells[c].level[b]].push_back({c, b});
+        auto len_of = [&](std::pair<int, int> cb) {
+            const CellBranches& x = cells[cb.first];
+            return x.offset[cb.second + 1] - x.offset[cb.second];
         };
-        std::vector<int> bottom_of;  // per piece: a top piece's bottom piece, else -1
-        if (o.twist) {
-            for (auto& v : by_level) {
-                std::vector<int> desc = v;
-                std::stable_sort(desc.begin(), desc.end(), [&](int a, int b) { return pcs[a].len() > pcs[b].len(); });
-                const int warps = (static_cast<int>(v.size()) + 31) / 32 * 32;
-                int cost = 0, tops = 0;  // the level's chain in rows after the twists so far
-                for (int q : desc) {
-                    const int len = pcs[q].len();
-                    // Twisting helps while this piece is the level's longest chain; the
-                    // first that cannot be twisted (a root, too short, no thread left) ends it.
-                    if (len <= cost || len < std::max(o.twist_min, 3) || pcs[q].parent < 0 ||
-                        warps + tops + 1 > o.max_threads)
-                        break;
-                    const int m = (len - 1) / 2;  // top piece: rows 0 .. m-1 and row m
-                    Piece top = pcs[q];
-                    top.end = top.beg + m + 1;
-                    top.top = true;
-                    pcs[q].beg = top.end;
-                    pcs[q].parent = static_cast<int>(pcs.size());
-                    pcs.push_back(top);
-                    bottom_of.resize(pcs.size(), -1);
-                    bottom_of.back() = q;
-                    ++tops;
-                    cost = std::max(cost, len / 2);
-                }
-            }
-        }
-        bottom_of.resize(pcs.size(), -1);
-        for (auto& v : by_level) v.clear();
-        for (int q = 0; q < static_cast<int>(pcs.size()); ++q) by_level[pcs[q].level].push_back(q);
+        if (o.sort)
+            for (auto& v : by_level)
+                std::stable_sort(v.begin(), v.end(), [&](auto a, auto b) { return len_of(a) > len_of(b); });
 
-        // Place them: block-local branch ids level by level (the top group first, then
-        // the rest), and every CV's index.
-        std::vector<int> local_id(pcs.size(), -1);
+        // Place them: block-local branch ids level by level, and every CV's index.
+        std::vector<std::vector<int>> local_id(c1 - c0);  // [cell][branch] -> block-local branch
+        for (int c = c0; c < c1; ++c) local_id[c - c0].assign(cells[c].parent.size(), -1);
         std::vector<int> last_cv;  // block-local CV of each block-local branch's distal end
-        int base = 0, threads = 32;
-        // One group of a level: its pieces in slot order from CV `base` on; returns
-        // {base, pos0, branch0, n, positions} and moves base past it.
-        auto place = [&](const std::vector<int>& v) {
+        int base = 0, widest = 0;
+        for (int L = 0; L < n_levels; ++L) {
+            const auto& v = by_level[L];
             int longest = 0;
-            for (int q : v) longest = std::max(longest, pcs[q].len());
-            FineSchedule::Level g{};
-            g.base = base;
-            g.pos0 = static_cast<int>(s.pos_base.size());
-            g.branch0 = static_cast<int>(last_cv.size());
-            g.n = static_cast<int>(v.size());
-            g.positions = longest;
-            if (v.empty()) return g;
+            for (auto cb : v) longest = std::max(longest, len_of(cb));
+            FineSchedule::Level lev{base, static_cast<int>(s.pos_base.size()), static_cast<int>(last_cv.size()),
+                                    static_cast<int>(v.size()), longest};
+            widest = std::max(widest, lev.n);
             // pos_base: sorted, position i holds the branches still that long; unsorted,
             // every branch (padding where it is shorter).
             s.pos_base.push_back(0);
             for (int i = 0; i < longest; ++i) {
                 int n_i = 0;
                 if (o.sort) {
-                    while (n_i < g.n && pcs[v[n_i]].len() > i) ++n_i;
+                    while (n_i < lev.n && len_of(v[n_i]) > i) ++n_i;
                 } else {
-                    n_i = g.n;
+                    n_i = lev.n;
                 }
                 s.pos_base.push_back(s.pos_base.back() + n_i);
             }
-            const int* pos = s.pos_base.data() + g.pos0;
+            const int* pos = s.pos_base.data() + lev.pos0;
             // The numbering's parent of each position: the position before it on the
             // branch, or the parent CV for position 0; unsorted, the padding positions
             // past a branch's end hang from the one before (inert rows: d = 1, u = 0,
             // rhs = 0).
             const int at = blk.first_cv + base;
             l.parent.resize(at + pos[longest], -1);
-            for (int k = 0; k < g.n; ++k) {
-                const Piece& x = pcs[v[k]];
-                const int len = x.len();
-                local_id[v[k]] = g.branch0 + k;
-                const int pb = x.parent;
-                const int pcv = pb < 0 ? -1 : last_cv[local_id[pb]];  // placed: an earlier level, or the top group
+            for (int k = 0; k < lev.n; ++k) {
+                const auto [c, b] = v[k];
+                const CellBranches& x = cells[c];
+                const int len = len_of(v[k]);
+                local_id[c - c0][b] = lev.branch0 + k;
+                const int pb = x.parent[b];
+                const int parent_cv = pb < 0 ? -1 : last_cv[local_id[c - c0][pb]];
                 s.length.push_back(len);
-                s.parent_cv.push_back(pcv);  // a bottom piece's: its twist's, once the twists are made
-                for (int i = 0; i < len; ++i) l.index[x.c][cells[x.c].cv[x.beg + i]] = at + pos[i] + k;
-                l.parent[at + pos[0] + k] = pb < 0 ? -1 : blk.first_cv + pcv;
+                s.parent_cv.push_back(parent_cv);
+                for (int i = 0; i < len; ++i) l.index[c][x.cv[x.offset[b] + i]] = at + pos[i] + k;
+                l.parent[at + pos[0] + k] = pb < 0 ? -1 : blk.first_cv + parent_cv;
                 for (int i = 1; i < longest && pos[i + 1] - pos[i] > k; ++i) {
                     l.parent[at + pos[i] + k] = at + pos[i - 1] + k;
                     if (i >= len) l.padding.push_back(at + pos[i] + k);
@@ -388,55 +337,20 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
                 last_cv.push_back(base + pos[len - 1] + k);
             }
             base += pos[longest];
-            return g;
-        };
-        int n_h = 0;
-        for (int L = 0; L < n_levels; ++L) {
-            std::vector<int> top, rest;
-            for (int q : by_level[L]) (pcs[q].top ? top : rest).push_back(q);
-            longest_first(top);
-            longest_first(rest);
-            const FineSchedule::Level t = place(top);
-            FineSchedule::Level lev = place(rest);
-            lev.top_base = t.base;
-            lev.top_pos0 = t.pos0;
-            lev.top_branch0 = t.branch0;
-            lev.top_n = t.n;
-            lev.top_positions = t.positions;
-            lev.top_h0 = n_h;
-            lev.top_tw0 = static_cast<int>(s.twist.size()) - blk.tw0;
-            n_h += lev.base - t.base;  // h: one row per CV of the top group
-            // Threads: the rest's warps, then the top group's.
-            const int need = t.n > 0 ? (lev.n + 31) / 32 * 32 + t.n : std::min(o.max_threads, lev.n);
-            threads = std::max(threads, (need + 31) / 32 * 32);
             s.levels.push_back(lev);
-            for (int q : top) {  // the twists, in the top group's slot order
-                FineSchedule::Twist w;
-                w.a = local_id[q];
-                w.b = local_id[bottom_of[q]];
-                w.pa = s.parent_cv[blk.branch0 + w.a];
-                w.xm = last_cv[w.a];
-                s.parent_cv[blk.branch0 + w.b] = -2 - (static_cast<int>(s.twist.size()) - blk.tw0);
-                s.twist.push_back(w);
-            }
         }
         blk.n_cv = base;
+        blk.pos0 = n_levels > 0 ? s.levels[blk.level0].pos0 : static_cast<int>(s.pos_base.size());
         blk.n_pos = static_cast<int>(s.pos_base.size()) - blk.pos0;
         blk.n_branches = static_cast<int>(last_cv.size());
-        blk.threads = threads;
-        blk.n_tw = static_cast<int>(s.twist.size()) - blk.tw0;
-        blk.n_h = n_h;
-        next_h += n_h;
+        blk.threads = std::min(o.max_threads, std::max(32, (widest + 31) / 32 * 32));
 
-        // Children of each block-local branch, in block-local order (a fixed order): a
-        // twist's bottom piece stands for its branch, its top piece is in no list.
+        // Children of each block-local branch, in block-local order (a fixed order).
         std::vector<std::vector<int>> children(blk.n_branches);
-        for (int q = 0; q < static_cast<int>(pcs.size()); ++q) {
-            int pb = pcs[q].parent;
-            if (pb < 0 || pcs[q].top) continue;
-            if (pcs[pb].top) pb = pcs[pb].parent;
-            children[local_id[pb]].push_back(local_id[q]);
-        }
+        for (int c = c0; c < c1; ++c)
+            for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b)
+                if (const int pb = cells[c].parent[b]; pb >= 0)
+                    children[local_id[c - c0][pb]].push_back(local_id[c - c0][b]);
         for (auto& ch : children) {
             std::sort(ch.begin(), ch.end());
             s.child.insert(s.child.end(), ch.begin(), ch.end());
@@ -456,74 +370,34 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
 }
 
 void check_fine_schedule(const FineSchedule& s) {
-    auto fail = [](const char* why) { throw std::logic_error(std::string("fine schedule: ") + why); };
     for (const auto& blk : s.blocks) {
-        std::vector<int> level_of(blk.n_cv, -1), seen(blk.n_cv, 0), group_of(blk.n_branches, -1);
-        std::vector<int> branch_level(blk.n_branches, -1), distal(blk.n_branches, -1);
-        if (blk.tw0 < 0 || blk.n_tw < 0 || blk.tw0 + blk.n_tw > static_cast<int>(s.twist.size()))
-            fail("twists outside the schedule");
+        std::vector<int> level_of(blk.n_cv, -1);
+        std::vector<int> seen(blk.n_cv, 0);
         for (int L = 0; L < blk.n_levels; ++L) {
             const auto& lev = s.levels[blk.level0 + L];
-            for (int top = 0; top < 2; ++top) {
-                const int base = top ? lev.top_base : lev.base, n = top ? lev.top_n : lev.n;
-                const int br0 = top ? lev.top_branch0 : lev.branch0;
-                const int* pos = s.pos_base.data() + (top ? lev.top_pos0 : lev.pos0);
-                for (int k = 0; k < n; ++k) {
-                    const int lb = br0 + k, b = blk.branch0 + lb;
-                    if (lb < 0 || lb >= blk.n_branches) fail("branch outside its block");
-                    if (group_of[lb] >= 0) fail("branch in two groups");
-                    group_of[lb] = top;
-                    branch_level[lb] = L;
-                    if (s.length[b] < (top ? 2 : 1)) fail("branch too short");
-                    for (int i = 0; i < s.length[b]; ++i) {
-                        const int x = base + pos[i] + k;
-                        if (x < 0 || x >= blk.n_cv || pos[i + 1] - pos[i] <= k)
-                            fail("branch position outside its level");
-                        if (seen[x]++) fail("CV reached twice");
-                        level_of[x] = L;
-                    }
-                    distal[lb] = base + pos[s.length[b] - 1] + k;
+            const int* pos = s.pos_base.data() + lev.pos0;
+            for (int k = 0; k < lev.n; ++k) {
+                const int b = blk.branch0 + lev.branch0 + k;
+                for (int i = 0; i < s.length[b]; ++i) {
+                    const int x = lev.base + pos[i] + k;
+                    if (x < 0 || x >= blk.n_cv || pos[i + 1] - pos[i] <= k)
+                        throw std::logic_error("fine schedule: branch position outside its level");
+                    if (seen[x]++) throw std::logic_error("fine schedule: CV reached twice");
+                    level_of[x] = L;
                 }
             }
-            if (lev.top_n > 0 && (lev.n > 0 ? (lev.n + 31) / 32 * 32 : 0) + lev.top_n > blk.threads)
-                fail("a level's top group beyond the block's threads");
         }
-        // Twists: a top piece and a bottom piece of one level, in the level's top slot
-        // order, the junction a's distal CV, b hanging from it (its parent_cv naming the
-        // twist), a hanging from pa.
-        std::vector<int> twist_of_a(blk.n_branches, -1), twist_of_b(blk.n_branches, -1);
-        for (int w = 0; w < blk.n_tw; ++w) {
-            const FineSchedule::Twist& t = s.twist[blk.tw0 + w];
-            if (t.a < 0 || t.a >= blk.n_branches || t.b < 0 || t.b >= blk.n_branches) fail("twist outside its block");
-            if (group_of[t.a] != 1 || group_of[t.b] != 0 || branch_level[t.a] != branch_level[t.b])
-                fail("twist's pieces not a top and a bottom piece of one level");
-            if (twist_of_a[t.a] >= 0 || twist_of_b[t.b] >= 0) fail("piece in two twists");
-            twist_of_a[t.a] = w;
-            twist_of_b[t.b] = w;
-            const auto& lev = s.levels[blk.level0 + branch_level[t.a]];
-            if (lev.top_tw0 + (t.a - lev.top_branch0) != w) fail("twists not in their top slots' order");
-            if (t.xm != distal[t.a]) fail("twist's junction not its top piece's distal CV");
-            if (s.parent_cv[blk.branch0 + t.a] != t.pa) fail("twist's parent CV not its top piece's");
-            if (s.parent_cv[blk.branch0 + t.b] != -2 - w) fail("bottom piece not naming its twist");
-            if (lev.top_h0 < 0 || lev.top_h0 + (lev.base - lev.top_base) > blk.n_h) fail("twists' rows outside the block's h");
-        }
-        for (int lb = 0; lb < blk.n_branches; ++lb) {
-            if (group_of[lb] < 0) fail("branch in no level");
-            const int b = blk.branch0 + lb, L = branch_level[lb];
-            const int pcv = s.parent_cv[b];
-            if (group_of[lb] == 1 && twist_of_a[lb] < 0) fail("top piece of no twist");
-            if (pcv < -1 && twist_of_b[lb] < 0) fail("bottom piece of no twist");
-            if (group_of[lb] == 1 && pcv < 0) fail("a twist at a root");
-            const int p = pcv >= -1 ? pcv : s.twist[blk.tw0 + (-2 - pcv)].pa;
-            if (p >= 0 && !(p < blk.n_cv && level_of[p] >= 0 && level_of[p] < L))
-                fail("a branch hangs from a CV that is not in an earlier level");
-            for (int j = s.child_begin[b]; j < s.child_begin[b + 1]; ++j) {
-                const int ch = s.child[j];
-                if (ch < 0 || ch >= blk.n_branches) fail("child outside the block");
-                if (group_of[ch] == 1) fail("a twist's top piece listed as a child");
-                const int cp = s.parent_cv[blk.branch0 + ch];
-                const int hangs = cp >= -1 ? cp : s.twist[blk.tw0 + (-2 - cp)].pa;
-                if (hangs != distal[lb]) fail("child not hanging from its parent's distal CV");
+        for (int L = 0; L < blk.n_levels; ++L) {
+            const auto& lev = s.levels[blk.level0 + L];
+            for (int k = 0; k < lev.n; ++k) {
+                const int b = blk.branch0 + lev.branch0 + k;
+                const int pcv = s.parent_cv[b];
+                if (pcv >= 0 && !(pcv < blk.n_cv && level_of[pcv] >= 0 && level_of[pcv] < L))
+                    throw std::logic_error("fine schedule: a branch hangs from a CV that is not in an earlier level");
+                for (int j = s.child_begin[b]; j < s.child_begin[b + 1]; ++j) {
+                    const int ch = s.child[j];
+                    if (ch < 0 || ch >= blk.n_branches) throw std::logic_error("fine schedule: child outside the block");
+                }
             }
         }
     }
@@ -533,43 +407,27 @@ namespace {
 
 template <int Ahead>
 void solve_blocks(const FineSchedule& s, double* d, const double* u, double* rhs) {
-    std::vector<double> fd, fr, h;
-    std::vector<fine_sweeps::TopPivots> tops;
+    std::vector<double> fd, fr;
     for (const auto& blk : s.blocks) {
         double* D = d + blk.first_cv;
         const double* U = u + blk.first_cv;
         double* R = rhs + blk.first_cv;
         fd.assign(blk.n_branches, 0.0);
         fr.assign(blk.n_branches, 0.0);
-        h.assign(blk.n_h, 0.0);
         const int* len = s.length.data() + blk.branch0;
-        const int* pcv = s.parent_cv.data() + blk.branch0;
         const int* cb = s.child_begin.data() + blk.branch0;
-        const FineSchedule::Twist* tw = s.twist.data() + blk.tw0;
         for (int L = blk.n_levels - 1; L >= 0; --L) {
             const auto& lev = s.levels[blk.level0 + L];
             const int* pos = s.pos_base.data() + lev.pos0;
-            const int* top = s.pos_base.data() + lev.top_pos0;
-            tops.resize(lev.top_n);
-            for (int k = 0; k < lev.top_n; ++k)
-                tops[k] = fine_sweeps::backward_top<Ahead>(k, lev.top_base, top, len[lev.top_branch0 + k], D, U, R,
-                                                           h.data(), lev.top_h0 - lev.top_base);
             for (int k = 0; k < lev.n; ++k)
                 fine_sweeps::backward<Ahead>(lev.branch0 + k, k, lev.base, pos, len[lev.branch0 + k], cb,
                                              s.child.data(), D, U, R, fd.data(), fr.data());
-            for (int k = 0; k < lev.top_n; ++k)  // the kernel's barrier between
-                fine_sweeps::join_twist(tw[lev.top_tw0 + k], tops[k], D, R, fd.data(), fr.data());
         }
         for (int L = 0; L < blk.n_levels; ++L) {
             const auto& lev = s.levels[blk.level0 + L];
-            const int* pos = s.pos_base.data() + lev.pos0;
-            const int* top = s.pos_base.data() + lev.top_pos0;
             for (int k = 0; k < lev.n; ++k)
-                fine_sweeps::forward<Ahead>(k, lev.base, pos, len[lev.branch0 + k], pcv[lev.branch0 + k], tw, D, R,
-                                            fd.data(), fr.data());
-            for (int k = 0; k < lev.top_n; ++k)
-                fine_sweeps::forward_top<Ahead>(k, lev.top_base, top, len[lev.top_branch0 + k], pcv[lev.top_branch0 + k],
-                                                D, R, h.data(), lev.top_h0 - lev.top_base);
+                fine_sweeps::forward<Ahead>(k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k],
+                                            s.parent_cv[blk.branch0 + lev.branch0 + k], D, R);
         }
     }
 }

@@ -42,10 +42,6 @@ struct FineOptions {
     int block_cvs = 8192;
     int max_threads = 256;  // threads per block at most; wider levels loop
     int shared_bytes = 0;   // a block whose d, u, rhs fit this is solved in shared memory
-    // Twisted branches (FineSchedule::Twist): a level's longest branches solved from both
-    // ends at once by two threads, where the level's threads (max_threads) have room.
-    bool twist = false;
-    int twist_min = 8;  // rows a branch needs to be twisted
 };
 
 struct FineSchedule {
@@ -61,62 +57,31 @@ struct FineSchedule {
         int n_pos;
         int threads;     // CUDA block size (a multiple of 32)
         int in_shared;   // 1: d, u, rhs staged in shared memory; 0: solved in device memory
-        int tw0, n_tw;   // its twists: twist[tw0 .. tw0 + n_tw - 1]
-        int h0, n_h;     // its rows of the twists' workspace h (one per CV of its levels' top pieces)
     };
-    // A level is two groups of branches, each numbered as the whole level used to be
-    // (position after position, slots within a position): first the top pieces of its
-    // twisted branches (`top_*`, solved from position 0 down towards the branch's end),
-    // then every other branch (solved from its end towards position 0). The top group's
-    // threads start at the first warp after the other group's, so each warp runs one
-    // sweep's code.
-    struct Level {  // twelve ints: the kernel copies a block's levels to shared memory as such
-        int base;     // block-local index of the group's first CV
-        int pos0;     // pos_base[pos0 + i]: offset of position i within the group
-        int branch0;  // block-local index of the group's first branch (slot 0)
+    struct Level {  // five ints: the kernel copies a block's levels to shared memory as such
+        int base;     // block-local index of the level's first CV
+        int pos0;     // pos_base[pos0 + i]: offset of position i within the level
+        int branch0;  // block-local index of the level's first branch (slot 0)
         int n;        // branches (slots)
         int positions;  // the longest branch's length
-        int top_base, top_pos0, top_branch0, top_n, top_positions;  // the same for the top group
-        int top_h0;   // block-local row of h for the top group's first CV (h follows its CVs)
-        int top_tw0;  // block-local index of the twist of the top group's slot 0 (twists in slot order)
-    };
-    // A twisted branch (a twisted factorisation: elimination from both ends): rows 0 .. m-1
-    // of a branch (position 0 next to the parent CV) are eliminated from position 0 on,
-    // towards row m (the junction), by one thread, while rows m+1 .. end are eliminated
-    // towards row m as any branch, by another: the branch's dependent chain is about half
-    // as long. They are two branches of one level: the top piece `a` (rows 0 .. m, m its
-    // distal CV) and the bottom piece `b`. Eliminating the top piece leaves row m coupled to
-    // the parent CV (a fill); after a barrier the top piece's thread solves row m with b's
-    // fold and leaves in b's fold slots the whole branch's fold into the parent, so that the
-    // parent folds b as any child (a is in no child list). In the substitution both pieces
-    // take row m's x from the parent's. b's parent_cv is -2 - (the twist's index).
-    struct Twist {
-        int a, b;  // block-local branches: the top piece and the bottom piece
-        int pa;    // block-local CV the branch hangs from (a's parent_cv)
-        int xm;    // block-local CV of row m, the junction (a's distal CV)
     };
     std::vector<Block> blocks;
     std::vector<Level> levels;
     std::vector<int> pos_base;       // per level: longest branch + 1 entries, ascending
     // Per branch (blocks' branches one after another, block-local numbering inside):
     std::vector<int> length;         // real CVs
-    std::vector<int> parent_cv;      // block-local CV the branch's position 0 hangs from; -1: a root;
-                                     // -2 - w: the bottom piece of twist w
+    std::vector<int> parent_cv;      // block-local CV the branch's position 0 hangs from; -1: a root
     std::vector<int> child_begin;    // children: child[child_begin[b] .. child_begin[b+1]-1],
     std::vector<int> child;          // block-local branch indices, in a fixed order
-    std::vector<Twist> twist;        // per block, block-local
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
-    // parent CV, children, twists and the twists' rows h), and in shared mode d, u, rhs per CV and the folds (two
+    // parent CV and children), and in shared mode d, u, rhs per CV and the folds (two
     // doubles per branch; in device-memory mode they stay there).
     ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 16L * b.n_branches; }
-    // The schedule's ints in doubles (rounded up), then the twists' rows h: on chip too,
-    // since the parent's fold and the top pieces' substitution wait on them.
-    ARB_HD static long schedule_int_doubles(const Block& b) {
-        return (b.n_pos + 12L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 4L * b.n_tw + 1) / 2;
+    ARB_HD static long schedule_bytes(const Block& b) {
+        return 8L * ((b.n_pos + 5L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 1) / 2);
     }
-    ARB_HD static long schedule_bytes(const Block& b) { return 8L * (schedule_int_doubles(b) + b.n_h); }
     static int shared_bytes(const Block& b) {
         return static_cast<int>((b.in_shared ? data_bytes(b) : 0) + schedule_bytes(b));
     }

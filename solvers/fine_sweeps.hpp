@@ -20,16 +20,7 @@
 #include <cstring>
 
 #include "core/hd.hpp"
-#include "solvers/fine_layout.hpp"
 #include "solvers/gpu/reciprocal.hpp"
-
-// Bench variant (bench/resident_profile.sh ... ARBOLITO_TWIST_NOINLINE): the twists' code
-// as calls, out of the level loop's instruction stream.
-#if defined(__CUDACC__) && defined(ARBOLITO_TWIST_NOINLINE)
-#define ARB_TWIST_HD __host__ __device__ __noinline__
-#else
-#define ARB_TWIST_HD ARB_HD
-#endif
 
 namespace arbolito::fine_sweeps {
 
@@ -138,99 +129,6 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
     FR[b] = f * p.r;
 }
 
-// A twist's top piece, eliminated from position 0 towards row m: Pivots as in
-// eliminate_rows, and besides them the fill q (row i's coupling to the parent CV, u of
-// row 0 at first) and the parent row's sums sd = sum q h, sr = sum q g.
-struct TopPivots {
-    Pivots p;
-    double q, sd, sr;
-};
-
-// Eliminates rows i, i+1, ..., i+N-1 of a top piece (all < m) into the row above each,
-// as eliminate_rows does the other way: per row f = u' / d' into D (u': the coupling to
-// the next row, U at the next row), g = rhs' / d' into R and h = q / d' into H at the
-// row's CV + hoff. p: row i's on entry, row i+N's on return.
-template <int N>
-ARB_HD void eliminate_top_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R,
-                               double* H, int hoff, TopPivots& t) {
-    int x[N + 1];
-    double u[N], dp[N], rp[N], pb[N + 1], r[N];
-    ARB_UNROLL
-    for (int j = 0; j <= N; ++j) x[j] = base + pos[i + j] + k;
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        u[j] = U[x[j + 1]];
-        dp[j] = D[x[j + 1]];
-        rp[j] = R[x[j + 1]];
-    }
-    const Pivots& p = t.p;
-    pb[0] = p.pb;
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) pb[j + 1] = std::fma(dp[j], pb[j], -(u[j] * u[j]) * (j ? pb[j - 1] : p.pa));
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) r[j] = gpu::reciprocal_approx(pb[j]);
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) r[j] = (j ? pb[j - 1] : p.pa) * gpu::newton_step(r[j], pb[j]);
-    double dx = p.d, rx = p.r, q = t.q, sd = t.sd, sr = t.sr, f_late = 0, g_late = 0, h_late = 0;
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        const double e = std::fma(-dx, r[j], 1.0), ur = u[j] * r[j];
-        const double f = std::fma(ur, e, ur);
-        dx = dp[j] - f * u[j];  // the chain: e, f, d'
-        const double inv = std::fma(r[j], e, r[j]), g = rx * inv, h = q * inv;
-        rx = rp[j] - f * rx;
-        sd = std::fma(q, h, sd);
-        sr = std::fma(q, g, sr);
-        q = -u[j] * h;
-        if (j) D[x[j - 1]] = f_late, R[x[j - 1]] = g_late, H[x[j - 1] + hoff] = h_late;
-        f_late = f;
-        g_late = g;
-        h_late = h;
-    }
-    D[x[N - 1]] = f_late;
-    R[x[N - 1]] = g_late;
-    H[x[N - 1] + hoff] = h_late;
-    const double s = inverse_power_of_two(pb[N - 1]);
-    t = {{dx, rx, pb[N - 1] * s, pb[N] * s}, q, sd, sr};
-}
-
-// A twist's top piece (slot k of its level's top group, len = m + 1 >= 2): rows 0 ...
-// m-1 eliminated towards row m in chunks as backward's. Returns row m as they leave it
-// (d', rhs', and the fill q coupling it to the parent CV) with the parent row's sums:
-// join_twist finishes the branch once its bottom piece is done.
-template <int Ahead>
-ARB_TWIST_HD TopPivots backward_top(int k, int base, const int* pos, int len, double* D, const double* U, double* R,
-                                    double* H, int hoff) {
-    const int x0 = base + pos[0] + k, m = len - 1;
-    const double d0 = D[x0];
-    TopPivots t{{d0, R[x0], 1.0, d0}, U[x0], 0.0, 0.0};
-    int i = 0;
-    for (; i + Ahead <= m; i += Ahead) eliminate_top_rows<Ahead>(i, base, pos, k, D, U, R, H, hoff, t);
-    if constexpr (Ahead == 8)
-        if (i + 4 <= m) eliminate_top_rows<4>(i, base, pos, k, D, U, R, H, hoff, t), i += 4;
-    if (i + 2 <= m) eliminate_top_rows<2>(i, base, pos, k, D, U, R, H, hoff, t), i += 2;
-    if (i < m) eliminate_top_rows<1>(i, base, pos, k, D, U, R, H, hoff, t);
-    return t;
-}
-
-// Row m of twist w, by its top piece's thread, after the level's pieces are done (a
-// barrier between): row m (t from backward_top) less the bottom piece's fold, solved
-// for x_m = g - f x_parent, and the whole branch's fold into the parent CV (the top
-// piece's sums and row m's own through the fill) into the bottom piece's fold slots,
-// which the parent subtracts as any child's. f and g go to D, R at row m for the top
-// piece's substitution and to the top piece's fold slots for the bottom piece's.
-ARB_TWIST_HD void join_twist(const FineSchedule::Twist& w, const TopPivots& t, double* D, double* R, double* FD,
-                             double* FR) {
-    const double dm = t.p.d - FD[w.b], rm = t.p.r - FR[w.b];
-    const double inv = gpu::reciprocal(dm), f = t.q * inv, g = rm * inv;
-    D[w.xm] = f;
-    R[w.xm] = g;
-    FD[w.a] = f;
-    FR[w.a] = g;
-    FD[w.b] = t.sd + f * t.q;
-    FR[w.b] = t.sr + g * t.q;
-}
-
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
 // stored a row late as in eliminate_rows (here no faster nor slower: the chain bench's
 // 26-29 cycles a row either way, bench/RESULTS.md calls 13a-13c).
@@ -254,65 +152,17 @@ ARB_HD void substitute_rows(int i, int base, const int* pos, int k, const double
     R[x[N - 1]] = late;
 }
 
-// x along the branch from position 0 (its parent CV's x final: an earlier level; a
-// twist's bottom piece takes row m's, g - f x_parent with f, g from its top piece's fold
-// slots, as the top piece does), in chunks as backward's.
+// x along the branch from position 0 (its parent CV's x final: an earlier level), in
+// chunks as backward's.
 template <int Ahead>
-ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const FineSchedule::Twist* tw,
-                    const double* D, double* R, const double* FD, const double* FR) {
-    double xp = 0.0;
-    if (parent_cv >= 0) {
-        xp = R[parent_cv];
-    } else if (parent_cv < -1) {
-        const FineSchedule::Twist& w = tw[-2 - parent_cv];
-        xp = FR[w.a] - FD[w.a] * R[w.pa];
-    }
+ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
+    double xp = parent_cv >= 0 ? R[parent_cv] : 0.0;
     int i = 0;
     for (; i + Ahead <= len; i += Ahead) substitute_rows<Ahead>(i, base, pos, k, D, R, xp);
     if constexpr (Ahead == 8)
         if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, D, R, xp), i += 4;
     if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, D, R, xp), i += 2;
     if (i < len) substitute_rows<1>(i, base, pos, k, D, R, xp);
-}
-
-// x at rows i, i-1, ..., i-N+1 of a top piece, from xn, the row after's x, and xa, the
-// parent CV's: x = (g - h xa) - f xn, the bracket off the chain.
-template <int N>
-ARB_HD void substitute_top_rows(int i, int base, const int* pos, int k, const double* D, double* R, const double* H,
-                                int hoff, double xa, double& xn) {
-    int x[N];
-    double f[N], z[N];
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        x[j] = base + pos[i - j] + k;
-        f[j] = D[x[j]];
-        z[j] = R[x[j]] - H[x[j] + hoff] * xa;
-    }
-    double late = 0;
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        if (j) R[x[j - 1]] = late;
-        xn = z[j] - f[j] * xn;
-        late = xn;
-    }
-    R[x[N - 1]] = late;
-}
-
-// A twist's top piece (len = m + 1): row m's x from the parent CV's (f, g left at row m by
-// join_twist), then rows m-1 ... 0 towards the parent, in chunks as forward's.
-template <int Ahead>
-ARB_TWIST_HD void forward_top(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R,
-                        const double* H, int hoff) {
-    const int m = len - 1, xm = base + pos[m] + k;
-    const double xa = R[parent_cv];
-    double xn = R[xm] - D[xm] * xa;
-    R[xm] = xn;
-    int i = m - 1;
-    for (; i + 1 >= Ahead; i -= Ahead) substitute_top_rows<Ahead>(i, base, pos, k, D, R, H, hoff, xa, xn);
-    if constexpr (Ahead == 8)
-        if (i + 1 >= 4) substitute_top_rows<4>(i, base, pos, k, D, R, H, hoff, xa, xn), i -= 4;
-    if (i + 1 >= 2) substitute_top_rows<2>(i, base, pos, k, D, R, H, hoff, xa, xn), i -= 2;
-    if (i >= 0) substitute_top_rows<1>(i, base, pos, k, D, R, H, hoff, xa, xn);
 }
 
 }  // namespace arbolito::fine_sweeps

@@ -31,12 +31,6 @@ std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" 
 const std::array<std::string, 3> split_names = {"off", "on", "cost"};
 
 #ifdef ARBOLITO_HAVE_CUDA
-// `threads`: auto is 128 for step=resident (three blocks of four warps per SM), 256 for
-// the streaming step (its blocks hold several cells).
-int threads_of(const SolverOptions& o, bool resident) {
-    return o.at("threads") != "auto" ? std::stoi(o.at("threads")) : resident ? 128 : 256;
-}
-
 // CVs per block of a resident schedule when `block=auto`: about what fits the budget at
 // busyring's ~64 bytes of staged state per CV.
 constexpr int resident_bytes_per_cv = 64;
@@ -46,7 +40,7 @@ ResidentRequest resident_request(const SolverOptions& o) {
     ResidentRequest r;
     if (o.at("step") == "resident") {
         r.shared_bytes = 1024 * (o.at("shared") == "auto" ? resident_default_kib : std::stoi(o.at("shared")));
-        r.threads = threads_of(o, true);
+        r.threads = std::stoi(o.at("threads"));
     }
     return r;
 }
@@ -76,8 +70,6 @@ FineOptions fine_options(const SolverOptions& o, const ResidentRequest& r) {
                   : resident            ? r.shared_bytes / resident_bytes_per_cv
                                         : 8192;
     f.shared_bytes = o.at("memory") == "shared" && !resident ? 96 * 1024 : 0;
-    f.max_threads = threads_of(o, resident);
-    f.twist = o.at("twist") == "on" || (o.at("twist") == "auto" && resident);
     return f;
 }
 
@@ -144,13 +136,7 @@ SolverInfo gpu_fine_solver() {
          "step=resident: shared memory per CUDA block (auto: " + std::to_string(resident_default_kib) +
              ", three blocks per H100 multiprocessor); what does not fit stays in device memory",
          check_auto_or_whole},
-        {"threads", {"64", "128", "256", "512", "auto"}, "", "auto",
-         "threads per CUDA block (step=resident) or at most (streaming); auto: 128 for step=resident, 256 streaming",
-         {}},
-        {"twist", {"on", "off", "auto"}, "", "auto",
-         "each level's longest branches eliminated from both ends at once by two threads where a warp is free "
-         "(about half the chain; the same answer within rounding); auto: on for step=resident",
-         {}},
+        {"threads", {"64", "128", "256"}, "", "128", "step=resident: threads per CUDA block", {}},
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA

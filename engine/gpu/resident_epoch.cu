@@ -42,7 +42,6 @@ struct Args {
     const FineSchedule::Block* fine_blocks;
     const FineSchedule::Level* levels;
     const int *pos_base, *length, *parent_cv, *child_begin, *child;
-    const FineSchedule::Twist* twist;
     double *fold_d, *fold_r;
     const int *probe_col, *probe_cv;
     long b, e;
@@ -296,8 +295,7 @@ __global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
     x.FD = block_array(rb, res_fold, base, a.fold_d + B.branch0);
     x.FR = rb.offset[res_fold] >= 0 ? x.FD + B.n_branches : a.fold_r + B.branch0;
     const FineBlockSchedule sched = load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels,
-                                                       a.pos_base, a.length, a.parent_cv, a.child_begin, a.child,
-                                                       a.twist);
+                                                       a.pos_base, a.length, a.parent_cv, a.child_begin, a.child);
     for_mechs::run([&](auto tag) {
         using M = typename decltype(tag)::type;
         const MechColumns m = block_mech<M>(rb, base, a.st.mechs[mech_index<M>]);
@@ -387,7 +385,6 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.parent_cv = solve_.parent_cv.data();
     a.child_begin = solve_.child_begin.data();
     a.child = solve_.child.data();
-    a.twist = solve_.twist.data();
     a.fold_d = solve_.fold_d.data();
     a.fold_r = solve_.fold_r.data();
     a.probe_col = probe_col_.data();

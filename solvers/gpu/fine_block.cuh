@@ -16,8 +16,6 @@ struct FineBlockSchedule {
     int n_levels;
     const FineSchedule::Level* lev;
     const int *pos, *len, *pcv, *cb, *ch;
-    const FineSchedule::Twist* tw;
-    double* h;  // the twists' rows (FineSchedule::Twist)
 };
 
 // Copies block B's schedule into shared memory at `si` (FineSchedule::schedule_bytes(B)
@@ -28,8 +26,7 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
                                                                 const int* __restrict__ length,
                                                                 const int* __restrict__ parent_cv,
                                                                 const int* __restrict__ child_begin,
-                                                                const int* __restrict__ child,
-                                                                const FineSchedule::Twist* __restrict__ twist) {
+                                                                const int* __restrict__ child) {
     const int t = threadIdx.x, nt = blockDim.x, nb = B.n_branches;
     int* spos = si;
     auto* slev = reinterpret_cast<FineSchedule::Level*>(spos + B.n_pos);
@@ -37,16 +34,13 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
     int* spcv = slen + nb;
     int* scb = spcv + nb;
     int* sch = scb + nb + 1;
-    auto* stw = reinterpret_cast<FineSchedule::Twist*>(sch + B.n_child);
     const int c0 = child_begin[B.branch0];
     for (int i = t; i < B.n_pos; i += nt) spos[i] = pos_base[B.pos0 + i];
     for (int i = t; i < B.n_levels; i += nt) slev[i] = levels[B.level0 + i];
     for (int i = t; i < nb; i += nt) slen[i] = length[B.branch0 + i], spcv[i] = parent_cv[B.branch0 + i];
     for (int i = t; i <= nb; i += nt) scb[i] = child_begin[B.branch0 + i] - c0;
     for (int i = t; i < B.n_child; i += nt) sch[i] = child[c0 + i];
-    for (int i = t; i < B.n_tw; i += nt) stw[i] = twist[B.tw0 + i];
-    double* sh = reinterpret_cast<double*>(si) + FineSchedule::schedule_int_doubles(B);
-    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, stw, sh};
+    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch};
 }
 
 // Block B's schedule read where it lies, in device memory: for a block whose schedule
@@ -56,21 +50,16 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
 __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSchedule::Block& B,
                                                                   const FineSchedule::Level* levels, const int* pos_base,
                                                                   const int* length, const int* parent_cv,
-                                                                  const int* child_begin, const int* child,
-                                                                  const FineSchedule::Twist* twist, double* h) {
+                                                                  const int* child_begin, const int* child) {
     return {B.n_levels, levels + B.level0, pos_base, length + B.branch0, parent_cv + B.branch0, child_begin + B.branch0,
-            child, twist + B.tw0, h + B.h0};
+            child};
 }
 
-// The level loop of one block over D, U, R (shared or device memory: generic pointers),
-// the folds FD, FR and the twists' rows s.h (FineSchedule::Twist). Per level, the threads
-// from 0 take its branches, those from the next warp on its top group (so that each warp
-// runs one sweep), which after a barrier join their twists. (ARBOLITO_TWIST_STRIP, a
-// bench variant, compiles the twists out: the cost of their code where none run.) Every thread reaches every barrier: the
-// loops over a level's branches have no early exit. Ends with a barrier: R holds the
-// solution. after_level(sweep, L, rows) after each level's barrier (sweep 0: elimination,
-// 1: substitution; rows: the level's longest chain, a top piece's less its row m): a profile's hook
-// (resident_epoch.cu), else nothing.
+// The level loop of one block over D, U, R (shared or device memory: generic pointers)
+// and the folds FD, FR. Every thread reaches every barrier: the loops over a level's
+// branches have no early exit. Ends with a barrier: R holds the solution. after_level(
+// sweep, L, rows) after each level's barrier (sweep 0: elimination, 1: substitution;
+// rows: the level's longest branch): a profile's hook (resident_epoch.cu), else nothing.
 struct NoLevelHook {
     __device__ void operator()(int, int, int) const {}
 };
@@ -83,33 +72,15 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
         for (int k = t; k < l.n; k += nt)
             fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D,
                                          U, R, FD, FR);
-#ifndef ARBOLITO_TWIST_STRIP
-        if (l.top_n > 0) {  // the same for every thread: a barrier inside is safe
-            const int k = t - (l.n + 31) / 32 * 32;
-            const bool top = k >= 0 && k < l.top_n;
-            fine_sweeps::TopPivots tp{};
-            if (top)
-                tp = fine_sweeps::backward_top<Ahead>(k, l.top_base, s.pos + l.top_pos0, s.len[l.top_branch0 + k], D, U,
-                                                      R, s.h, l.top_h0 - l.top_base);
-            __syncthreads();  // the bottom pieces' folds
-            if (top) fine_sweeps::join_twist(s.tw[l.top_tw0 + k], tp, D, R, FD, FR);
-        }
-#endif
         __syncthreads();
-        after_level(0, L, max(l.positions, l.top_positions - 1));
+        after_level(0, L, l.positions);
     }
     for (int L = 0; L < s.n_levels; ++L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)
-            fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], s.tw, D,
-                                        R, FD, FR);
-#ifndef ARBOLITO_TWIST_STRIP
-        if (const int k = t - (l.n + 31) / 32 * 32; k >= 0 && k < l.top_n)
-            fine_sweeps::forward_top<Ahead>(k, l.top_base, s.pos + l.top_pos0, s.len[l.top_branch0 + k],
-                                            s.pcv[l.top_branch0 + k], D, R, s.h, l.top_h0 - l.top_base);
-#endif
+            fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
         __syncthreads();
-        after_level(1, L, max(l.positions, l.top_positions - 1));
+        after_level(1, L, l.positions);
     }
 }
 

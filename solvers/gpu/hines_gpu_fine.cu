@@ -49,20 +49,17 @@ template <int Ahead>
 __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level* __restrict__ levels,
                                   const int* __restrict__ pos_base, const int* __restrict__ length,
                                   const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
-                                  const int* __restrict__ child, const FineSchedule::Twist* __restrict__ twist,
-                                  double* __restrict__ d, const double* __restrict__ u, double* __restrict__ rhs,
-                                  double* __restrict__ fold_d, double* __restrict__ fold_r, double* __restrict__ h,
+                                  const int* __restrict__ child, double* __restrict__ d, const double* __restrict__ u,
+                                  double* __restrict__ rhs, double* __restrict__ fold_d, double* __restrict__ fold_r,
                                   long shared_limit) {
     extern __shared__ double sm[];
     const Block B = blocks[blockIdx.x];
     if ((B.in_shared ? FineSchedule::data_bytes(B) : 0) + FineSchedule::schedule_bytes(B) <= shared_limit) {
         int* si = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * B.n_cv + 2 * B.n_branches : 0));
-        const FineBlockSchedule s =
-            load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child, twist);
+        const FineBlockSchedule s = load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child);
         solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r);
     } else {
-        const FineBlockSchedule s =
-            device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child, twist, h);
+        const FineBlockSchedule s = device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child);
         solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r);
     }
 }
@@ -100,10 +97,6 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     p.parent_cv = DeviceArray<int>(s.parent_cv);
     p.child_begin = DeviceArray<int>(s.child_begin);
     p.child = DeviceArray<int>(s.child);
-    p.twist = DeviceArray<FineSchedule::Twist>(s.twist);
-    long n_h = 0;
-    for (const auto& b : s.blocks) n_h += b.n_h;
-    p.h = DeviceArray<double>(n_h);
     p.fold_d = DeviceArray<double>(s.length.size());
     p.fold_r = DeviceArray<double>(s.length.size());
     return p;
@@ -114,7 +107,7 @@ void gpu_fine_solve(const GpuFinePlan& p, double* d, const double* u, double* rh
     auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : fine_solve_kernel<8>;
     kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
         p.blocks.data(), p.levels.data(), p.pos_base.data(), p.length.data(), p.parent_cv.data(), p.child_begin.data(),
-        p.child.data(), p.twist.data(), d, u, rhs, p.fold_d.data(), p.fold_r.data(), p.h.data(), p.shared_limit);
+        p.child.data(), d, u, rhs, p.fold_d.data(), p.fold_r.data(), p.shared_limit);
     CUDA_CHECK_LAUNCH();
 }
 

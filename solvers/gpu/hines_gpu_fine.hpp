@@ -22,9 +22,7 @@ struct GpuFinePlan {
     DeviceArray<FineSchedule::Block> blocks;
     DeviceArray<FineSchedule::Level> levels;
     DeviceArray<int> pos_base, length, parent_cv, child_begin, child;
-    DeviceArray<FineSchedule::Twist> twist;
     mutable DeviceArray<double> fold_d, fold_r;  // workspace: the folds of blocks solved in device memory
-    mutable DeviceArray<double> h;               // workspace: the twists' rows of blocks whose schedule stays in device memory
 };
 
 // Checks the schedule (check_fine_schedule) and the device's shared memory per block.

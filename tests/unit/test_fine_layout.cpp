@@ -24,11 +24,9 @@ namespace {
 
 std::vector<FineOptions> every_pass_combination(int block_cvs = 2048) {
     std::vector<FineOptions> out;
-    for (int m = 0; m < 24; ++m) {
+    for (int m = 0; m < 12; ++m) {
         FineOptions o;
-        const int s = m % 12;
-        o.sort = s & 1, o.reroot = s & 2, o.split = s < 4 ? Split::off : s < 8 ? Split::median : Split::cost;
-        o.twist = m >= 12;
+        o.sort = m & 1, o.reroot = m & 2, o.split = m < 4 ? Split::off : m < 8 ? Split::median : Split::cost;
         o.block_cvs = block_cvs;
         out.push_back(o);
     }
@@ -37,8 +35,7 @@ std::vector<FineOptions> every_pass_combination(int block_cvs = 2048) {
 
 std::string describe(const FineOptions& o) {
     return std::string("sort ") + (o.sort ? "on" : "off") + ", reroot " + (o.reroot ? "on" : "off") + ", split " +
-           (o.split == Split::off ? "off" : o.split == Split::median ? "median" : "cost") + ", twist " +
-           (o.twist ? "on" : "off") + ", block_cvs " + std::to_string(o.block_cvs);
+           (o.split == Split::off ? "off" : o.split == Split::median ? "median" : "cost") + ", block_cvs " + std::to_string(o.block_cvs);
 }
 
 // The numbering's invariants: each CV once (real or padding), the layout's parent of a
@@ -116,7 +113,7 @@ TEST(FineLayout, AwkwardShapes) {
     };
     for (const auto& cells : shapes)
         for (FineOptions o : every_pass_combination()) {
-            o.max_threads = o.twist ? 64 : 32;  // wide levels loop over the block's threads; twists need a warp
+            o.max_threads = 32;  // wide levels loop over the block's threads
             EXPECT_LT(solve_both(cells, o, gen), 1e-12) << describe(o) << ", first cell of " << cells[0].size() << " CVs";
         }
     FineOptions keep;
@@ -131,11 +128,9 @@ TEST(FineLayout, AwkwardShapes) {
 // power of two is exact when nothing overflows or underflows.
 TEST(FineLayout, PivotsFarFromOneGiveTheSameBits) {
     const std::vector<std::vector<int>> cells = {trees::chain(2000), trees::comb(40), trees::busyring(1)[0]};
-    for (const int e : {100, -100, 101, -101}) {
+    for (const int e : {100, -100}) {
         std::mt19937 gen(11);
-        FineOptions o;
-        o.twist = e % 2 != 0;  // the twists' top pieces run on continuants too
-        const FineNumbering f = fine_layout(cells, o);
+        const FineNumbering f = fine_layout(cells, FineOptions{});
         test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
         std::vector<double> d = sys.d, u = sys.u, rhs = sys.rhs;
         fine_layout_solve(f.schedule, d.data(), u.data(), rhs.data());
@@ -159,57 +154,14 @@ TEST(FineLayout, EitherAheadGivesTheSameBits) {
                                               std::uniform_int_distribution<int>(1, 20)(gen), gen));
     cells.push_back(trees::chain(999));
     cells.push_back({-1});
-    for (const bool twist : {false, true}) {
-        FineOptions o;
-        o.twist = twist;
-        const FineNumbering f = fine_layout(cells, o);
-        const test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
-        std::vector<double> d8 = sys.d, r8 = sys.rhs, d4 = sys.d, r4 = sys.rhs;
-        fine_layout_solve(f.schedule, d8.data(), sys.u.data(), r8.data(), 8);
-        fine_layout_solve(f.schedule, d4.data(), sys.u.data(), r4.data(), 4);
-        EXPECT_EQ(r4, r8) << "twist " << twist;
-        EXPECT_EQ(d4, d8) << "twist " << twist;
-        EXPECT_LT(test_systems::worst_relative_error(f.layout, r4, sys.ref), 1e-12);
-    }
-}
-
-// Twists (FineSchedule::Twist): each level's longest branches, where a warp is free, are
-// eliminated from both ends; a busyring cell's levels then have their longest chains
-// about halved, and each twist is two pieces of one level whose rows add up to the
-// branch's. The solve agrees with the serial one (RandomTreesEveryPassCombination and
-// the rest run every pass with twists too).
-TEST(FineLayout, TwistsHalveTheLongestChains) {
-    const std::vector<std::vector<int>> cells = trees::busyring(8);
-    FineOptions plain, twisted;
-    plain.block_cvs = twisted.block_cvs = 1;  // a cell per block, as the resident step
-    plain.max_threads = twisted.max_threads = 128;
-    twisted.twist = true;
-    const FineSchedule a = fine_layout(cells, plain).schedule, b = fine_layout(cells, twisted).schedule;
-    ASSERT_EQ(a.n_blocks(), b.n_blocks());
-    long rows_a = 0, rows_b = 0;
-    for (int k = 0; k < a.n_blocks(); ++k) {
-        const auto& A = a.blocks[k];
-        const auto& B = b.blocks[k];
-        EXPECT_EQ(A.n_levels, B.n_levels);
-        EXPECT_EQ(A.n_cv, B.n_cv);
-        EXPECT_GT(B.n_tw, 0);
-        EXPECT_LE(B.threads, 128);
-        EXPECT_EQ(B.n_branches, A.n_branches + B.n_tw);
-        for (int L = 0; L < A.n_levels; ++L) {
-            const auto& la = a.levels[A.level0 + L];
-            const auto& lb = b.levels[B.level0 + L];
-            rows_a += la.positions;
-            rows_b += std::max(lb.positions, lb.top_positions - 1);  // a top piece's last row waits for the parent
-        }
-        for (int w = 0; w < B.n_tw; ++w) {
-            const auto& t = b.twist[B.tw0 + w];
-            const int la = b.length[B.branch0 + t.a], lb = b.length[B.branch0 + t.b];
-            EXPECT_GE(la + lb, twisted.twist_min);
-            EXPECT_LE(std::abs((la - 1) - lb), 1) << "twist " << w << " of block " << k;
-        }
-    }
-    std::printf("[ info     ] busyring 8 cells: longest chains over levels %ld rows, twisted %ld\n", rows_a, rows_b);
-    EXPECT_LT(rows_b, 0.7 * rows_a);
+    const FineNumbering f = fine_layout(cells, FineOptions{});
+    const test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
+    std::vector<double> d8 = sys.d, r8 = sys.rhs, d4 = sys.d, r4 = sys.rhs;
+    fine_layout_solve(f.schedule, d8.data(), sys.u.data(), r8.data(), 8);
+    fine_layout_solve(f.schedule, d4.data(), sys.u.data(), r4.data(), 4);
+    EXPECT_EQ(r4, r8);
+    EXPECT_EQ(d4, d8);
+    EXPECT_LT(test_systems::worst_relative_error(f.layout, r4, sys.ref), 1e-12);
 }
 
 TEST(FineLayout, RealAndBusyringCells) {

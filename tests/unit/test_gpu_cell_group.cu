@@ -500,8 +500,7 @@ namespace {
 // voltages. `shared` is the resident budget (KiB), `block` both runs' block size.
 void expect_resident_identical(const Model& m, const std::string& block, const std::string& shared,
                                const std::string& what) {
-    // The resident step's layout: twists, blocks of at most 128 threads.
-    const Result streaming = run(m, "gpu-fine", "block=" + block + ":twist=on:threads=128");
+    const Result streaming = run(m, "gpu-fine", "block=" + block);
     const Result resident = run(m, "gpu-fine", "step=resident:shared=" + shared + ":block=" + block);
     expect_identical(resident, streaming, what + " block=" + block + " shared=" + shared);
     EXPECT_GT(resident.phases.fused, 0.0);

@@ -54,25 +54,33 @@ ARB_HD double inverse_power_of_two(double x) {
 }
 
 // Eliminates rows i, i-1, ..., i-N+1 of a branch (all >= 1) into the row below each
-// (towards position 0): their indices, u, and the next rows' d and rhs are all loaded
-// before any arithmetic, and the arithmetic has no branch. A GPU issues each warp's
-// instructions in order, so the code is written in the order it should run: the
+// (towards position 0): u, and the next rows' d and rhs are all loaded before any
+// arithmetic, and the arithmetic has no branch. Their indices come in xs (rows i ...
+// i-N, loaded a chunk before: a chunk's loads then wait on one latency, not on the
+// position offsets' and then the data's), and xs leaves holding the next chunk's, rows
+// i-N ... i-N-M+1 (clamped at row 0; a tail's extra loads are harmless). A GPU issues each
+// warp's instructions in order, so the code is written in the order it should run: the
 // continuant's chain, then every row's approximate reciprocal, then their Newton steps
 // (each waits on nothing by then), then the pivots' chain, each row's results stored a
 // row late (a store waits for its value, and stalls what comes after it). p: row i's on
 // entry, row i-N's on return. Per row, f = u / d' into D and g = rhs' / d' into R.
-template <int N>
-ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R, Pivots& p) {
+template <int N, int M>
+ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R, Pivots& p,
+                           int (&xs)[M]) {
+    static_assert(N < M, "a chunk's indices come from the chunk before");
     int x[N + 1];
     double u[N], dp[N], rp[N], pb[N + 1], r[N];
     ARB_UNROLL
-    for (int j = 0; j <= N; ++j) x[j] = base + pos[i - j] + k;
+    for (int j = 0; j <= N; ++j) x[j] = xs[j];
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
         u[j] = U[x[j]];
         dp[j] = D[x[j + 1]];
         rp[j] = R[x[j + 1]];
     }
+    xs[0] = x[N];
+    ARB_UNROLL
+    for (int j = 1; j < M; ++j) xs[j] = base + pos[i - N - j > 0 ? i - N - j : 0] + k;
     pb[0] = p.pb;  // row j's continuant: pb[j] / pb[j - 1], pb[-1] = p.pa
     ARB_UNROLL
     for (int j = 0; j < N; ++j) pb[j + 1] = std::fma(dp[j], pb[j], -(u[j] * u[j]) * (j ? pb[j - 1] : p.pa));
@@ -116,12 +124,14 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
         rx -= FR[child[j]];
     }
     Pivots p{dx, rx, 1.0, dx};
-    int i = len - 1;
-    for (; i >= Ahead; i -= Ahead) eliminate_rows<Ahead>(i, base, pos, k, D, U, R, p);
+    int i = len - 1, xs[Ahead + 1];  // the first chunk's indices
+    ARB_UNROLL
+    for (int j = 0; j <= Ahead; ++j) xs[j] = base + pos[i - j > 0 ? i - j : 0] + k;
+    for (; i >= Ahead; i -= Ahead) eliminate_rows<Ahead>(i, base, pos, k, D, U, R, p, xs);
     if constexpr (Ahead == 8)
-        if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, p), i -= 4;
-    if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, p), i -= 2;
-    if (i >= 1) eliminate_rows<1>(i, base, pos, k, D, U, R, p);
+        if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, p, xs), i -= 4;
+    if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, p, xs), i -= 2;
+    if (i >= 1) eliminate_rows<1>(i, base, pos, k, D, U, R, p, xs);
     const double inv = gpu::reciprocal(p.d), f = u0 * inv;  // row 0 (a root's u is 0: its fold is 0)
     D[x0] = f;
     R[x0] = p.r * inv;
@@ -132,16 +142,22 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
 // stored a row late as in eliminate_rows (here no faster nor slower: the chain bench's
 // 26-29 cycles a row either way, bench/RESULTS.md calls 13a-13c).
-template <int N>
-ARB_HD void substitute_rows(int i, int base, const int* pos, int k, const double* D, double* R, double& xp) {
+// The indices come in xs (rows i ... i+N-1, loaded a chunk before, as in eliminate_rows)
+// and xs leaves holding the next chunk's, rows i+N ... i+N+A-1 (clamped at the last).
+template <int N, int A>
+ARB_HD void substitute_rows(int i, int base, const int* pos, int k, int last, const double* D, double* R, double& xp,
+                            int (&xs)[A]) {
+    static_assert(N <= A, "a chunk's indices come from the chunk before");
     int x[N];
     double f[N], g[N];
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
-        x[j] = base + pos[i + j] + k;
+        x[j] = xs[j];
         f[j] = D[x[j]];
         g[j] = R[x[j]];
     }
+    ARB_UNROLL
+    for (int j = 0; j < A; ++j) xs[j] = base + pos[i + N + j < last ? i + N + j : last] + k;
     double late = 0;
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
@@ -157,12 +173,15 @@ ARB_HD void substitute_rows(int i, int base, const int* pos, int k, const double
 template <int Ahead>
 ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
     double xp = parent_cv >= 0 ? R[parent_cv] : 0.0;
-    int i = 0;
-    for (; i + Ahead <= len; i += Ahead) substitute_rows<Ahead>(i, base, pos, k, D, R, xp);
+    const int last = len - 1;
+    int i = 0, xs[Ahead];  // the first chunk's indices
+    ARB_UNROLL
+    for (int j = 0; j < Ahead; ++j) xs[j] = base + pos[j < last ? j : last] + k;
+    for (; i + Ahead <= len; i += Ahead) substitute_rows<Ahead>(i, base, pos, k, last, D, R, xp, xs);
     if constexpr (Ahead == 8)
-        if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, D, R, xp), i += 4;
-    if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, D, R, xp), i += 2;
-    if (i < len) substitute_rows<1>(i, base, pos, k, D, R, xp);
+        if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, last, D, R, xp, xs), i += 4;
+    if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, last, D, R, xp, xs), i += 2;
+    if (i < len) substitute_rows<1>(i, base, pos, k, last, D, R, xp, xs);
 }
 
 }  // namespace arbolito::fine_sweeps

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Call 14e: each chunk's row indices loaded a chunk ahead (fine_sweeps.hpp: eliminate_rows
+# and substitute_rows take the chunk's indices and leave the next chunk's). Before, a
+# chunk's data loads waited on its position offsets' loads, two shared-memory latencies
+# before the continuant could start (seen in the SASS of 89db5ba's kernels); now one. The
+# arithmetic is untouched: outputs must be the base binary's to the byte (cmp of the
+# HDF5 files, busyring 256 cells with soma traces). Also split=cost's level cost 8 rows
+# instead of 6 (arbolito-s8, ARBOLITO_SPLIT_LEVEL_ROWS=8.0; call 13c's phase clock fitted
+# 7.7). Tests, chain bench, busyring 50 ms beside arbolito-base (89db5ba), the phase
+# clock. Pack: arbolito gpu_tests chain_latency_bench, arbolito-base, -prof, -s8
+# gzipped. Log: $OUT/ahead_idx.log.
+set -u
+source bench/gpu_call_env.sh ahead_idx
+run_tests 'GpuFine.*:GpuResidentGroup.*:GpuCellGroup.*' 'mixed sizes gpu-fine step=resident:|busyring 64 gpu-fine :'
+chain_bench 64
+sed -E -e 's/"num-cells": *[0-9]+/"num-cells": 256/' -e 's/"record": *false/"record": true/' bench/models/busyring64.json > /tmp/rec.json
+for s in gpu-fine:step=resident gpu-fine; do
+  $P/arbolito run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/new.h5 > /dev/null 2>&1
+  $P/arbolito-base run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/base.h5 > /dev/null 2>&1
+  cmp /tmp/new.h5 /tmp/base.h5 && echo "$s: outputs byte-identical to the base's ($(stat -c %s /tmp/new.h5) bytes)" >> $L || echo "$s: outputs DIFFER" >> $L
+done
+R=gpu-fine:step=resident
+baseline $P/arbolito-base
+mkdir -p /tmp/g8/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/g8/lib && cp $P/arbolito-s8 /tmp/g8/prebuilt/arbolito
+for r in 1 2; do
+  beside "8192" "$R gpu-fine" 50 $O/new.tsv $O/base.tsv
+  GPU_DEPS=/tmp/g8 bash bench/busyring_table.sh "8192" "$R" 50 $O/s8.tsv
+done
+beside "32768" "$R" 50 $O/new32.tsv $O/base32.tsv
+GPU_DEPS=/tmp/g8 bash bench/busyring_table.sh "32768" "$R" 50 $O/s8.tsv
+for f in new base s8 new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+phase_profile $R
+echo "== done in $SECONDS s" >> $L
+cat $L

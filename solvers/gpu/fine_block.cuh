@@ -80,10 +80,12 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
     };
     if (s.n_levels > 0) backward_level(s.n_levels - 1);
     for (int L = s.n_levels - 1; L >= 0; --L) {
-        if (t < l.n) fine_sweeps::backward<Ahead>(l.branch0 + t, t, l.base, s.pos + l.pos0, bh, s.ch, D, U, R, FD, FR);
-        for (int k = t + nt; k < l.n; k += nt)  // levels wider than the block
-            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D,
-                                         U, R, FD, FR);
+        for (int k = t; k < l.n; k += nt) {  // one call: the step's code stays small (instruction fetch)
+            if (k > t)  // a level wider than the block
+                bh = fine_sweeps::backward_head<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k],
+                                                       s.cb);
+            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, bh, s.ch, D, U, R, FD, FR);
+        }
         const int rows = l.positions;
         if (L > 0) backward_level(L - 1);
         __syncthreads();
@@ -97,9 +99,12 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
     };
     if (s.n_levels > 0) forward_level(0);
     for (int L = 0; L < s.n_levels; ++L) {
-        if (t < l.n) fine_sweeps::forward<SubAhead>(t, l.base, s.pos + l.pos0, fh, D, R);
-        for (int k = t + nt; k < l.n; k += nt)
-            fine_sweeps::forward<SubAhead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
+        for (int k = t; k < l.n; k += nt) {
+            if (k > t)
+                fh = fine_sweeps::forward_head<SubAhead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k],
+                                                         s.pcv[l.branch0 + k]);
+            fine_sweeps::forward<SubAhead>(k, l.base, s.pos + l.pos0, fh, D, R);
+        }
         const int rows = l.positions;
         if (L + 1 < s.n_levels) forward_level(L + 1);
         __syncthreads();

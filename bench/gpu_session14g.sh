@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Call 14g: call 14f's heads made the kernel 8.7 % slower than 14e's (arbolito-idx), and
+# its code 66 KB larger: the level loop called backward and forward twice each (the
+# preloaded first branch, then the rest of a level wider than the block), each call a
+# whole inlined sweep. Now one call each (the head reloaded in the loop where a level is
+# wider than the block): 18 KB more than 14e's code. Outputs byte for byte against
+# 89db5ba's; busyring 50 ms beside arbolito-idx and arbolito-base. Pack: arbolito
+# gpu_tests chain_latency_bench, arbolito-base, -idx gzipped. Log: $OUT/heads1.log.
+set -u
+source bench/gpu_call_env.sh heads1
+run_tests 'GpuFine.*:GpuResidentGroup.SameBits*:GpuResidentGroup.Mixed*'
+sed -E -e 's/"num-cells": *[0-9]+/"num-cells": 256/' -e 's/"record": *false/"record": true/' bench/models/busyring64.json > /tmp/rec.json
+for s in gpu-fine:step=resident gpu-fine; do
+  $P/arbolito run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/new.h5 > /dev/null 2>&1
+  $P/arbolito-base run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/base.h5 > /dev/null 2>&1
+  cmp /tmp/new.h5 /tmp/base.h5 && echo "$s: outputs byte-identical to the base's" >> $L || echo "$s: outputs DIFFER" >> $L
+done
+R=gpu-fine:step=resident
+baseline $P/arbolito-base
+mkdir -p /tmp/gidx/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gidx/lib && cp $P/arbolito-idx /tmp/gidx/prebuilt/arbolito
+for r in 1 2; do
+  beside "8192" "$R gpu-fine" 50 $O/new.tsv $O/base.tsv
+  GPU_DEPS=/tmp/gidx bash bench/busyring_table.sh "8192" "$R gpu-fine" 50 $O/idx.tsv
+done
+bash bench/busyring_table.sh "32768" "$R" 50 $O/new32.tsv
+GPU_DEPS=/tmp/gidx bash bench/busyring_table.sh "32768" "$R" 50 $O/idx.tsv
+for f in new base idx new32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+echo "== done in $SECONDS s" >> $L
+cat $L

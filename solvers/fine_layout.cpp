@@ -71,11 +71,7 @@ int shallowest_root(const std::vector<int>& p, const Adjacency& a) {
 // resident kernel (H100, busyring, bench/RESULTS.md call 11b) gave an elimination of about
 // 107 cycles per row of a level's longest branch plus 390 per level, a substitution of 35
 // plus 470: (390 + 470) / (107 + 35) ≈ 6.
-#ifdef ARBOLITO_SPLIT_LEVEL_ROWS  // a bench variant's value
-constexpr double split_level_rows = ARBOLITO_SPLIT_LEVEL_ROWS;
-#else
 constexpr double split_level_rows = 6.0;
-#endif
 
 // One cell's branches, ready to be placed: per branch its natural CVs (proximal first),
 // level and parent branch, in the order branch_tree gives (parents first).

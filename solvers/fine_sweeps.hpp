@@ -106,49 +106,27 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
     p = {dx, rx, pb[N - 1] * s, pb[N] * s};
 }
 
-// What backward reads of the schedule for branch b (slot k of a level, length len >= 1):
-// its length, row 0's index, its children's range in the child list and its first
-// chunk's indices (distal row first). Nothing writes these: the block-level solve loads
-// a level's heads before the barrier that ends the level before it, so that a level's
-// first loads are its data's.
+// Branch b (slot k of a level, length len >= 1): its distal row less its children's
+// folds (subtracted in a fixed order), rows len-1 ... 1 in chunks of Ahead (then 4, 2, 1
+// for the rest), then row 0, whose fold into the parent CV (what the parent's d and rhs
+// lose) goes to FD[b], FR[b]. (Loading the head, row 0's u and the distal row, before the
+// level's barrier, which nothing of the children's level writes them across, measured
+// slower: bench/RESULTS.md, call 13a.)
 template <int Ahead>
-struct BackwardHead {
-    int len, x0, c0, c1;
-    int xs[Ahead + 1];
-};
-template <int Ahead>
-ARB_HD BackwardHead<Ahead> backward_head(int b, int k, int base, const int* pos, int len, const int* child_begin) {
-    BackwardHead<Ahead> h;
-    h.len = len;
-    h.x0 = base + pos[0] + k;
-    h.c0 = child_begin[b];
-    h.c1 = child_begin[b + 1];
-    ARB_UNROLL
-    for (int j = 0; j <= Ahead; ++j) h.xs[j] = base + pos[len - 1 - j > 0 ? len - 1 - j : 0] + k;
-    return h;
-}
-
-// Branch b (slot k of a level, head h): its distal row less its children's folds
-// (subtracted in a fixed order), rows len-1 ... 1 in chunks of Ahead (then 4, 2, 1 for
-// the rest), then row 0, whose fold into the parent CV (what the parent's d and rhs lose)
-// goes to FD[b], FR[b]. (Loading the head's data too, row 0's u and the distal row,
-// before the level's barrier, which nothing of the children's level writes them across,
-// measured slower: bench/RESULTS.md, call 13a.)
-template <int Ahead>
-ARB_HD void backward(int b, int k, int base, const int* pos, const BackwardHead<Ahead>& h, const int* child,
+ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
                      double* D, const double* U, double* R, double* FD, double* FR) {
     static_assert(Ahead == 4 || Ahead == 8, "chunks of 8 or 4 rows, then 2 and 1");
-    const int x0 = h.x0, xd = h.xs[0];
+    const int x0 = base + pos[0] + k, xd = base + pos[len - 1] + k;
     const double u0 = U[x0];  // nobody writes u: loaded ahead of the chain
     double dx = D[xd], rx = R[xd];
-    for (int j = h.c0; j < h.c1; ++j) {
+    for (int j = child_begin[b]; j < child_begin[b + 1]; ++j) {
         dx -= FD[child[j]];
         rx -= FR[child[j]];
     }
     Pivots p{dx, rx, 1.0, dx};
-    int i = h.len - 1, xs[Ahead + 1];
+    int i = len - 1, xs[Ahead + 1];  // the first chunk's indices
     ARB_UNROLL
-    for (int j = 0; j <= Ahead; ++j) xs[j] = h.xs[j];
+    for (int j = 0; j <= Ahead; ++j) xs[j] = base + pos[i - j > 0 ? i - j : 0] + k;
     for (; i >= Ahead; i -= Ahead) eliminate_rows<Ahead>(i, base, pos, k, D, U, R, p, xs);
     if constexpr (Ahead == 8)
         if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, p, xs), i -= 4;
@@ -159,13 +137,6 @@ ARB_HD void backward(int b, int k, int base, const int* pos, const BackwardHead<
     R[x0] = p.r * inv;
     FD[b] = f * u0;
     FR[b] = f * p.r;
-}
-
-// The same with the head read here.
-template <int Ahead>
-ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
-                     double* D, const double* U, double* R, double* FD, double* FR) {
-    backward<Ahead>(b, k, base, pos, backward_head<Ahead>(b, k, base, pos, len, child_begin), child, D, U, R, FD, FR);
 }
 
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
@@ -197,43 +168,20 @@ ARB_HD void substitute_rows(int i, int base, const int* pos, int k, int last, co
     R[x[N - 1]] = late;
 }
 
-// What forward reads of the schedule (as BackwardHead): the branch's length, its parent
-// CV and its first chunk's indices.
-template <int Ahead>
-struct ForwardHead {
-    int len, parent_cv;
-    int xs[Ahead];
-};
-template <int Ahead>
-ARB_HD ForwardHead<Ahead> forward_head(int k, int base, const int* pos, int len, int parent_cv) {
-    ForwardHead<Ahead> h;
-    h.len = len;
-    h.parent_cv = parent_cv;
-    ARB_UNROLL
-    for (int j = 0; j < Ahead; ++j) h.xs[j] = base + pos[j < len - 1 ? j : len - 1] + k;
-    return h;
-}
-
 // x along the branch from position 0 (its parent CV's x final: an earlier level), in
 // chunks as backward's.
 template <int Ahead>
-ARB_HD void forward(int k, int base, const int* pos, const ForwardHead<Ahead>& h, const double* D, double* R) {
-    double xp = h.parent_cv >= 0 ? R[h.parent_cv] : 0.0;
-    const int len = h.len, last = len - 1;
-    int i = 0, xs[Ahead];
+ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
+    double xp = parent_cv >= 0 ? R[parent_cv] : 0.0;
+    const int last = len - 1;
+    int i = 0, xs[Ahead];  // the first chunk's indices
     ARB_UNROLL
-    for (int j = 0; j < Ahead; ++j) xs[j] = h.xs[j];
+    for (int j = 0; j < Ahead; ++j) xs[j] = base + pos[j < last ? j : last] + k;
     for (; i + Ahead <= len; i += Ahead) substitute_rows<Ahead>(i, base, pos, k, last, D, R, xp, xs);
     if constexpr (Ahead == 8)
         if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, last, D, R, xp, xs), i += 4;
     if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, last, D, R, xp, xs), i += 2;
     if (i < len) substitute_rows<1>(i, base, pos, k, last, D, R, xp, xs);
-}
-
-// The same with the head read here.
-template <int Ahead>
-ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
-    forward<Ahead>(k, base, pos, forward_head<Ahead>(k, base, pos, len, parent_cv), D, R);
 }
 
 }  // namespace arbolito::fine_sweeps

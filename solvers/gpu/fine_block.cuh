@@ -57,58 +57,30 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
 
 // The level loop of one block over D, U, R (shared or device memory: generic pointers)
 // and the folds FD, FR. Every thread reaches every barrier: the loops over a level's
-// branches have no early exit. A level's descriptor and each thread's first branch's
-// head (fine_sweeps::BackwardHead, ForwardHead: schedule only, which nothing writes) are
-// loaded before the barrier that ends the level before it, so that after the barrier a
-// thread's first loads are its data's. Ends with a barrier: R holds the solution.
-// after_level(sweep, L, rows) after each level's barrier (sweep 0: elimination, 1:
-// substitution; rows: the level's longest branch): a profile's hook
-// (resident_epoch.cu), else nothing.
+// branches have no early exit. Ends with a barrier: R holds the solution. after_level(
+// sweep, L, rows) after each level's barrier (sweep 0: elimination, 1: substitution;
+// rows: the level's longest branch): a profile's hook (resident_epoch.cu), else nothing.
 struct NoLevelHook {
     __device__ void operator()(int, int, int) const {}
 };
-template <int Ahead, class AfterLevel = NoLevelHook, int SubAhead = Ahead>
+template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
                                              double* FD, double* FR, AfterLevel after_level = {}) {
     const int t = threadIdx.x, nt = blockDim.x;
-    FineSchedule::Level l{};
-    fine_sweeps::BackwardHead<Ahead> bh{};
-    auto backward_level = [&](int L) {
-        l = s.lev[L];
-        if (t < l.n)
-            bh = fine_sweeps::backward_head<Ahead>(l.branch0 + t, t, l.base, s.pos + l.pos0, s.len[l.branch0 + t], s.cb);
-    };
-    if (s.n_levels > 0) backward_level(s.n_levels - 1);
     for (int L = s.n_levels - 1; L >= 0; --L) {
-        for (int k = t; k < l.n; k += nt) {  // one call: the step's code stays small (instruction fetch)
-            if (k > t)  // a level wider than the block
-                bh = fine_sweeps::backward_head<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k],
-                                                       s.cb);
-            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, bh, s.ch, D, U, R, FD, FR);
-        }
-        const int rows = l.positions;
-        if (L > 0) backward_level(L - 1);
+        const FineSchedule::Level l = s.lev[L];
+        for (int k = t; k < l.n; k += nt)
+            fine_sweeps::backward<Ahead>(l.branch0 + k, k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.cb, s.ch, D,
+                                         U, R, FD, FR);
         __syncthreads();
-        after_level(0, L, rows);
+        after_level(0, L, l.positions);
     }
-    fine_sweeps::ForwardHead<SubAhead> fh{};
-    auto forward_level = [&](int L) {
-        l = s.lev[L];
-        if (t < l.n)
-            fh = fine_sweeps::forward_head<SubAhead>(t, l.base, s.pos + l.pos0, s.len[l.branch0 + t], s.pcv[l.branch0 + t]);
-    };
-    if (s.n_levels > 0) forward_level(0);
     for (int L = 0; L < s.n_levels; ++L) {
-        for (int k = t; k < l.n; k += nt) {
-            if (k > t)
-                fh = fine_sweeps::forward_head<SubAhead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k],
-                                                         s.pcv[l.branch0 + k]);
-            fine_sweeps::forward<SubAhead>(k, l.base, s.pos + l.pos0, fh, D, R);
-        }
-        const int rows = l.positions;
-        if (L + 1 < s.n_levels) forward_level(L + 1);
+        const FineSchedule::Level l = s.lev[L];
+        for (int k = t; k < l.n; k += nt)
+            fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
         __syncthreads();
-        after_level(1, L, rows);
+        after_level(1, L, l.positions);
     }
 }
 

@@ -266,8 +266,10 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
     return V;
 }
 
-template <int Ahead>
-__global__ void __launch_bounds__(256, 2) resident_kernel(const Args a) {
+// Blocks of at most 128 threads (the default) run three to an SM (shared memory), so
+// they may have 168 registers a thread; blocks of 256 run two.
+template <int Ahead, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? 3 : 2) resident_kernel(const Args a) {
     extern __shared__ double sm[];
     __shared__ MechColumns loc[n_mechanisms];
     __shared__ ResidentBlock rb;
@@ -357,7 +359,7 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
                                     std::to_string(plan_.shared_bytes + static_bytes) +
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
                                     " (lower shared=)");
-    for (auto* k : {resident_kernel<4>, resident_kernel<8>})
+    for (auto* k : {resident_kernel<4, 128>, resident_kernel<8, 128>, resident_kernel<4, 256>, resident_kernel<8, 256>})
         raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
@@ -394,7 +396,8 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.frame0 = s.first_frame_from(b);
     a.steps = s;
     a.g = globals_;
-    auto kernel = solve_.ahead == 4 ? resident_kernel<4> : resident_kernel<8>;  // the streaming kernel's rows ahead
+    auto kernel = threads_ <= 128 ? (solve_.ahead == 4 ? resident_kernel<4, 128> : resident_kernel<8, 128>)
+                                  : (solve_.ahead == 4 ? resident_kernel<4, 256> : resident_kernel<8, 256>);
     kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
     CUDA_CHECK_LAUNCH();
 }

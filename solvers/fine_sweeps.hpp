@@ -132,7 +132,11 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
         if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, p, xs), i -= 4;
     if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, p, xs), i -= 2;
     if (i >= 1) eliminate_rows<1>(i, base, pos, k, D, U, R, p, xs);
-    const double inv = gpu::reciprocal(p.d), f = u0 * inv;  // row 0 (a root's u is 0: its fold is 0)
+    // Row 0 as every other row: its 1 / d' predicted from the continuant (off the chain;
+    // for a branch of one row that is the hardware's approximation and a Newton step),
+    // then one Newton step from the pivot. A root's u is 0: its fold is 0.
+    const double r0 = p.pa * gpu::newton_step(gpu::reciprocal_approx(p.pb), p.pb);
+    const double inv = gpu::newton_step(r0, p.d), f = u0 * inv;
     D[x0] = f;
     R[x0] = p.r * inv;
     FD[b] = f * u0;
@@ -182,58 +186,6 @@ ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, con
         if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, last, D, R, xp, xs), i += 4;
     if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, last, D, R, xp, xs), i += 2;
     if (i < len) substitute_rows<1>(i, base, pos, k, last, D, R, xp, xs);
-}
-
-// substitute_rows with the data a chunk ahead too: f, g come holding this chunk's rows
-// (at xs) and leave holding the next chunk's (at xn, which leaves holding the one
-// after's). Every load is issued before this chunk's chain. No load is of a row this
-// chunk stores: the next chunk's rows follow it, and an index clamped at the last row
-// is never a row a later chunk takes.
-template <int N, int A>
-ARB_HD void substitute_rows_ahead(int i, int base, const int* pos, int k, int last, const double* D, double* R,
-                                  double& xp, int (&xs)[A], int (&xn)[A], double (&f)[A], double (&g)[A]) {
-    static_assert(N <= A, "a chunk's data come from the chunk before");
-    int x[N];
-    double fc[N], gc[N];
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) x[j] = xs[j], fc[j] = f[j], gc[j] = g[j];
-    ARB_UNROLL
-    for (int j = 0; j < A; ++j) {
-        f[j] = D[xn[j]];
-        g[j] = R[xn[j]];
-        xs[j] = xn[j];
-    }
-    ARB_UNROLL
-    for (int j = 0; j < A; ++j) xn[j] = base + pos[i + N + A + j < last ? i + N + A + j : last] + k;
-    double late = 0;
-    ARB_UNROLL
-    for (int j = 0; j < N; ++j) {
-        if (j) R[x[j - 1]] = late;
-        xp = gc[j] - fc[j] * xp;
-        late = xp;
-    }
-    R[x[N - 1]] = late;
-}
-
-// forward with substitute_rows_ahead: the same arithmetic in the same order.
-template <int Ahead>
-ARB_HD void forward_ahead(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
-    double xp = parent_cv >= 0 ? R[parent_cv] : 0.0;
-    const int last = len - 1;
-    int i = 0, xs[Ahead], xn[Ahead];
-    double f[Ahead], g[Ahead];
-    ARB_UNROLL
-    for (int j = 0; j < Ahead; ++j) {
-        xs[j] = base + pos[j < last ? j : last] + k;
-        xn[j] = base + pos[Ahead + j < last ? Ahead + j : last] + k;
-    }
-    ARB_UNROLL
-    for (int j = 0; j < Ahead; ++j) f[j] = D[xs[j]], g[j] = R[xs[j]];
-    for (; i + Ahead <= len; i += Ahead) substitute_rows_ahead<Ahead>(i, base, pos, k, last, D, R, xp, xs, xn, f, g);
-    if constexpr (Ahead == 8)
-        if (i + 4 <= len) substitute_rows_ahead<4>(i, base, pos, k, last, D, R, xp, xs, xn, f, g), i += 4;
-    if (i + 2 <= len) substitute_rows_ahead<2>(i, base, pos, k, last, D, R, xp, xs, xn, f, g), i += 2;
-    if (i < len) substitute_rows_ahead<1>(i, base, pos, k, last, D, R, xp, xs, xn, f, g);
 }
 
 }  // namespace arbolito::fine_sweeps

@@ -229,11 +229,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
             __syncthreads();
         });
         clock.lap(prof_currents);
-#ifdef ARBOLITO_SUB_DATA_AHEAD  // bench variant: the substitution's data a chunk ahead
-        solve_levels<Ahead, AfterLevel, true>(sched, D, U, R, x.FD, x.FR, after_level);
-#else
         solve_levels<Ahead>(sched, D, U, R, x.FD, x.FR, after_level);  // ends with a barrier
-#endif
         clock.lap(prof_solve);
         // The solution in R is the new V; the old one stays for the detectors.
         double *const Vold = V, *const Vnew = R;

@@ -63,7 +63,7 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
 struct NoLevelHook {
     __device__ void operator()(int, int, int) const {}
 };
-template <int Ahead, class AfterLevel = NoLevelHook, bool SubAhead = false>
+template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
                                              double* FD, double* FR, AfterLevel after_level = {}) {
     const int t = threadIdx.x, nt = blockDim.x;
@@ -78,11 +78,7 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
     for (int L = 0; L < s.n_levels; ++L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)
-            if constexpr (SubAhead)
-                fine_sweeps::forward_ahead<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k],
-                                                  D, R);
-            else
-                fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
+            fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
         __syncthreads();
         after_level(1, L, l.positions);
     }

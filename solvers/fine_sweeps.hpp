@@ -132,11 +132,7 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
         if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, p, xs), i -= 4;
     if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, p, xs), i -= 2;
     if (i >= 1) eliminate_rows<1>(i, base, pos, k, D, U, R, p, xs);
-    // Row 0 as every other row: its 1 / d' predicted from the continuant (off the chain;
-    // for a branch of one row that is the hardware's approximation and a Newton step),
-    // then one Newton step from the pivot. A root's u is 0: its fold is 0.
-    const double r0 = p.pa * gpu::newton_step(gpu::reciprocal_approx(p.pb), p.pb);
-    const double inv = gpu::newton_step(r0, p.d), f = u0 * inv;
+    const double inv = gpu::reciprocal(p.d), f = u0 * inv;  // row 0 (a root's u is 0: its fold is 0)
     D[x0] = f;
     R[x0] = p.r * inv;
     FD[b] = f * u0;

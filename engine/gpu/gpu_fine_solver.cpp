@@ -14,6 +14,7 @@
 #include "solvers/fine_layout.hpp"
 #ifdef ARBOLITO_HAVE_CUDA
 #include "engine/gpu/gpu_solve.hpp"
+#include "engine/gpu/resident_epoch.hpp"
 #include "solvers/gpu/hines_gpu_fine.hpp"
 #endif
 
@@ -21,16 +22,18 @@ namespace arbolito {
 
 namespace {
 
-// Shared memory and threads of a resident block by default: three blocks of 128 threads
-// per H100 multiprocessor (228 KiB each, 1 KiB reserved per block, the kernel's own ~0.4
-// KiB). Measured on busyring (bench/RESULTS.md, issue 13): 110 KiB and 256 threads (two
-// blocks, all of a cell staged) 23 % slower at 8,192 cells; 50 KiB (four blocks) 7 %.
-constexpr int resident_default_kib = 72;
 std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" : check_whole_number(v); }
 // `split`'s values, in Split's order: off, median (`on`), cost.
 const std::array<std::string, 3> split_names = {"off", "on", "cost"};
 
 #ifdef ARBOLITO_HAVE_CUDA
+// Shared memory of a resident block by default: as much as lets three blocks share a
+// multiprocessor (gpu::resident_shared_kib_for; 74 KiB on an H100: 228 KiB each, 1 KiB
+// reserved per block, the kernel's own 0.3 KiB). Measured on busyring (bench/RESULTS.md,
+// issue 13): 110 KiB and 256 threads (two blocks, all of a cell staged) 23 % slower at
+// 8,192 cells; 50 KiB (four blocks) 7 %; 74 KiB 1.3 % faster than 72 and 75 (two blocks)
+// 36 % slower (call 14l).
+constexpr int resident_blocks_per_sm = 3;
 // CVs per block of a resident schedule when `block=auto`: about what fits the budget at
 // busyring's ~64 bytes of staged state per CV.
 constexpr int resident_bytes_per_cv = 64;
@@ -39,7 +42,8 @@ constexpr int resident_bytes_per_cv = 64;
 ResidentRequest resident_request(const SolverOptions& o) {
     ResidentRequest r;
     if (o.at("step") == "resident") {
-        r.shared_bytes = 1024 * (o.at("shared") == "auto" ? resident_default_kib : std::stoi(o.at("shared")));
+        r.shared_bytes = 1024 * (o.at("shared") == "auto" ? gpu::resident_shared_kib_for(resident_blocks_per_sm)
+                                                          : std::stoi(o.at("shared")));
         r.threads = std::stoi(o.at("threads"));
     }
     return r;
@@ -93,13 +97,17 @@ private:
 };
 
 GpuSolverParts gpu_fine_parts(const SolverOptions& o) {
-    const ResidentRequest r = resident_request(o);
-    const FineOptions fo = fine_options(o, r);
+    // shared=auto asks the device: resolved in the numbering, which runs once the group
+    // has selected it (a missing device is then reported as such), and kept for the solve.
+    auto r = std::make_shared<ResidentRequest>();
     const std::string ahead = o.at("ahead");
     return numbered_parts<FineNumbering>(
-        [fo](const std::vector<std::vector<int>>& np) { return fine_layout(np, fo); },
+        [o, r](const std::vector<std::vector<int>>& np) {
+            *r = resident_request(o);
+            return fine_layout(np, fine_options(o, *r));
+        },
         [ahead, r](const Layout&, const FineNumbering& f) {
-            return std::make_unique<GpuFineSolve>(f.schedule, rows_ahead(ahead, f.schedule, r), r);
+            return std::make_unique<GpuFineSolve>(f.schedule, rows_ahead(ahead, f.schedule, *r), *r);
         });
 }
 #endif
@@ -133,8 +141,8 @@ SolverInfo gpu_fine_solver() {
         {"step", {"streaming", "resident"}, "", "streaming",
          "resident: every step of an epoch piece in one kernel, each block's state in shared memory", {}},
         {"shared", {}, "KiB >= 1 or auto", "auto",
-         "step=resident: shared memory per CUDA block (auto: " + std::to_string(resident_default_kib) +
-             ", three blocks per H100 multiprocessor); what does not fit stays in device memory",
+         "step=resident: shared memory per CUDA block (auto: as much as lets three blocks share a "
+         "multiprocessor, 74 on an H100); what does not fit stays in device memory",
          check_auto_or_whole},
         {"threads", {"64", "128", "256"}, "", "128", "step=resident: threads per CUDA block", {}},
     };

@@ -1,5 +1,6 @@
 #include "engine/gpu/resident_epoch.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <stdexcept>
@@ -340,6 +341,17 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? 3 : 2) residen
 }
 
 }  // namespace
+
+int resident_shared_kib_for(int blocks_per_sm) {
+    int dev = 0, per_sm = 0, reserved = 0;
+    CUDA_CHECK(cudaGetDevice(&dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_kernel<4, 128>));
+    const long bytes = per_sm / blocks_per_sm - reserved - static_cast<long>(attr.sharedSizeBytes);
+    return static_cast<int>(std::max(bytes, 1024L) / 1024);
+}
 
 ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
                              int threads, const all_mechanisms::Globals& globals)

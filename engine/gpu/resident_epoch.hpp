@@ -20,6 +20,12 @@
 
 namespace arbolito::gpu {
 
+// The dynamic shared memory per block, in whole KiB, at which `blocks_per_sm` resident
+// blocks share one multiprocessor of the current device: its shared memory per
+// multiprocessor over blocks_per_sm, less what the device reserves per block and the
+// kernel's own. (gpu-fine's `shared=auto` takes three: 74 KiB on an H100.)
+int resident_shared_kib_for(int blocks_per_sm);
+
 // The GPU cell group's device state (its pointers) that a piece reads and writes.
 struct ResidentState {
     double* v = nullptr;    // V at the piece's start; V at its end on return

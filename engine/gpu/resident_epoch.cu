@@ -45,7 +45,6 @@ struct Args {
     const int *pos_base, *length, *parent_cv, *child_begin, *child;
     double *fold_d, *fold_r;
     const int *probe_col, *probe_cv;
-    const int* order;      // the plan's blocks in launch order (ResidentPlan::order)
     long b, e;
     long frame0;           // the piece's first frame: step n samples into row frame_after(n) - frame0
     StepSettings steps;    // dt, the sampling, the event rules
@@ -176,7 +175,7 @@ struct StepArrays {
 // the kernel, so that where the solve's arrays are staged the compiler sees shared memory
 // (32-bit shared loads and stores) instead of generic pointers chosen at run time.
 template <int Ahead, bool CopyV, class Clock, class AfterLevel>
-__device__ __forceinline__ double* run_steps(const Args& a, int blk, const ResidentBlock& rb, const MechColumns* loc,
+__device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
                                              const FineBlockSchedule& sched, StepArrays x, int first, int n,
                                              Clock& clock, AfterLevel after_level) {
     const int t = threadIdx.x, nt = blockDim.x;
@@ -184,7 +183,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, int blk, const Resid
     const double *U = x.U, *DB = x.DB, *CDT = x.CDT;
     const double dt = a.steps.dt;
     const bool at_step_end = a.steps.rules == EventRules::neuron;
-    const unsigned* eo = a.ev.offset ? a.ev.offset + static_cast<long>(blk) * (a.ev.n_steps + 1) : nullptr;
+    const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
     // The states of density mechanisms (hh) advance at the start of the next step instead
     // of before the step's last barrier: no event and nothing of the step's end reads
     // them, so their threads (thread 0 for the soma's hh m gate, a long chain of
@@ -275,10 +274,9 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? 3 : 2) residen
     extern __shared__ double sm[];
     __shared__ MechColumns loc[n_mechanisms];
     __shared__ ResidentBlock rb;
-    const int blk = a.order[blockIdx.x];
-    const FineSchedule::Block B = a.fine_blocks[blk];
+    const FineSchedule::Block B = a.fine_blocks[blockIdx.x];
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, first = B.first_cv;
-    if (t == 0) rb = a.blocks[blk];
+    if (t == 0) rb = a.blocks[blockIdx.x];
     __syncthreads();
     char* base = reinterpret_cast<char*>(sm);
 
@@ -324,12 +322,12 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? 3 : 2) residen
         y.FR = y.FD + B.n_branches;
         if (rb.offset[res_v] >= 0) {
             y.V = in_shared(res_v);
-            V = run_steps<Ahead, false>(a, blk, rb, loc, sched, y, first, n, clock, after_level);
+            V = run_steps<Ahead, false>(a, rb, loc, sched, y, first, n, clock, after_level);
         } else {
-            V = run_steps<Ahead, true>(a, blk, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
+            V = run_steps<Ahead, true>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
         }
     } else {
-        V = run_steps<Ahead, false>(a, blk, rb, loc, sched, x, first, n, clock, after_level);
+        V = run_steps<Ahead, false>(a, rb, loc, sched, x, first, n, clock, after_level);
     }
     if (t == 0) clock.flush();
 
@@ -382,7 +380,6 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     });
     blocks_ = DeviceArray<ResidentBlock>(plan_.blocks);
     probe_col_ = DeviceArray<int>(plan_.probe_col);
-    order_ = DeviceArray<int>(plan_.order);
     probe_cv_ = DeviceArray<int>(plan_.probe_cv);
 }
 
@@ -406,7 +403,6 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.fold_r = solve_.fold_r.data();
     a.probe_col = probe_col_.data();
     a.probe_cv = probe_cv_.data();
-    a.order = order_.data();
     a.b = b;
     a.e = e;
     a.frame0 = s.first_frame_from(b);

@@ -73,7 +73,7 @@ private:
     int threads_;
     MechGlobals globals_{};
     DeviceArray<ResidentBlock> blocks_;
-    DeviceArray<int> probe_col_, probe_cv_, order_;
+    DeviceArray<int> probe_col_, probe_cv_;
 };
 
 }  // namespace arbolito::gpu

@@ -83,10 +83,6 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
     for (std::size_t k = 0; k < p.target_block.size(); ++k)
         p.target_block[k] = static_cast<std::uint32_t>(block_of(s, f.mechs[f.target_mech[k]].cv[f.target_instance[k]]));
 
-    p.order.resize(nb);
-    std::iota(p.order.begin(), p.order.end(), 0);
-    std::stable_sort(p.order.begin(), p.order.end(), [&](int a, int c) { return s.blocks[a].n_cv > s.blocks[c].n_cv; });
-
     // Staging, greedily in ResidentArray order (mechanisms smallest first).
     for (int b = 0; b < nb; ++b) {
         const FineSchedule::Block& fb = s.blocks[b];

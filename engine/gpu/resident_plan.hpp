@@ -35,10 +35,6 @@ struct ResidentPlan {
     std::vector<ResidentBlock> blocks;         // one per FineSchedule block
     std::vector<int> probe_col, probe_cv;      // per block: probe columns and their block-local CVs
     std::vector<std::uint32_t> target_block;   // the block of every synapse target
-    // The blocks in launch order: most CVs first (ties in block order), so that where
-    // blocks run in waves the largest start first and the last wave is of small ones
-    // (busyring 1,024 cells, H100: bench/RESULTS.md call 14o).
-    std::vector<int> order;
     int shared_bytes = 0;                      // dynamic shared memory per CUDA block: the largest need
     long staged_bytes = 0, total_bytes = 0;    // over all blocks: staged, and what staging all would take
 };

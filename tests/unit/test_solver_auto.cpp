@@ -125,7 +125,7 @@ TEST(SolverAuto, WithinTenPercentOnTheSolveStudy) {
 
 // Whole busyring runs, 200 ms (bench/busyring_table.sh on the H100, ninth session: the
 // calls bench/gpu_session9d.sh, 9e and 9f; the resident step, gpu-fine from 8,192 cells
-// up and gpu-cell at 32,768 from the fourteenth session's bench/gpu_session14h.sh;
+// up and gpu-cell at 32,768 from the fourteenth session's bench/gpu_session14m.sh;
 // bench/RESULTS.md): run time without set-up.
 TEST(SolverAuto, WithinTenPercentOnBusyring) {
     const auto rows = read_tsv(source_path("bench/busyring_solvers_h100.tsv"));

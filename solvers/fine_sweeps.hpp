@@ -55,15 +55,16 @@ ARB_HD double inverse_power_of_two(double x) {
 
 // Eliminates rows i, i-1, ..., i-N+1 of a branch (all >= 1) into the row below each
 // (towards position 0): u, and the next rows' d and rhs are all loaded before any
-// arithmetic, and the arithmetic has no branch. Their indices come in xs (rows i ...
-// i-N, loaded a chunk before: a chunk's loads then wait on one latency, not on the
-// position offsets' and then the data's), and xs leaves holding the next chunk's, rows
-// i-N ... i-N-M+1 (clamped at row 0; a tail's extra loads are harmless). A GPU issues each
-// warp's instructions in order, so the code is written in the order it should run: the
-// continuant's chain, then every row's approximate reciprocal, then their Newton steps
-// (each waits on nothing by then), then the pivots' chain, each row's results stored a
-// row late (a store waits for its value, and stalls what comes after it). p: row i's on
-// entry, row i-N's on return. Per row, f = u / d' into D and g = rhs' / d' into R.
+// arithmetic, and the arithmetic has no branch. Their indices come in xs (rows i ... i-N,
+// loaded a chunk before, so that a chunk's loads wait on one latency, not on the position
+// offsets' and then the data's: 1.7-2.1 % of the resident kernel, bench/RESULTS.md call
+// 14e), and xs leaves holding the next chunk's, rows i-N ... i-N-M+1 (clamped at row 0;
+// a tail's extra loads are harmless). A GPU issues each warp's instructions in order, so
+// the code is written in the order it should run: the continuant's chain, then every
+// row's approximate reciprocal, then their Newton steps (each waits on nothing by then),
+// then the pivots' chain, each row's results stored a row late (a store waits for its
+// value, and stalls what comes after it). p: row i's on entry, row i-N's on return. Per
+// row, f = u / d' into D and g = rhs' / d' into R.
 template <int N, int M>
 ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R, Pivots& p,
                            int (&xs)[M]) {
@@ -141,9 +142,9 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
 
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
 // stored a row late as in eliminate_rows (here no faster nor slower: the chain bench's
-// 26-29 cycles a row either way, bench/RESULTS.md calls 13a-13c).
-// The indices come in xs (rows i ... i+N-1, loaded a chunk before, as in eliminate_rows)
-// and xs leaves holding the next chunk's, rows i+N ... i+N+A-1 (clamped at the last).
+// 26-29 cycles a row either way, bench/RESULTS.md calls 13a-13c). The indices come in xs
+// (rows i ... i+N-1, loaded a chunk before, as in eliminate_rows), and xs leaves holding
+// the next chunk's, rows i+N ... i+N+A-1 (clamped at the last row).
 template <int N, int A>
 ARB_HD void substitute_rows(int i, int base, const int* pos, int k, int last, const double* D, double* R, double& xp,
                             int (&xs)[A]) {

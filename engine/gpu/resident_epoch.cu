@@ -267,8 +267,9 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
     return V;
 }
 
-// Blocks of at most 128 threads (the default) run three to an SM (shared memory), so
-// they may have 168 registers a thread; blocks of 256 run two.
+// Two instances: blocks of at most 128 threads of which shared memory lets at most three
+// share an SM (the default) may have 168 registers a thread (MaxThreads 128); any other
+// block 128 (MaxThreads 256: two blocks of 256 or four of 128 threads per SM).
 template <int Ahead, int MaxThreads>
 __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? 3 : 2) resident_kernel(const Args a) {
     extern __shared__ double sm[];
@@ -342,15 +343,28 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? 3 : 2) residen
 
 }  // namespace
 
-int resident_shared_kib_for(int blocks_per_sm) {
+namespace {
+
+// The current device's shared memory per SM and reserved per block, and the kernel's
+// static shared memory: what a block takes of an SM beside its dynamic bytes.
+struct SharedPerSm {
+    long per_sm, per_block;
+};
+SharedPerSm shared_per_sm() {
     int dev = 0, per_sm = 0, reserved = 0;
     CUDA_CHECK(cudaGetDevice(&dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
     CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_kernel<4, 128>));
-    const long bytes = per_sm / blocks_per_sm - reserved - static_cast<long>(attr.sharedSizeBytes);
-    return static_cast<int>(std::max(bytes, 1024L) / 1024);
+    return {per_sm, reserved + static_cast<long>(attr.sharedSizeBytes)};
+}
+
+}  // namespace
+
+int resident_shared_kib_for(int blocks_per_sm) {
+    const SharedPerSm s = shared_per_sm();
+    return static_cast<int>(std::max(s.per_sm / blocks_per_sm - s.per_block, 1024L) / 1024);
 }
 
 ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
@@ -373,6 +387,8 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
                                     " (lower shared=)");
     for (auto* k : {resident_kernel<4, 128>, resident_kernel<8, 128>, resident_kernel<4, 256>, resident_kernel<8, 256>})
         raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
+    const SharedPerSm sm = shared_per_sm();
+    wide_registers_ = threads_ <= 128 && sm.per_sm / (plan_.shared_bytes + sm.per_block) <= 3;
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;
@@ -408,7 +424,7 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.frame0 = s.first_frame_from(b);
     a.steps = s;
     a.g = globals_;
-    auto kernel = threads_ <= 128 ? (solve_.ahead == 4 ? resident_kernel<4, 128> : resident_kernel<8, 128>)
+    auto kernel = wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128> : resident_kernel<8, 128>)
                                   : (solve_.ahead == 4 ? resident_kernel<4, 256> : resident_kernel<8, 256>);
     kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
     CUDA_CHECK_LAUNCH();

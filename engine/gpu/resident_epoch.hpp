@@ -71,6 +71,7 @@ private:
     ResidentPlan plan_;
     const GpuFinePlan& solve_;
     int threads_;
+    bool wide_registers_;  // the kernel instance of 168 registers a thread (resident_epoch.cu)
     MechGlobals globals_{};
     DeviceArray<ResidentBlock> blocks_;
     DeviceArray<int> probe_col_, probe_cv_;

@@ -100,3 +100,20 @@ final_table() {
   grep -E "^--- " /tmp/arb32.log | tail -6 >> $L; cp /tmp/arb32/arbor_busyring_summary.tsv $O/arbor_32768.tsv 2>/dev/null
   cat /tmp/arb32/arbor_busyring_summary.tsv >> $L 2>/dev/null; tail -5 /tmp/arb32.log >> $L
 }
+# same_outputs A B SOLVER...: busyring 256 cells × 50 ms with soma traces
+# (bench/models/busyring64.json) run by $P/A and by $P/B with each solver; whether each
+# pair of HDF5 files is byte-identical, into the log.
+same_outputs() {
+  local a=$1 b=$2 s; shift 2
+  sed -E -e 's/"num-cells": *[0-9]+/"num-cells": 256/' -e 's/"record": *false/"record": true/' \
+    bench/models/busyring64.json > /tmp/rec.json
+  for s in "$@"; do
+    $P/$a run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/a.h5 > /dev/null 2>&1
+    $P/$b run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/b.h5 > /dev/null 2>&1
+    cmp -s /tmp/a.h5 /tmp/b.h5 && echo "$a and $b, $s: outputs byte-identical ($(stat -c %s /tmp/a.h5) bytes)" >> $L ||
+      echo "$a and $b, $s: outputs DIFFER" >> $L
+  done
+}
+# variant_deps DIR BINARY: DIR a GPU_DEPS folder for busyring_table.sh whose arbolito is
+# $P/BINARY (a variant packed beside the others).
+variant_deps() { mkdir -p $1/prebuilt && ln -sfn $PWD/.gpu_deps/lib $1/lib && cp $P/$2 $1/prebuilt/arbolito; }

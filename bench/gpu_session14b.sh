@@ -13,7 +13,7 @@ run_tests 'GpuFine.*:GpuResidentGroup.SameBits*:GpuResidentGroup.Mixed*' 'mixed 
 sanitize '' 'GpuResidentGroup.SanitizerSmoke'
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-mkdir -p /tmp/gn/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gn/lib && cp $P/arbolito-noinl /tmp/gn/prebuilt/arbolito
+variant_deps /tmp/gn arbolito-noinl
 for r in 1 2; do
   beside "8192" "$R gpu-fine" 50 $O/new.tsv $O/base.tsv
   bash bench/busyring_table.sh "8192" "$R:twist=off gpu-fine:twist=on:threads=128" 50 $O/new.tsv

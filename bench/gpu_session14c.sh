@@ -15,7 +15,7 @@ run_tests 'GpuFine.*:GpuResidentGroup.*:GpuCellGroup.*' 'mixed sizes gpu-fine st
 sanitize 'GpuResidentGroup.SanitizerSmoke' 'GpuResidentGroup.SanitizerSmoke'
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-mkdir -p /tmp/gs/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gs/lib && cp $P/arbolito-strip /tmp/gs/prebuilt/arbolito
+variant_deps /tmp/gs arbolito-strip
 for r in 1 2; do
   beside "8192" "$R gpu-fine" 50 $O/new.tsv $O/base.tsv
   bash bench/busyring_table.sh "8192" "$R:twist=off gpu-fine:twist=on:threads=128" 50 $O/new.tsv

@@ -13,15 +13,10 @@ set -u
 source bench/gpu_call_env.sh ahead_idx
 run_tests 'GpuFine.*:GpuResidentGroup.*:GpuCellGroup.*' 'mixed sizes gpu-fine step=resident:|busyring 64 gpu-fine :'
 chain_bench 64
-sed -E -e 's/"num-cells": *[0-9]+/"num-cells": 256/' -e 's/"record": *false/"record": true/' bench/models/busyring64.json > /tmp/rec.json
-for s in gpu-fine:step=resident gpu-fine; do
-  $P/arbolito run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/new.h5 > /dev/null 2>&1
-  $P/arbolito-base run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/base.h5 > /dev/null 2>&1
-  cmp /tmp/new.h5 /tmp/base.h5 && echo "$s: outputs byte-identical to the base's ($(stat -c %s /tmp/new.h5) bytes)" >> $L || echo "$s: outputs DIFFER" >> $L
-done
+same_outputs arbolito arbolito-base gpu-fine:step=resident gpu-fine
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-mkdir -p /tmp/g8/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/g8/lib && cp $P/arbolito-s8 /tmp/g8/prebuilt/arbolito
+variant_deps /tmp/g8 arbolito-s8
 for r in 1 2; do
   beside "8192" "$R gpu-fine" 50 $O/new.tsv $O/base.tsv
   GPU_DEPS=/tmp/g8 bash bench/busyring_table.sh "8192" "$R" 50 $O/s8.tsv

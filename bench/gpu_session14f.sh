@@ -11,15 +11,10 @@
 set -u
 source bench/gpu_call_env.sh heads
 run_tests 'GpuFine.*:GpuResidentGroup.*:GpuCellGroup.*' 'mixed sizes gpu-fine step=resident:|busyring 64 gpu-fine :'
-sed -E -e 's/"num-cells": *[0-9]+/"num-cells": 256/' -e 's/"record": *false/"record": true/' bench/models/busyring64.json > /tmp/rec.json
-for b in arbolito arbolito-sub8; do for s in gpu-fine:step=resident gpu-fine; do
-  $P/$b run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/new.h5 > /dev/null 2>&1
-  $P/arbolito-base run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/base.h5 > /dev/null 2>&1
-  cmp /tmp/new.h5 /tmp/base.h5 && echo "$b $s: outputs byte-identical to the base's ($(stat -c %s /tmp/new.h5) bytes)" >> $L || echo "$b $s: outputs DIFFER" >> $L
-done; done
+for b in arbolito arbolito-sub8; do same_outputs $b arbolito-base gpu-fine:step=resident gpu-fine; done
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-for v in idx sub8; do mkdir -p /tmp/g$v/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/g$v/lib && cp $P/arbolito-$v /tmp/g$v/prebuilt/arbolito; done
+for v in idx sub8; do variant_deps /tmp/g$v arbolito-$v; done
 for r in 1 2; do
   beside "8192" "$R gpu-fine" 50 $O/new.tsv $O/base.tsv
   GPU_DEPS=/tmp/gidx bash bench/busyring_table.sh "8192" "$R gpu-fine" 50 $O/idx.tsv

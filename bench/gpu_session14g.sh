@@ -9,15 +9,10 @@
 set -u
 source bench/gpu_call_env.sh heads1
 run_tests 'GpuFine.*:GpuResidentGroup.SameBits*:GpuResidentGroup.Mixed*'
-sed -E -e 's/"num-cells": *[0-9]+/"num-cells": 256/' -e 's/"record": *false/"record": true/' bench/models/busyring64.json > /tmp/rec.json
-for s in gpu-fine:step=resident gpu-fine; do
-  $P/arbolito run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/new.h5 > /dev/null 2>&1
-  $P/arbolito-base run /tmp/rec.json --tfinal 50 --solver $s -o /tmp/base.h5 > /dev/null 2>&1
-  cmp /tmp/new.h5 /tmp/base.h5 && echo "$s: outputs byte-identical to the base's" >> $L || echo "$s: outputs DIFFER" >> $L
-done
+same_outputs arbolito arbolito-base gpu-fine:step=resident gpu-fine
 R=gpu-fine:step=resident
 baseline $P/arbolito-base
-mkdir -p /tmp/gidx/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gidx/lib && cp $P/arbolito-idx /tmp/gidx/prebuilt/arbolito
+variant_deps /tmp/gidx arbolito-idx
 for r in 1 2; do
   beside "8192" "$R gpu-fine" 50 $O/new.tsv $O/base.tsv
   GPU_DEPS=/tmp/gidx bash bench/busyring_table.sh "8192" "$R gpu-fine" 50 $O/idx.tsv

@@ -9,12 +9,9 @@
 # arbolito-subdata gzipped. Log: $OUT/subdata.log.
 set -u
 source bench/gpu_call_env.sh subdata
-sed -E -e 's/"num-cells": *[0-9]+/"num-cells": 256/' -e 's/"record": *false/"record": true/' bench/models/busyring64.json > /tmp/rec.json
-$P/arbolito-subdata run /tmp/rec.json --tfinal 50 --solver gpu-fine:step=resident -o /tmp/new.h5 > /dev/null 2>&1
-$P/arbolito run /tmp/rec.json --tfinal 50 --solver gpu-fine:step=resident -o /tmp/base.h5 > /dev/null 2>&1
-cmp /tmp/new.h5 /tmp/base.h5 && echo "subdata: outputs byte-identical" >> $L || echo "subdata: outputs DIFFER" >> $L
+same_outputs arbolito-subdata arbolito gpu-fine:step=resident
 R=gpu-fine:step=resident
-mkdir -p /tmp/gsd/prebuilt && ln -sfn $PWD/.gpu_deps/lib /tmp/gsd/lib && cp $P/arbolito-subdata /tmp/gsd/prebuilt/arbolito
+variant_deps /tmp/gsd arbolito-subdata
 for r in 1 2; do
   GPU_DEPS=/tmp/gsd bash bench/busyring_table.sh "8192" "$R" 50 $O/sd.tsv
   bash bench/busyring_table.sh "8192" "$R" 50 $O/cur.tsv

@@ -8,10 +8,7 @@
 set -u
 source bench/gpu_call_env.sh review
 run_tests '' 'mixed sizes gpu-fine step=resident:'
-sed -E -e 's/"num-cells": *[0-9]+/"num-cells": 256/' -e 's/"record": *false/"record": true/' bench/models/busyring64.json > /tmp/rec.json
-$P/arbolito run /tmp/rec.json --tfinal 50 --solver gpu-fine:step=resident -o /tmp/new.h5 > /dev/null 2>&1
-$P/arbolito-m run /tmp/rec.json --tfinal 50 --solver gpu-fine:step=resident -o /tmp/base.h5 > /dev/null 2>&1
-cmp /tmp/new.h5 /tmp/base.h5 && echo "outputs byte-identical to 14m's" >> $L || echo "outputs DIFFER" >> $L
+same_outputs arbolito arbolito-m gpu-fine:step=resident
 R=gpu-fine:step=resident
 baseline $P/arbolito-m
 beside "8192" "$R $R:shared=55" 50 $O/new.tsv $O/m.tsv

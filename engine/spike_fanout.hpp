@@ -37,9 +37,10 @@ public:
     double max_delay() const { return max_delay_; }
 
     // Queues the events of `spikes` (any order) into q, part p through writer p, and
-    // returns how many. q must have n_parts() writers.
+    // returns how many. q must have n_parts() writers. push false: only counts them (the
+    // run's last exchange, whose events all fall after its end).
     std::size_t deliver(const std::vector<Spike>& spikes, double dt, EventRules rules, EventBuckets& q,
-                        ThreadTeam& team);
+                        ThreadTeam& team, bool push = true);
 
 private:
     struct Key {

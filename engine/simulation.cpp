@@ -210,17 +210,14 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
 
     // One exchange: every rank's spikes and rank 0's sink (RecordExchange), then the events
     // of this rank's incoming connections and those of the epoch ending at next_end. `t`
-    // is the time the handed-over record reaches. False when some rank failed. The last
-    // exchange, after the last update, only counts its events: they would all fall after
-    // the run's end, and queueing them is work the run would wait for (about 0.1 s of a
-    // 32,768-cell busyring's 16 s on the GPU, bench/RESULTS.md call 14t).
+    // is the time the handed-over record reaches. False when some rank failed.
     RecordExchange records(comm, sink, n_columns());
-    auto exchange = [&](bool ok, bool stop, long next_begin, long next_end, double t, bool last = false) -> bool {
+    auto exchange = [&](bool ok, bool stop, long next_begin, long next_end, double t) -> bool {
         Stopwatch w;
         const bool go = records.exchange(ok, stop, out_spikes, out_rows, t);
         if (go) {
             rep.n_spikes += records.spikes().size();
-            rep.n_events += fanout.deliver(records.spikes(), dt, steps_.rules, queue, team, !last);
+            rep.n_events += fanout.deliver(records.spikes(), dt, steps_.rules, queue, team);
             if (next_end > 0) {
                 queue.take(next, team);
                 for (int g = 0; g < ng; ++g) groups_[g]->prepare(next_begin, next_end, next[g]);
@@ -281,7 +278,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         }
     }
     // The last epoch's record, then agree that rank 0's sink took it.
-    if (go) go = exchange(all_well(), false, 0, 0, reached * dt, true);
+    if (go) go = exchange(all_well(), false, 0, 0, reached * dt);
     if (go) go = comm.all(all_well());
     if (!go) {
         if (update_error) std::rethrow_exception(update_error);

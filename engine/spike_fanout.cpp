@@ -174,7 +174,7 @@ std::size_t SpikeFanout::size() const {
 }
 
 std::size_t SpikeFanout::deliver(const std::vector<Spike>& spikes, double dt, EventRules rules, EventBuckets& q,
-                                 ThreadTeam& team, bool push) {
+                                 ThreadTeam& team) {
     team.run(parts_.size(), [&](std::size_t p) {
         Part& part = parts_[p];
         const int w = static_cast<int>(p);
@@ -185,7 +185,7 @@ std::size_t SpikeFanout::deliver(const std::vector<Spike>& spikes, double dt, Ev
             });
             if (k == part.keys.end() || k->gid != s.gid || k->detector != s.source) continue;
             const std::size_t i = k - part.keys.begin();
-            for (std::size_t j = part.first[i]; push && j < part.first[i + 1]; ++j) {
+            for (std::size_t j = part.first[i]; j < part.first[i + 1]; ++j) {
                 const Edge& e = part.edges[j];
                 const double time = s.time + e.delay;
                 q.push(w, e.group, {delivery_step(time, dt, rules), time, e.target, e.weight});

@@ -37,10 +37,9 @@ public:
     double max_delay() const { return max_delay_; }
 
     // Queues the events of `spikes` (any order) into q, part p through writer p, and
-    // returns how many. q must have n_parts() writers. push false: only counts them (the
-    // run's last exchange, whose events all fall after its end).
+    // returns how many. q must have n_parts() writers.
     std::size_t deliver(const std::vector<Spike>& spikes, double dt, EventRules rules, EventBuckets& q,
-                        ThreadTeam& team, bool push = true);
+                        ThreadTeam& team);
 
 private:
     struct Key {

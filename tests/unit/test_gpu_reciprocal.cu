@@ -22,6 +22,20 @@ __global__ void reciprocal_kernel(const double* x, double* r, int n) {
     if (i < n) r[i] = gpu::reciprocal(x[i]);
 }
 
+__global__ void reciprocal_approx_kernel(const double* x, double* r, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) r[i] = gpu::reciprocal_approx(x[i]);
+}
+
+std::vector<double> device_approx_reciprocals(const std::vector<double>& x) {
+    gpu::DeviceArray<double> dx(x), dr(x.size());
+    const int n = static_cast<int>(x.size());
+    reciprocal_approx_kernel<<<(n + 255) / 256, 256>>>(dx.data(), dr.data(), n);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return dr.download();
+}
+
 std::vector<double> device_reciprocals(const std::vector<double>& x) {
     gpu::DeviceArray<double> dx(x), dr(x.size());
     const int n = static_cast<int>(x.size());
@@ -68,4 +82,28 @@ TEST(GpuReciprocal, WithinOneUlpOfDivision) {
     std::printf("[ info     ] %zu values: worst %lld ulp, %.4f %% correctly rounded\n", x.size(),
                 static_cast<long long>(worst), 100.0 * exact / x.size());
     EXPECT_EQ(0, std::memcmp(r.data(), device_reciprocals(x).data(), r.size() * sizeof(double)));
+}
+
+// The sweeps' predicted reciprocals (fine_sweeps.hpp) scale each chunk's continuant by a
+// power of two and rely on the hardware's approximation commuting with that scaling, so
+// that where the chunks fall (4 or 8 rows ahead) changes no bit: approx(x 2^k) must be
+// approx(x) 2^-k exactly, wherever both stay normal. Mantissas at random and at a
+// binade's ends, exponents over the pivots' range and beyond, shifts of either sign.
+TEST(GpuReciprocal, ApproximationCommutesWithPowersOfTwo) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937_64 gen(14);
+    std::uniform_real_distribution<double> mant(1.0, 2.0);
+    std::vector<double> base;
+    for (int e = -200; e <= 200; e += 7) {
+        for (int k = 0; k < 50; ++k) base.push_back(std::ldexp(mant(gen), e));
+        for (double m : {1.0, std::nextafter(1.0, 2.0), std::nextafter(2.0, 1.0)}) base.push_back(std::ldexp(m, e));
+    }
+    const std::vector<double> r0 = device_approx_reciprocals(base);
+    for (const int shift : {-300, -61, -1, 1, 9, 64, 300}) {
+        std::vector<double> x(base.size());
+        for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::ldexp(base[i], shift);
+        const std::vector<double> r = device_approx_reciprocals(x);
+        for (std::size_t i = 0; i < x.size(); ++i)
+            ASSERT_EQ(r[i], std::ldexp(r0[i], -shift)) << "x = " << base[i] << " * 2^" << shift;
+    }
 }

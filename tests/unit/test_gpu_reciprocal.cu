@@ -27,22 +27,18 @@ __global__ void reciprocal_approx_kernel(const double* x, double* r, int n) {
     if (i < n) r[i] = gpu::reciprocal_approx(x[i]);
 }
 
-std::vector<double> device_approx_reciprocals(const std::vector<double>& x) {
+// kernel(x) over every element on the device.
+std::vector<double> on_device(void (*kernel)(const double*, double*, int), const std::vector<double>& x) {
     gpu::DeviceArray<double> dx(x), dr(x.size());
     const int n = static_cast<int>(x.size());
-    reciprocal_approx_kernel<<<(n + 255) / 256, 256>>>(dx.data(), dr.data(), n);
+    kernel<<<(n + 255) / 256, 256>>>(dx.data(), dr.data(), n);
     CUDA_CHECK_LAUNCH();
     CUDA_CHECK(cudaDeviceSynchronize());
     return dr.download();
 }
-
-std::vector<double> device_reciprocals(const std::vector<double>& x) {
-    gpu::DeviceArray<double> dx(x), dr(x.size());
-    const int n = static_cast<int>(x.size());
-    reciprocal_kernel<<<(n + 255) / 256, 256>>>(dx.data(), dr.data(), n);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    return dr.download();
+std::vector<double> device_reciprocals(const std::vector<double>& x) { return on_device(reciprocal_kernel, x); }
+std::vector<double> device_approx_reciprocals(const std::vector<double>& x) {
+    return on_device(reciprocal_approx_kernel, x);
 }
 
 // Distance in ulps between two finite doubles of the same sign.

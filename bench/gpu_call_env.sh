@@ -47,13 +47,15 @@ phase_profile() {
       -o /tmp/o.h5 2>&1 | grep "resident profile" >> $L
   done
 }
+# log_tsvs NAME...: $O/NAME.tsv, each under a "== NAME" line, into the log.
+log_tsvs() { local f; for f in "$@"; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done; }
 # ab_check SOLVERS [SOLVERS_32K]: this binary against the baseline's (baseline BINARY
 # first), busyring 8,192 cells × 50 ms twice with SOLVERS and 32,768 once with
 # SOLVERS_32K (default: the resident step), into the log.
 ab_check() {
   for r in 1 2; do beside "8192" "$1" 50 $O/new.tsv $O/base.tsv; done
   beside "32768" "${2:-gpu-fine:step=resident}" 50 $O/new32.tsv $O/base32.tsv
-  for f in new base new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+  log_tsvs new base new32 base32
 }
 # chain_bench ROWS...: bench/chain_latency_bench's cycles per row (packed beside the
 # others), into the log.

@@ -20,7 +20,7 @@ for r in 1 2; do
   GPU_DEPS=/tmp/gn bash bench/busyring_table.sh "8192" "$R $R:twist=off" 50 $O/noinl.tsv
 done
 beside "32768" "$R" 50 $O/new32.tsv $O/base32.tsv
-for f in new base noinl new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+log_tsvs new base noinl new32 base32
 phase_profile $R
 echo "== done in $SECONDS s" >> $L
 cat $L

@@ -23,7 +23,7 @@ for r in 1 2; do
 done
 beside "32768" "$R" 50 $O/new32.tsv $O/base32.tsv
 GPU_DEPS=/tmp/g8 bash bench/busyring_table.sh "32768" "$R" 50 $O/s8.tsv
-for f in new base s8 new32 base32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+log_tsvs new base s8 new32 base32
 phase_profile $R
 echo "== done in $SECONDS s" >> $L
 cat $L

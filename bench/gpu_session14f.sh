@@ -23,7 +23,7 @@ done
 bash bench/busyring_table.sh "32768" "$R" 50 $O/new32.tsv
 GPU_DEPS=/tmp/gidx bash bench/busyring_table.sh "32768" "$R" 50 $O/idx.tsv
 GPU_DEPS=/tmp/gsub8 bash bench/busyring_table.sh "32768" "$R" 50 $O/sub8.tsv
-for f in new base idx sub8 new32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+log_tsvs new base idx sub8 new32
 phase_profile $R
 echo "== done in $SECONDS s" >> $L
 cat $L

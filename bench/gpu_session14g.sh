@@ -19,6 +19,6 @@ for r in 1 2; do
 done
 bash bench/busyring_table.sh "32768" "$R" 50 $O/new32.tsv
 GPU_DEPS=/tmp/gidx bash bench/busyring_table.sh "32768" "$R" 50 $O/idx.tsv
-for f in new base idx new32; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+log_tsvs new base idx new32
 echo "== done in $SECONDS s" >> $L
 cat $L

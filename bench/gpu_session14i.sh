@@ -20,6 +20,6 @@ baseline $P/arbolito-idx
 for r in 1 2; do beside "8192" "$R $R:ahead=8" 50 $O/new.tsv $O/idx.tsv; done
 beside "32768" "$R $R:ahead=8" 50 $O/new32.tsv $O/idx32.tsv
 beside "1024" "$R $R:ahead=8" 200 $O/new1k.tsv $O/idx1k.tsv
-for f in new idx new32 idx32 new1k idx1k; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+log_tsvs new idx new32 idx32 new1k idx1k
 echo "== done in $SECONDS s" >> $L
 cat $L

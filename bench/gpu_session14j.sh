@@ -18,6 +18,6 @@ for r in 1 2; do
 done
 GPU_DEPS=/tmp/gsd bash bench/busyring_table.sh "32768" "$R" 50 $O/sd.tsv
 bash bench/busyring_table.sh "32768" "$R" 50 $O/cur.tsv
-for f in sd cur; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+log_tsvs sd cur
 echo "== done in $SECONDS s" >> $L
 cat $L

@@ -14,6 +14,6 @@ baseline $P/arbolito-lb
 for r in 1 2; do beside "8192" "$R" 50 $O/new.tsv $O/lb.tsv; done
 beside "32768" "$R" 50 $O/new.tsv $O/lb.tsv
 beside "8192" "gpu-fine" 50 $O/new.tsv $O/lb.tsv
-for f in new lb; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+log_tsvs new lb
 echo "== done in $SECONDS s" >> $L
 cat $L

@@ -14,6 +14,6 @@ R=gpu-fine:step=resident
 baseline $P/arbolito-m
 for r in 1 2; do beside "1024" "$R" 200 $O/new.tsv $O/m.tsv; done
 beside "8192 32768" "$R" 50 $O/new.tsv $O/m.tsv
-for f in new m; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+log_tsvs new m
 echo "== done in $SECONDS s" >> $L
 cat $L

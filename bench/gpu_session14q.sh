@@ -12,6 +12,6 @@ same_outputs arbolito arbolito-m gpu-fine:step=resident
 R=gpu-fine:step=resident
 baseline $P/arbolito-m
 beside "8192" "$R $R:shared=55" 50 $O/new.tsv $O/m.tsv
-for f in new m; do echo "== $f" >> $L; cat $O/$f.tsv >> $L; done
+log_tsvs new m
 echo "== done in $SECONDS s" >> $L
 cat $L

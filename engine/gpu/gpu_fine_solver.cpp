@@ -27,13 +27,12 @@ std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" 
 const std::array<std::string, 3> split_names = {"off", "on", "cost"};
 
 #ifdef ARBOLITO_HAVE_CUDA
-// Shared memory of a resident block by default: as much as lets three blocks share a
-// multiprocessor (gpu::resident_shared_kib_for; 74 KiB on an H100: 228 KiB each, 1 KiB
-// reserved per block, the kernel's own 0.3 KiB). Measured on busyring (bench/RESULTS.md,
-// issue 13): 110 KiB and 256 threads (two blocks, all of a cell staged) 23 % slower at
-// 8,192 cells; 50 KiB (four blocks) 7 %; 74 KiB 1.3 % faster than 72 and 75 (two blocks)
-// 36 % slower (call 14l).
-constexpr int resident_blocks_per_sm = 3;
+// Shared memory of a resident block by default: as much as lets three blocks
+// (gpu::resident_blocks_per_sm) share a multiprocessor (gpu::resident_shared_kib_for; 74
+// KiB on an H100: 228 KiB each, 1 KiB reserved per block, the kernel's own 0.3 KiB).
+// Measured on busyring (bench/RESULTS.md, issue 13): 110 KiB and 256 threads (two blocks,
+// all of a cell staged) 23 % slower at 8,192 cells; 50 KiB (four blocks) 7 %; 74 KiB
+// 1.3 % faster than 72 and 75 (two blocks) 36 % slower (call 14l).
 // CVs per block of a resident schedule when `block=auto`: about what fits the budget at
 // busyring's ~64 bytes of staged state per CV.
 constexpr int resident_bytes_per_cv = 64;
@@ -42,7 +41,7 @@ constexpr int resident_bytes_per_cv = 64;
 ResidentRequest resident_request(const SolverOptions& o) {
     ResidentRequest r;
     if (o.at("step") == "resident") {
-        r.shared_bytes = 1024 * (o.at("shared") == "auto" ? gpu::resident_shared_kib_for(resident_blocks_per_sm)
+        r.shared_bytes = 1024 * (o.at("shared") == "auto" ? gpu::resident_shared_kib_for(gpu::resident_blocks_per_sm)
                                                           : std::stoi(o.at("shared")));
         r.threads = std::stoi(o.at("threads"));
     }

@@ -267,11 +267,13 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
     return V;
 }
 
-// Two instances: blocks of at most 128 threads of which shared memory lets at most three
-// share an SM (the default) may have 168 registers a thread (MaxThreads 128); any other
-// block 128 (MaxThreads 256: two blocks of 256 or four of 128 threads per SM).
+// Two instances: blocks of at most 128 threads of which shared memory lets at most
+// resident_blocks_per_sm (three) share an SM, the default, may have 168 registers a
+// thread (MaxThreads 128); any other block 128 (MaxThreads 256: two blocks of 256 or four
+// of 128 threads per SM).
 template <int Ahead, int MaxThreads>
-__global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? 3 : 2) resident_kernel(const Args a) {
+__global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_blocks_per_sm : 2)
+    resident_kernel(const Args a) {
     extern __shared__ double sm[];
     __shared__ MechColumns loc[n_mechanisms];
     __shared__ ResidentBlock rb;
@@ -341,10 +343,6 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? 3 : 2) residen
     });
 }
 
-}  // namespace
-
-namespace {
-
 // The current device's shared memory per SM and reserved per block, and the kernel's
 // static shared memory: what a block takes of an SM beside its dynamic bytes.
 struct SharedPerSm {
@@ -388,7 +386,7 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     for (auto* k : {resident_kernel<4, 128>, resident_kernel<8, 128>, resident_kernel<4, 256>, resident_kernel<8, 256>})
         raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
     const SharedPerSm sm = shared_per_sm();
-    wide_registers_ = threads_ <= 128 && sm.per_sm / (plan_.shared_bytes + sm.per_block) <= 3;
+    wide_registers_ = threads_ <= 128 && sm.per_sm / (plan_.shared_bytes + sm.per_block) <= resident_blocks_per_sm;
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;

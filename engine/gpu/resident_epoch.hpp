@@ -20,6 +20,10 @@
 
 namespace arbolito::gpu {
 
+// Resident blocks per SM that the default shape aims at (gpu-fine's shared=auto) and that
+// its kernel instance of 168 registers a thread is compiled for (resident_epoch.cu).
+constexpr int resident_blocks_per_sm = 3;
+
 // The dynamic shared memory per block, in whole KiB, at which `blocks_per_sm` resident
 // blocks share one multiprocessor of the current device: its shared memory per
 // multiprocessor over blocks_per_sm, less what the device reserves per block and the

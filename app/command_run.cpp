@@ -1,6 +1,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -14,6 +15,7 @@
 #include "app/stop_signals.hpp"
 #include "engine/parareal.hpp"
 #include "engine/simulation.hpp"
+#include "engine/timeline.hpp"
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
 #include "io/sonata_sink.hpp"
@@ -145,6 +147,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
         if (!a.time_parallel.empty()) {
             if (comm.size() > 1) throw InputError("--time-parallel", "", "runs on one rank (without mpirun)");
+            if (a.timeline) throw InputError("--timeline", "", "marks the epoch loop, which --time-parallel does not run");
             try {
                 check_time_parallel(m, parse_time_parallel(a.time_parallel), !a.spikes_only);
             } catch (const std::invalid_argument& e) {
@@ -157,7 +160,10 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     // Rank 0 alone writes: it checks the output's path before the set-up. A bad one is an
     // input error on every rank (exit 2 whichever rank mpirun hears from first); rank 0
     // alone says why.
-    on_root_input_check(comm, [&] { out = checked_output_path(a.output, a.output_given, m.name); });
+    on_root_input_check(comm, [&] {
+        out = checked_output_path(a.output, a.output_given, m.name);
+        if (a.timeline) check_file_path(*a.timeline, "--timeline");
+    });
     on_all_ranks(comm, [&] {
         require_run_memory(m, a.model, comm.size());  // every rank of one host: see README, Limits
         o.solver = a.solver;
@@ -189,6 +195,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     ProgressBar bar(m.run.tfinal);
     RunReport r;
     std::string failure;  // rank 0: why the run or the output failed
+    if (root && a.timeline) timeline::start();
     try {
         r = sim->run(root ? static_cast<RecordSink&>(*file) : nothing, [&](double t) {
                 if (root) bar.update(t);
@@ -200,6 +207,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         failure = e.what();
     }
     bar.end_line();
+    timeline::stop();
     // A failure, a blow-up or a signal: rank 0 keeps what reached the disk as
     // <out>.partial, marked as interrupted, and says so in one line.
     if (root && !failure.empty()) {
@@ -223,8 +231,17 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         return 128 + sig;
     }
 
+    if (root && a.timeline) {
+        std::ofstream f(*a.timeline);
+        timeline::write_csv(f, timeline::marks());
+        if (!f.flush()) {
+            spdlog::error("{}: could not write the timeline", *a.timeline);
+            return 1;
+        }
+    }
+
     const double ns_cv_step = ns_per_cv_step(r.run_s, r.n_cv, r.steps);
-    if (root) spdlog::info("wrote {}: {} spikes; set-up {:.3f} s, run {:.3f} s ({:.1f} ns per CV-step)", out, r.n_spikes, r.setup_s,
+    if (root) spdlog::info("wrote {}: {} spikes; set-up {:.3f} s, run {:.3f} s ({:.3g} ns per CV-step)", out, r.n_spikes, r.setup_s,
                  r.run_s, ns_cv_step);
     if (a.timings == "json" && root) {
         nlohmann::json j;

@@ -136,6 +136,9 @@ int main(int argc, char** argv) {
                         "cores for gpu solvers)")
         ->check(CLI::PositiveNumber);
     run_cmd->add_option("--timings", run.timings, "print per-phase timings: json")->check(CLI::IsMember({"json"}));
+    run_cmd->add_option("--timeline", run.timeline,
+                        "write the run's timeline (rank 0): CSV of thread, microseconds, mark, step, for where time goes "
+                        "between kernels and exchanges (docs/architecture.md)");
     run_cmd->add_flag("--spikes-only", run.spikes_only, "record spikes, no voltage traces");
     run_cmd->add_flag("--double-report", run.double_report, "store voltages as float64 (validation; not SONATA's float32)");
     run_cmd->add_flag("--no-pipeline", run.no_pipeline, "exchange spikes after the cell update instead of during it");

@@ -30,22 +30,34 @@ std::string not_a_file(const fs::path& p) {
     return "is not a regular file";
 }
 
-}  // namespace
-
-std::string checked_output_path(const std::string& output, bool given, const std::string& model_name) {
-    if (given && output.empty()) throw InputError("-o", "", "empty file name");
-    const std::string path = given ? output : model_name + ".h5";
-    for (const std::string& p : {path, path + ".partial"})
-        if (const std::string why = not_a_file(p); !why.empty())
-            throw InputError(p, "", why + ": the output (-o) must be a file name");
-    if (path.back() == '/') throw InputError(path, "", "names a folder: the output (-o) must be a file name");
+// A file name (not a folder, a device, a FIFO or a socket) in a folder that exists and can
+// be written; what names the file in the message.
+void check_file_at(const std::string& path, const std::string& what) {
+    if (const std::string why = not_a_file(path); !why.empty())
+        throw InputError(path, "", why + ": " + what + " must be a file name");
+    if (path.back() == '/') throw InputError(path, "", "names a folder: " + what + " must be a file name");
     fs::path folder = fs::path(path).parent_path();
     if (folder.empty()) folder = ".";
     std::error_code ec;
     if (!fs::is_directory(folder, ec)) throw InputError(path, "", "its folder " + folder.string() + " does not exist");
     if (::access(folder.c_str(), W_OK | X_OK) != 0)
         throw InputError(path, "", "cannot write into its folder " + folder.string() + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+std::string checked_output_path(const std::string& output, bool given, const std::string& model_name) {
+    if (given && output.empty()) throw InputError("-o", "", "empty file name");
+    const std::string path = given ? output : model_name + ".h5";
+    check_file_at(path, "the output (-o)");
+    if (const std::string why = not_a_file(path + ".partial"); !why.empty())
+        throw InputError(path + ".partial", "", why + ": the output (-o) must be a file name");
     return path;
+}
+
+void check_file_path(const std::string& path, const std::string& option) {
+    if (path.empty()) throw InputError(option, "", "empty file name");
+    check_file_at(path, option);
 }
 
 double output_bytes(std::size_t n_frames, std::size_t n_values, std::size_t value_bytes) {

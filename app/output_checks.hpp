@@ -12,6 +12,10 @@ namespace arbolito {
 // does not exist or cannot be written.
 std::string checked_output_path(const std::string& output, bool given, const std::string& model_name);
 
+// A file the run writes besides its output, given by `option` (e.g. --timeline): the
+// checks of checked_output_path but its .partial, the option named in the message.
+void check_file_path(const std::string& path, const std::string& option);
+
 // Estimated bytes of the output file: the report's frames (value_bytes each value) and
 // its mapping; the spikes are not known ahead.
 double output_bytes(std::size_t n_frames, std::size_t n_values, std::size_t value_bytes);

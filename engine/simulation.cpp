@@ -14,6 +14,7 @@
 #include "engine/voltage_blowup.hpp"
 #include "engine/spike_fanout.hpp"
 #include "engine/thread_team.hpp"
+#include "engine/timeline.hpp"
 
 namespace arbolito {
 
@@ -191,6 +192,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     RunReport rep;
     rep.setup_s = setup_s_;
     Stopwatch total;
+    timeline::mark("run begin");
     const int ng = n_groups();
     const double dt = steps_.dt;
 
@@ -214,15 +216,20 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     RecordExchange records(comm, sink, n_columns());
     auto exchange = [&](bool ok, bool stop, long next_begin, long next_end, double t) -> bool {
         Stopwatch w;
+        timeline::mark("exchange begin", next_begin);
         const bool go = records.exchange(ok, stop, out_spikes, out_rows, t);
         if (go) {
             rep.n_spikes += records.spikes().size();
+            timeline::mark("spikes exchanged", next_begin);
             rep.n_events += fanout.deliver(records.spikes(), dt, steps_.rules, queue, team);
+            timeline::mark("events queued", next_begin);
             if (next_end > 0) {
                 queue.take(next, team);
+                timeline::mark("events taken", next_begin);
                 for (int g = 0; g < ng; ++g) groups_[g]->prepare(next_begin, next_end, next[g]);
             }
         }
+        timeline::mark("exchange end", next_begin);
         rep.exchange_s += w.lap();
         return go;
     };
@@ -248,6 +255,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         const bool stop = stop_requested && stop_requested();
         std::future<bool> ex;
         if (opt_.pipeline) ex = std::async(std::launch::async, exchange, ok, stop, e, next_end, b * dt);
+        timeline::mark("update begin", b);
         if (!update_error) {
             // No more threads than groups: idle OpenMP workers spin at the barrier, on the
             // cores the exchange's team needs (one GPU group: no team at all).
@@ -264,9 +272,11 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             // epoch's record never reaches the sink.
             if (!update_error) update_error = check_blow_up(b, e);
         }
+        timeline::mark("update end", b);
         Stopwatch wait;
         go = opt_.pipeline ? ex.get() : exchange(ok, stop, e, next_end, b * dt);
         if (opt_.pipeline) rep.exchange_exposed_s += wait.lap();
+        timeline::mark("exchange joined", b);
         if (!go) break;
         collect(spikes, frames, out_spikes, out_rows);
         std::swap(current, next);
@@ -280,6 +290,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     // The last epoch's record, then agree that rank 0's sink took it.
     if (go) go = exchange(all_well(), false, 0, 0, reached * dt);
     if (go) go = comm.all(all_well());
+    timeline::mark("run end");
     if (!go) {
         if (update_error) std::rethrow_exception(update_error);
         if (records.sink_error()) std::rethrow_exception(records.sink_error());

@@ -91,6 +91,44 @@ private:
     std::size_t cap_ = 0;
 };
 
+// Device memory in stream order (cudaMallocAsync / cudaFreeAsync, the device's default
+// pool), for buffers that grow while kernels run: freeing the old buffer waits for the work
+// queued before it on that stream only, where cudaFree waits for the whole device (a
+// resident epoch: some 100 ms). release() on a stream before destruction, or the
+// destructor's cudaFree waits for the device.
+template <class T>
+class StreamArray {
+public:
+    StreamArray() = default;
+    StreamArray(const StreamArray&) = delete;
+    StreamArray& operator=(const StreamArray&) = delete;
+    ~StreamArray() {
+        if (p_) cudaFree(p_);  // no throw from a destructor
+    }
+    // At least n elements, contents not kept, in `stream`'s order: work queued on it before
+    // still reads the old buffer. A quarter to spare, so that slowly growing sizes do not
+    // reallocate every time.
+    void grow(std::size_t n, cudaStream_t stream) {
+        if (n <= n_) return;
+        release(stream);
+        const std::size_t m = n + n / 4;
+        CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&p_), m * sizeof(T), stream));
+        n_ = m;
+    }
+    void release(cudaStream_t stream) {
+        if (p_) CUDA_CHECK(cudaFreeAsync(p_, stream));
+        p_ = nullptr;
+        n_ = 0;
+    }
+    T* data() { return p_; }
+    const T* data() const { return p_; }
+    std::size_t size() const { return n_; }
+
+private:
+    T* p_ = nullptr;
+    std::size_t n_ = 0;
+};
+
 // A device buffer that grows (contents not kept) to at least n elements.
 template <class T>
 void grow(DeviceArray<T>& a, std::size_t n) {

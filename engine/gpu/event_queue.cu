@@ -64,13 +64,6 @@ __global__ void add_block_kernel(std::size_t n, std::uint64_t* __restrict__ key,
     key[i] = k | std::uint64_t(block[k & target_mask]) << shift;
 }
 
-// Grows with a quarter to spare, so that epochs of slowly growing event counts do not
-// reallocate (cudaFree waits for the whole device) every time.
-template <class T>
-void grow_ahead(DeviceArray<T>& a, std::size_t n) {
-    if (a.size() < n) a = DeviceArray<T>(n + n / 4);
-}
-
 }  // namespace
 
 EventQueue::EventQueue(std::uint32_t n_targets) : n_targets_(n_targets) {
@@ -79,14 +72,32 @@ EventQueue::EventQueue(std::uint32_t n_targets) : n_targets_(n_targets) {
     for (Slot& p : slots_) {
         CUDA_CHECK(cudaEventCreateWithFlags(&p.uploaded, cudaEventDisableTiming));
         CUDA_CHECK(cudaEventCreateWithFlags(&p.consumed, cudaEventDisableTiming));
+        for (Chunk& c : p.chunks) {
+            c.host.reserve(chunk_events * 16);
+            CUDA_CHECK(cudaEventCreateWithFlags(&c.copied, cudaEventDisableTiming));
+        }
     }
 }
 
 EventQueue::~EventQueue() {  // no throw from a destructor
+    try {  // the buffers back to the pool once the kernels that read them are done
+        for (Slot& p : slots_) {
+            CUDA_CHECK(cudaStreamWaitEvent(stream_, p.consumed, 0));
+            CUDA_CHECK(cudaStreamWaitEvent(stream_, p.uploaded, 0));
+            p.in.release(stream_);
+            p.temp.release(stream_);
+            p.keys.release(stream_);
+            p.weights.release(stream_);
+            p.block_offset.release(stream_);
+        }
+    } catch (...) {  // a context already gone: StreamArray's destructors free what is left
+    }
     if (stream_) cudaStreamSynchronize(stream_);
     for (Slot& p : slots_) {
         if (p.uploaded) cudaEventDestroy(p.uploaded);
         if (p.consumed) cudaEventDestroy(p.consumed);
+        for (Chunk& c : p.chunks)
+            if (c.copied) cudaEventDestroy(c.copied);
     }
     if (stream_) cudaStreamDestroy(stream_);
 }
@@ -107,12 +118,12 @@ BlockEvents EventQueue::by_block() const {
             static_cast<long>(current_->offset.size()) - 1, current_->step_begin, target_mask()};
 }
 
-void EventQueue::pack_into(Slot& p, const std::vector<StepEvent>& events, long step_begin, long step_end) const {
+void EventQueue::upload(Slot& p, const std::vector<StepEvent>& events, long step_begin, long step_end,
+                        cudaStream_t stream) {
     p.step_begin = step_begin;
     p.step_end = step_end;
     p.error = nullptr;
     const long n_steps = step_end - step_begin;
-    p.offset.assign(n_steps + 1, 0);
     const std::size_t n = events.size();
     p.n = n;
     p.target_bits = bits_for(n_targets_);
@@ -122,41 +133,21 @@ void EventQueue::pack_into(Slot& p, const std::vector<StepEvent>& events, long s
     if (p.end_bit > 64) throw std::runtime_error("gpu events: block, step and target do not fit a 64-bit key");
     if (n > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("gpu events: too many events in one epoch");
 
-    // Keys (local step, target) and weights, packed for one copy; per-step offsets. The
-    // block bits are added on the device. The host buffer's last copy must be done.
-    CUDA_CHECK(cudaEventSynchronize(p.uploaded));
-    if (p.host.capacity() < n * 16) p.host.reserve(n * 16 + n * 4);
-    auto* hk = reinterpret_cast<std::uint64_t*>(p.host.data());
-    auto* hw = reinterpret_cast<double*>(p.host.data() + n * 8);
-    for (std::size_t i = 0; i < n; ++i) {
-        const StepEvent& e = events[i];
-        if (e.step < step_begin || e.step >= step_end || e.target >= n_targets_)
-            throw std::logic_error("gpu events: event outside the epoch or the group's targets");
-        const auto s = static_cast<std::uint64_t>(e.step - step_begin);
-        hk[i] = s << p.target_bits | e.target;
-        hw[i] = e.weight;
-        ++p.offset[s + 1];
-    }
-    for (long s = 0; s < n_steps; ++s) p.offset[s + 1] += p.offset[s];
-}
-
-// The slot's device work on `stream`, after whatever last wrote or read its buffers.
-void EventQueue::upload(Slot& p, cudaStream_t stream) {
+    // After whatever last read or wrote the slot's device buffers; they grow (in stream
+    // order) only then.
     CUDA_CHECK(cudaStreamWaitEvent(stream, p.consumed, 0));
     CUDA_CHECK(cudaStreamWaitEvent(stream, p.uploaded, 0));
-    const long n_steps = p.step_end - p.step_begin;
-    const std::size_t n = p.n;
-    if (n_blocks_ > 0) grow_ahead(p.block_offset, static_cast<std::size_t>(n_blocks_) * (n_steps + 1));
+    if (n_blocks_ > 0) p.block_offset.grow(static_cast<std::size_t>(n_blocks_) * (n_steps + 1), stream);
+    p.in.grow(n * 16, stream);
+    p.keys.grow(n, stream);
+    p.weights.grow(n, stream);
+    copy_packed(p, events, stream);
     if (n == 0) {
         if (n_blocks_ > 0)
             CUDA_CHECK(cudaMemsetAsync(p.block_offset.data(), 0, p.block_offset.size() * sizeof(unsigned), stream));
         CUDA_CHECK(cudaEventRecord(p.uploaded, stream));
         return;
     }
-    grow_ahead(p.in, n * 16);
-    grow_ahead(p.keys, n);
-    grow_ahead(p.weights, n);
-    CUDA_CHECK(cudaMemcpyAsync(p.in.data(), p.host.data(), n * 16, cudaMemcpyHostToDevice, stream));
     auto* dk = reinterpret_cast<std::uint64_t*>(p.in.data());
     const std::uint64_t mask = low_bits(p.target_bits);
     if (n_blocks_ > 0) {
@@ -168,7 +159,7 @@ void EventQueue::upload(Slot& p, cudaStream_t stream) {
     std::size_t temp_bytes = 0;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, p.keys.data(), dw, p.weights.data(),
                                                static_cast<int>(n), 0, p.end_bit, stream));
-    grow_ahead(p.temp, temp_bytes);
+    p.temp.grow(temp_bytes, stream);
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(p.temp.data(), temp_bytes, dk, p.keys.data(), dw, p.weights.data(),
                                                static_cast<int>(n), 0, p.end_bit, stream));
     if (n_blocks_ > 0) {
@@ -179,6 +170,34 @@ void EventQueue::upload(Slot& p, cudaStream_t stream) {
         CUDA_CHECK_LAUNCH();
     }
     CUDA_CHECK(cudaEventRecord(p.uploaded, stream));
+}
+
+// Chunk by chunk: filled on the host once its previous copy is done, then its keys and
+// weights copied to their places in p.in (keys [0, n), weights from byte n·8). The block
+// bits are added on the device.
+void EventQueue::copy_packed(Slot& p, const std::vector<StepEvent>& events, cudaStream_t stream) const {
+    const std::size_t n = p.n;
+    p.offset.assign(p.step_end - p.step_begin + 1, 0);
+    for (std::size_t first = 0, k = 0; first < n; first += chunk_events, k ^= 1) {
+        Chunk& c = p.chunks[k];
+        const std::size_t m = std::min(chunk_events, n - first);
+        CUDA_CHECK(cudaEventSynchronize(c.copied));
+        auto* hk = reinterpret_cast<std::uint64_t*>(c.host.data());
+        auto* hw = reinterpret_cast<double*>(hk + chunk_events);
+        for (std::size_t i = 0; i < m; ++i) {
+            const StepEvent& e = events[first + i];
+            if (e.step < p.step_begin || e.step >= p.step_end || e.target >= n_targets_)
+                throw std::logic_error("gpu events: event outside the epoch or the group's targets");
+            const auto s = static_cast<std::uint64_t>(e.step - p.step_begin);
+            hk[i] = s << p.target_bits | e.target;
+            hw[i] = e.weight;
+            ++p.offset[s + 1];
+        }
+        CUDA_CHECK(cudaMemcpyAsync(p.in.data() + first * 8, hk, m * 8, cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(cudaMemcpyAsync(p.in.data() + n * 8 + first * 8, hw, m * 8, cudaMemcpyHostToDevice, stream));
+        CUDA_CHECK(cudaEventRecord(c.copied, stream));
+    }
+    for (std::size_t s = 0; s + 1 < p.offset.size(); ++s) p.offset[s + 1] += p.offset[s];
 }
 
 void EventQueue::pack(const std::vector<StepEvent>& events, long step_begin, long step_end) {
@@ -196,8 +215,7 @@ void EventQueue::pack(const std::vector<StepEvent>& events, long step_begin, lon
     Slot& p = slots_[slot];
     try {
         CUDA_CHECK(cudaSetDevice(device_));  // this thread's device: the group's
-        pack_into(p, events, step_begin, step_end);
-        upload(p, stream_);
+        upload(p, events, step_begin, step_end, stream_);
     } catch (...) {
         p.error = std::current_exception();
     }
@@ -221,8 +239,7 @@ void EventQueue::stage(const std::vector<StepEvent>& events, long step_begin, lo
     Slot& p = slots_[slot];
     current_ = nullptr;
     if (p.step_end != step_end || p.step_begin != step_begin) {
-        pack_into(p, events, step_begin, step_end);
-        upload(p, stream);
+        upload(p, events, step_begin, step_end, stream);
     } else {
         if (p.error) std::rethrow_exception(p.error);
         CUDA_CHECK(cudaStreamWaitEvent(stream, p.uploaded, 0));

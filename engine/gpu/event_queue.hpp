@@ -67,25 +67,36 @@ public:
     BlockEvents by_block() const;
 
 private:
-    // One epoch's events: keys (local step, target) then weights packed on the host, the
-    // same on the device, sorted there.
+    // Keys and weights go up through a slot's two page-locked chunks in turn: a fixed
+    // 2 MiB, where a buffer of the epoch's size was page-locked anew as event counts grew
+    // (tens of MB at 32,768 busyring cells), holding the driver for 8–31 ms while the
+    // group's launches waited (call 15a).
+    static constexpr std::size_t chunk_events = std::size_t(1) << 16;
+    struct Chunk {
+        PinnedArray<unsigned char> host;  // chunk_events keys, then as many weights
+        cudaEvent_t copied = nullptr;     // after its last copy to the device
+    };
+    // One epoch's events: keys (local step, target) then weights, copied up and sorted on
+    // the device. Device buffers grow in stream order (StreamArray): no wait for the kernels.
     struct Slot {
         long step_begin = 0, step_end = -1;
         std::size_t n = 0;
         int target_bits = 0, step_bits = 0, end_bit = 1;
         std::vector<std::size_t> offset;  // per local step: first event (plus the end)
-        PinnedArray<unsigned char> host;
-        DeviceArray<unsigned char> in, temp;  // the copy; the sort's scratch
-        DeviceArray<std::uint64_t> keys;      // sorted
-        DeviceArray<double> weights;          // sorted with them
-        DeviceArray<unsigned> block_offset;   // by_block()'s offsets
+        Chunk chunks[2];
+        StreamArray<unsigned char> in, temp;  // the copy; the sort's scratch
+        StreamArray<std::uint64_t> keys;      // sorted
+        StreamArray<double> weights;          // sorted with them
+        StreamArray<unsigned> block_offset;   // by_block()'s offsets
         cudaEvent_t uploaded = nullptr;       // after the slot's device work (copy, sort)
         cudaEvent_t consumed = nullptr;       // after the last kernel that read it
         std::exception_ptr error;
         bool ready = false;  // packed by pack() and not yet staged (guarded by mutex_)
     };
-    void pack_into(Slot& p, const std::vector<StepEvent>& events, long step_begin, long step_end) const;
-    void upload(Slot& p, cudaStream_t stream);
+    // The epoch into slot p: packed on the host, copied, sorted on `stream`.
+    void upload(Slot& p, const std::vector<StepEvent>& events, long step_begin, long step_end, cudaStream_t stream);
+    // Keys, weights and per-step offsets of the epoch, through the chunks into p.in.
+    void copy_packed(Slot& p, const std::vector<StepEvent>& events, cudaStream_t stream) const;
     bool has_events(long n) const;
     std::uint64_t target_mask() const;
 

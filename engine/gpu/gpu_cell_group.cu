@@ -14,6 +14,7 @@
 #include "engine/gpu/gpu_solve.hpp"
 #include "engine/gpu/phase_timer.hpp"
 #include "engine/gpu/resident_epoch.hpp"
+#include "engine/timeline.hpp"
 #include "core/gpu/memory.hpp"
 #include "engine/gpu/step_kernels.cuh"
 #include "mechanisms/catalogue.hpp"
@@ -163,11 +164,15 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     first_blown_up_ = DeviceArray<unsigned>(1);
     host_first_blown_up_.reserve(1);
 
-    // An epoch runs in pieces short enough that the spike buffer cannot overflow (a
-    // detector fires at most every other step) and the frames stay under 256 MiB.
+    // An epoch runs in pieces short enough that the spike buffer, large enough for a
+    // detector firing every other step, and the frames each stay under 256 MiB. Each piece
+    // is a kernel (or a step's kernels) and a pass of the blow-up check: one piece an epoch
+    // where possible (a 16-MiB spike budget cut 32,768 busyring cells' 100-step epochs in 64
+    // and 36 steps, 2 ms a piece more, call 15a).
     const long n_det = static_cast<long>(f_.detector_cv.size()), ncol = n_columns();
+    const long max_spikes = (256L << 20) / static_cast<long>(sizeof(DeviceSpike));
     max_piece_steps_ = 1L << 30;
-    if (n_det > 0) max_piece_steps_ = std::min(max_piece_steps_, 2 * (std::max(1L << 20, n_det) / n_det));
+    if (n_det > 0) max_piece_steps_ = std::min(max_piece_steps_, 2 * (std::max(max_spikes, n_det) / n_det));
     if (ncol > 0 && s_.n_frames > 0)
         max_piece_steps_ = std::min(max_piece_steps_, std::max(1L, (256L << 20) / (8 * ncol)) * s_.steps_per_sample);
     if (const ResidentRequest* r = solve_->resident()) {
@@ -230,16 +235,20 @@ void GpuCellGroup::initial_frame(std::vector<double>& frames) {
 // From the exchange's thread: the coming epoch's events packed, copied and sorted on the
 // queue's own stream while the device runs the current epoch (EventQueue::pack).
 void GpuCellGroup::prepare(long step_begin, long step_end, const std::vector<StepEvent>& events) {
+    timeline::mark("events pack begin", step_begin);
     events_.pack(events, step_begin, step_end);
+    timeline::mark("events packed", step_begin);
 }
 
 void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
                            std::vector<Spike>& spikes, std::vector<double>& frames) {
     events_.stage(events, step_begin, step_end, stream_);
+    timeline::mark("events staged", step_begin);
     blown_up_ = {};
     for (long b = step_begin; b < step_end && !blown_up_;) {
         const long e = std::min(step_end, b + max_piece_steps_);
         run_piece(b, e, spikes, frames);
+        timeline::mark("piece done", b);
         b = e;
     }
     events_.release(stream_);
@@ -263,6 +272,7 @@ void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::ve
         timer_.begin(e - b);
         for (long n = b; n < e; ++n) step(n, rows);
     }
+    timeline::mark("piece launched", b);
 
     // The blow-up check: one pass over v, its answer copied back with the spike count.
     const int ncv = f_.n_cv();
@@ -279,6 +289,7 @@ void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::ve
     CUDA_CHECK(cudaMemcpyAsync(host_first_blown_up_.data(), first_blown_up_.data(), sizeof(unsigned),
                                cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
+    timeline::mark("piece synced", b);
     if (const unsigned i = host_first_blown_up_[0]; i != ~0u) {
         // Only on a blow-up: the one voltage, for the message.
         blown_up_.cv = static_cast<int>(i);

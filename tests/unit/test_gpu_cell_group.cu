@@ -531,12 +531,13 @@ TEST(GpuCellGroup, PreparedEventsSameBits) {
 namespace {
 
 // One epoch's events in StepEvent order: random steps in [b, b + steps), targets, weights.
-std::vector<StepEvent> random_epoch(long b, long steps, std::uint32_t targets, unsigned seed) {
+// n events (2,000 to 2,999 when n < 0) on random steps of [b, b + steps) and targets.
+std::vector<StepEvent> random_epoch(long b, long steps, std::uint32_t targets, unsigned seed, long n = -1) {
     std::vector<StepEvent> ev;
     unsigned x = seed;
     auto next = [&x] { return x = x * 1664525u + 1013904223u; };
-    const int n = 2000 + static_cast<int>(next() % 1000);
-    for (int i = 0; i < n; ++i) {
+    if (n < 0) n = 2000 + static_cast<long>(next() % 1000);
+    for (long i = 0; i < n; ++i) {
         const long step = b + next() % steps;
         ev.push_back({step, step * 0.025 + (next() % 8) * 1e-3, next() % targets, 1e-3 * (next() % 100)});
     }
@@ -610,6 +611,55 @@ TEST(GpuEventQueue, PackAheadInAnyOrderSameEvents) {
         const std::vector<Staged> s = staged(order);
         ASSERT_EQ(s.size(), reference.size()) << order;
         for (std::size_t k = 0; k < s.size(); ++k) EXPECT_TRUE(s[k] == reference[k]) << order << ", epoch " << k;
+    }
+    ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+// Epochs whose packing spans several of the queue's page-locked chunks (65,536 events
+// each), and whose device buffers grow from one epoch to the next (in stream order), give
+// what the host computes: keys (block, local step, target) sorted stably, so that each
+// target keeps its events' order, and each block's per-step offsets.
+TEST(GpuEventQueue, ChunkedUploadSameAsHostSort) {
+    SKIP_WITHOUT_GPU();
+    const std::uint32_t targets = 5000;
+    const int n_blocks = 13;
+    std::vector<std::uint32_t> block(targets);
+    for (std::uint32_t i = 0; i < targets; ++i) block[i] = (i * 7919) % n_blocks;
+    const long steps = 100;
+    const auto bits = [](std::uint64_t n) { int b = 0; while ((std::uint64_t(1) << b) < n) ++b; return b; };
+    const int target_bits = bits(targets), step_bits = bits(steps);
+    cudaStream_t stream;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    gpu::EventQueue q(targets);
+    q.sort_by_block(block, n_blocks);
+    long k = 0;
+    for (const long n : {1L, 65535L, 65536L, 65537L, 10L, 200003L, 0L, 131072L}) {
+        const std::vector<StepEvent> ev = random_epoch(k * steps, steps, targets, 100 + k, n);
+        if (k % 2) q.pack(ev, k * steps, (k + 1) * steps);  // on the queue's stream
+        q.stage(ev, k * steps, (k + 1) * steps, stream);
+        const Staged got = read_staged(q, ev.size(), n_blocks, stream);
+        q.release(stream);
+
+        std::vector<std::pair<std::uint64_t, double>> want;
+        for (const StepEvent& e : ev)
+            want.push_back({(std::uint64_t(block[e.target]) << step_bits | std::uint64_t(e.step - k * steps))
+                                    << target_bits | e.target, e.weight});
+        std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        ASSERT_EQ(got.key.size(), want.size()) << n << " events";
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            ASSERT_EQ(got.key[i], want[i].first) << n << " events, event " << i;
+            ASSERT_EQ(got.weight[i], want[i].second) << n << " events, event " << i;
+        }
+        for (int b = 0; b < n_blocks; ++b)
+            for (long s = 0; s <= steps; ++s) {
+                const std::uint64_t from = s == steps ? std::uint64_t(b + 1) << (step_bits + target_bits)
+                                                      : (std::uint64_t(b) << step_bits | std::uint64_t(s)) << target_bits;
+                const auto first = std::lower_bound(want.begin(), want.end(), from,
+                                                    [](const auto& a, std::uint64_t x) { return a.first < x; });
+                ASSERT_EQ(got.offset[b * (steps + 1) + s], static_cast<unsigned>(first - want.begin()))
+                    << n << " events, block " << b << ", step " << s;
+            }
+        ++k;
     }
     ASSERT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }

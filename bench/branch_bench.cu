@@ -123,12 +123,24 @@ struct Variant {
     Kind kind;
     gpu::GpuBranchOptions b{};
     int cut = 0;  // EDD's runs
+    int fine_shared_kib = -1;  // gpu-fine: blocks staged in this much shared memory (-1: FineOptions' default)
 };
+
+// gpu-fine staged in shared memory: blocks of as many CVs as fit kib KiB at 32 B a CV
+// (d, u, rhs and room for the folds and the schedule).
+Variant fine_in_shared(int kib) {
+    Variant v{"gpu-fine-s" + std::to_string(kib), Kind::fine};
+    v.fine_shared_kib = kib;
+    return v;
+}
 
 std::vector<Variant> variants() {
     using gpu::GpuBranchOptions;
     return {{"gpu-cell", Kind::cell},
             {"gpu-fine", Kind::fine},
+            fine_in_shared(24),
+            fine_in_shared(48),
+            fine_in_shared(96),
             {"fold", Kind::branch, {Coupling::fold, Padding::compute, true}},
             {"fold-stop", Kind::branch, {Coupling::fold, Padding::stop, true}},
             {"fold-nograph", Kind::branch, {Coupling::fold, Padding::compute, false}},
@@ -162,7 +174,12 @@ Prepared prepare(const Variant& v, const std::vector<Tree>& cells) {
         p.layout = std::move(g.layout);
         p.cell = std::make_unique<gpu::GpuCellPlan>(gpu::make_gpu_cell_plan(p.layout, g.slots));
     } else if (v.kind == Kind::fine) {
-        FineNumbering f = fine_layout(cells, FineOptions{});
+        FineOptions o;
+        if (v.fine_shared_kib > 0) {
+            o.shared_bytes = v.fine_shared_kib * 1024;
+            o.block_cvs = o.shared_bytes / 32;
+        }
+        FineNumbering f = fine_layout(cells, o);
         p.layout = std::move(f.layout);
         p.fine = std::make_unique<gpu::GpuFinePlan>(gpu::make_gpu_fine_plan(f.schedule));
     } else {

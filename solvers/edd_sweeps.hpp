@@ -98,20 +98,77 @@ ARB_HD void assemble(int k, int base, const int* jparent, const int* jslot, cons
 }
 
 // Cell c's junctions (parents first): Hines elimination leaves to root, then values root
-// to leaves, written to rhs at base + k.
+// to leaves, written to rhs at base + k. Serial per cell, so it goes by windows of Window
+// junctions whose rows are loaded together (they do not depend on the chain); a row
+// updated or a value needed inside the window stays in registers, the rest goes through
+// memory as before. The same operations in the same order as one junction at a time: the
+// same bits. (One at a time, each junction waited for its row's loads and for its parent's
+// row through memory: 28 % of EDD's solve on 64-level trees, bench/RESULTS.md call 15g.)
+template <int Window = 8>
 ARB_HD void junctions(int c, int base, const int* cell_first, const int* jparent, double* D, double* R,
                       const double* P, const double* Q, double* rhs) {
     const int k0 = cell_first[c], k1 = cell_first[c + 1];
-    for (int k = k1 - 1; k >= k0; --k) {
-        const int p = jparent[k];
-        if (p < 0) continue;
-        const double f = Q[k] / D[k];
-        D[p] -= f * P[k];
-        R[p] -= f * R[k];
+    // Elimination, k from k1 - 1 down: the window [top - Window + 1, top].
+    for (int top = k1 - 1; top >= k0; top -= Window) {
+        int par[Window];
+        double dd[Window], rr[Window], pp[Window], qq[Window];
+        ARB_UNROLL
+        for (int j = 0; j < Window; ++j) {
+            const int k = top - j;
+            if (k < k0) break;
+            par[j] = jparent[k], dd[j] = D[k], rr[j] = R[k], pp[j] = P[k], qq[j] = Q[k];
+        }
+        ARB_UNROLL
+        for (int j = 0; j < Window; ++j) {
+            if (top - j < k0) break;
+            const int p = par[j];
+            if (p < 0) continue;
+            const double f = qq[j] / dd[j];
+            if (p > top - Window) {  // in the window, not yet eliminated (p < k: parents first)
+                ARB_UNROLL
+                for (int i = j + 1; i < Window; ++i)
+                    if (p == top - i) {
+                        dd[i] -= f * pp[j];
+                        rr[i] -= f * rr[j];
+                    }
+            } else {
+                D[p] -= f * pp[j];
+                R[p] -= f * rr[j];
+            }
+        }
+        ARB_UNROLL
+        for (int j = 0; j < Window; ++j) {
+            const int k = top - j;
+            if (k < k0) break;
+            D[k] = dd[j], R[k] = rr[j];
+        }
     }
-    for (int k = k0; k < k1; ++k) {
-        const int p = jparent[k];
-        rhs[base + k] = (R[k] - (p >= 0 ? P[k] * rhs[base + p] : 0.0)) / D[k];
+    // Values, k from k0 up: the window [first, first + Window - 1].
+    for (int first = k0; first < k1; first += Window) {
+        int par[Window];
+        double dd[Window], rr[Window], pp[Window], v[Window];
+        ARB_UNROLL
+        for (int j = 0; j < Window; ++j) {
+            const int k = first + j;
+            if (k >= k1) break;
+            par[j] = jparent[k], dd[j] = D[k], rr[j] = R[k], pp[j] = P[k];
+        }
+        ARB_UNROLL
+        for (int j = 0; j < Window; ++j) {
+            const int k = first + j;
+            if (k >= k1) break;
+            const int p = par[j];
+            double vp = 0.0;
+            if (p >= first) {  // in the window, already solved (p < k)
+                ARB_UNROLL
+                for (int i = 0; i < j; ++i)
+                    if (p == first + i) vp = v[i];
+            } else if (p >= 0) {
+                vp = rhs[base + p];
+            }
+            v[j] = (rr[j] - (p >= 0 ? pp[j] * vp : 0.0)) / dd[j];
+            rhs[base + k] = v[j];
+        }
     }
 }
 

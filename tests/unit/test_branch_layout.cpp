@@ -3,6 +3,9 @@
 // with both couplings and both padding variants: every cell's solution equals the serial
 // Hines solve of the same system in natural numbering.
 #include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
@@ -11,6 +14,7 @@
 
 #include "tests/support/cell_trees.hpp"
 #include "solvers/branch_layout.hpp"
+#include "solvers/edd_sweeps.hpp"
 #include "tests/support/layout_systems.hpp"
 
 using namespace arbolito;
@@ -141,6 +145,42 @@ TEST(BranchLayout, EddJunctions) {
     EXPECT_EQ(cut.layout.index[0][7], cut.junctions.base + 1);
     EXPECT_EQ(cut.junctions.parent, (std::vector<int>{-1, 0}));
     EXPECT_EQ(cut.junctions.child_first, (std::vector<int>{0, 1, 2}));
+}
+
+// The junction solve by windows (edd_sweeps::junctions<Window>) does what one junction at
+// a time does (Window 1), in the same order: the same bits, on junction trees that are
+// chains (the 64-level caterpillar's), stars, random trees and single junctions, with
+// parents inside and outside each window.
+TEST(BranchLayout, EddJunctionWindowsSameBits) {
+    std::mt19937 gen(15);
+    std::uniform_real_distribution<double> val(-1.0, 1.0), diag(4.0, 8.0);
+    std::vector<int> cell_first{0}, parent;
+    auto add_cell = [&](int n, auto parent_of) {
+        const int k0 = cell_first.back();
+        for (int i = 0; i < n; ++i) parent.push_back(i == 0 ? -1 : k0 + parent_of(i));
+        cell_first.push_back(k0 + n);
+    };
+    add_cell(1, [](int) { return 0; });
+    add_cell(64, [](int i) { return i - 1; });  // a chain
+    add_cell(9, [](int) { return 0; });         // a star
+    add_cell(17, [](int i) { return i - 1; });  // a chain across window edges
+    for (int c = 0; c < 20; ++c)
+        add_cell(1 + static_cast<int>(gen() % 60), [&](int i) { return static_cast<int>(gen() % i); });
+    add_cell(40, [](int i) { return (i - 1) / 2; });  // a binary tree
+    const int n = cell_first.back(), base = 3;
+    std::vector<double> D0(n), R0(n), P0(n), Q0(n);
+    for (int k = 0; k < n; ++k) D0[k] = diag(gen), R0[k] = val(gen), P0[k] = val(gen), Q0[k] = val(gen);
+    auto solve = [&](auto window) {
+        std::vector<double> D = D0, R = R0, rhs(base + n, 0.0);
+        for (int c = 0; c + 1 < static_cast<int>(cell_first.size()); ++c)
+            edd_sweeps::junctions<decltype(window)::value>(c, base, cell_first.data(), parent.data(), D.data(),
+                                                           R.data(), P0.data(), Q0.data(), rhs.data());
+        return std::make_pair(rhs, D);
+    };
+    const auto one = solve(std::integral_constant<int, 1>{});
+    for (int k = 0; k < n; ++k) ASSERT_TRUE(std::isfinite(one.first[base + k]));
+    EXPECT_EQ(solve(std::integral_constant<int, 4>{}), one);
+    EXPECT_EQ(solve(std::integral_constant<int, 8>{}), one);
 }
 
 TEST(BranchLayout, BusyringCells) {

@@ -55,7 +55,9 @@ AutoChoice choose_solver(const ModelShape& s, bool gpu, int threads) {
     }
     const std::string levels = fmt::format(", {} branch levels", s.max_levels);
     if (s.max_levels > 40) {
-        if (s.cells < 4096) return {"gpu-fine", shape + levels + ": deep, few cells: threads within each cell"};
+        if (s.cells < 4096)
+            return {"gpu-branch:coupling=edd", shape + levels + ": deep, few cells: every branch at once, then each "
+                                                                "cell's junctions"};
         return {"gpu-cell", shape + levels + ": deep, many cells: too deep for a barrier per level"};
     }
     if (s.cells < 4096 || s.max_levels <= 20)

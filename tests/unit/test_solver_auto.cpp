@@ -67,7 +67,7 @@ TEST(SolverAuto, WithoutGpu) {
     EXPECT_EQ(choose_solver(s, false, 8).spec, "omp");
     EXPECT_EQ(choose_solver(s, true, 1).spec, "gpu-fine:step=resident");
     s.max_levels = 64;
-    EXPECT_EQ(choose_solver(s, true, 1).spec, "gpu-fine");
+    EXPECT_EQ(choose_solver(s, true, 1).spec, "gpu-branch:coupling=edd");
     s.max_levels = 0;
     // Every choice is a spec the registry accepts (GPU choices only where the build has
     // the GPU solvers).

@@ -98,15 +98,16 @@ ARB_HD void assemble(int k, int base, const int* jparent, const int* jslot, cons
 }
 
 // Cell c's junctions (parents first): Hines elimination leaves to root, then values root
-// to leaves, written to rhs at base + k. Serial per cell, so it goes by windows of Window
+// to leaves, written to rhs at base + k; junction k's row (D, R, P, Q and its parent in
+// `parent`) at k - row0. Serial per cell, so it goes by windows of Window
 // junctions whose rows are loaded together (they do not depend on the chain); a row
 // updated or a value needed inside the window stays in registers, the rest goes through
 // memory as before. The same operations in the same order as one junction at a time: the
 // same bits. (One at a time, each junction waited for its row's loads and for its parent's
 // row through memory: 28 % of EDD's solve on 64-level trees, bench/RESULTS.md call 15g.)
 template <int Window = 8>
-ARB_HD void junctions(int c, int base, const int* cell_first, const int* jparent, double* D, double* R,
-                      const double* P, const double* Q, double* rhs) {
+ARB_HD void junctions(int c, int base, const int* cell_first, const int* parent, double* D, double* R,
+                      const double* P, const double* Q, double* rhs, int row0 = 0) {
     const int k0 = cell_first[c], k1 = cell_first[c + 1];
     // Elimination, k from k1 - 1 down: the window [top - Window + 1, top].
     for (int top = k1 - 1; top >= k0; top -= Window) {
@@ -116,7 +117,8 @@ ARB_HD void junctions(int c, int base, const int* cell_first, const int* jparent
         for (int j = 0; j < Window; ++j) {
             const int k = top - j;
             if (k < k0) break;
-            par[j] = jparent[k], dd[j] = D[k], rr[j] = R[k], pp[j] = P[k], qq[j] = Q[k];
+            const int r = k - row0;
+            par[j] = parent[r], dd[j] = D[r], rr[j] = R[r], pp[j] = P[r], qq[j] = Q[r];
         }
         ARB_UNROLL
         for (int j = 0; j < Window; ++j) {
@@ -132,15 +134,15 @@ ARB_HD void junctions(int c, int base, const int* cell_first, const int* jparent
                         rr[i] -= f * rr[j];
                     }
             } else {
-                D[p] -= f * pp[j];
-                R[p] -= f * rr[j];
+                D[p - row0] -= f * pp[j];
+                R[p - row0] -= f * rr[j];
             }
         }
         ARB_UNROLL
         for (int j = 0; j < Window; ++j) {
             const int k = top - j;
             if (k < k0) break;
-            D[k] = dd[j], R[k] = rr[j];
+            D[k - row0] = dd[j], R[k - row0] = rr[j];
         }
     }
     // Values, k from k0 up: the window [first, first + Window - 1].
@@ -151,7 +153,8 @@ ARB_HD void junctions(int c, int base, const int* cell_first, const int* jparent
         for (int j = 0; j < Window; ++j) {
             const int k = first + j;
             if (k >= k1) break;
-            par[j] = jparent[k], dd[j] = D[k], rr[j] = R[k], pp[j] = P[k];
+            const int r = k - row0;
+            par[j] = parent[r], dd[j] = D[r], rr[j] = R[r], pp[j] = P[r];
         }
         ARB_UNROLL
         for (int j = 0; j < Window; ++j) {

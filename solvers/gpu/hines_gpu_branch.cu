@@ -1,7 +1,9 @@
 #include "solvers/gpu/hines_gpu_branch.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "core/gpu/shared_memory_limit.hpp"
 #include "solvers/branch_sweeps.hpp"
 #include "solvers/edd_sweeps.hpp"
 
@@ -50,11 +52,34 @@ __global__ void edd_assemble(int n, int base, const int* __restrict__ jparent, c
     if (k < n) edd_sweeps::assemble(k, base, jparent, jslot, child_first, child_slot, first, d, u, rhs, ends, D, R, P, Q);
 }
 
-__global__ void edd_junctions(int n, int base, const int* __restrict__ cell_first, const int* __restrict__ jparent,
-                              double* __restrict__ D, double* __restrict__ R, const double* __restrict__ P,
-                              const double* __restrict__ Q, double* __restrict__ rhs) {
-    const int c = thread_index();
-    if (c < n) edd_sweeps::junctions(c, base, cell_first, jparent, D, R, P, Q, rhs);
+// A warp per 32 consecutive cells, a thread per cell. Their junctions' rows are one
+// contiguous range: staged into shared memory by the warp (contiguous loads) where they
+// fit `shared` bytes, then each cell's system solved there; left in device memory
+// otherwise. (Read from device memory a cell per thread, the loads were 32 lines apart
+// and the kernel waited on L2: call 15i.)
+constexpr int junction_cells = 32;
+constexpr int junction_row_bytes = 4 * sizeof(double) + sizeof(int);  // D, R, P, Q, parent
+constexpr int junction_shared_cap = 96 * 1024;
+
+__global__ void __launch_bounds__(junction_cells)
+    edd_junctions(int n, int base, const int* __restrict__ cell_first, const int* __restrict__ jparent,
+                  double* __restrict__ D, double* __restrict__ R, const double* __restrict__ P,
+                  const double* __restrict__ Q, double* __restrict__ rhs, int shared) {
+    extern __shared__ double sm[];
+    const int c0 = static_cast<int>(blockIdx.x) * junction_cells, c1 = min(n, c0 + junction_cells);
+    const int kb = cell_first[c0], m = cell_first[c1] - kb, c = c0 + static_cast<int>(threadIdx.x);
+    if (m * junction_row_bytes <= shared) {
+        double *sD = sm, *sR = sm + m, *sP = sm + 2 * m, *sQ = sm + 3 * m;
+        int* sparent = reinterpret_cast<int*>(sm + 4 * m);
+        for (int i = static_cast<int>(threadIdx.x); i < m; i += junction_cells) {
+            sD[i] = D[kb + i], sR[i] = R[kb + i], sP[i] = P[kb + i], sQ[i] = Q[kb + i];
+            sparent[i] = jparent[kb + i];
+        }
+        __syncwarp();
+        if (c < c1) edd_sweeps::junctions(c, base, cell_first, sparent, sD, sR, sP, sQ, rhs, kb);
+    } else if (c < c1) {
+        edd_sweeps::junctions(c, base, cell_first, jparent, D, R, P, Q, rhs);
+    }
 }
 
 __global__ void edd_complete(int n, const int* __restrict__ first, const int* __restrict__ stride,
@@ -117,8 +142,9 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
         CUDA_CHECK_LAUNCH();
         // One thread per cell: a warp of 32 cells, not 128, per block spreads the serial
         // junction solves over more SMs.
-        edd_junctions<<<blocks(nc, 32), 32, 0, stream>>>(nc, p.junction_base, p.cell_first.data(), p.jparent.data(),
-                                                         p.D.data(), p.R.data(), p.P.data(), p.Q.data(), rhs);
+        edd_junctions<<<blocks(nc, junction_cells), junction_cells, p.junction_shared, stream>>>(
+            nc, p.junction_base, p.cell_first.data(), p.jparent.data(), p.D.data(), p.R.data(), p.P.data(), p.Q.data(),
+            rhs, p.junction_shared);
         CUDA_CHECK_LAUNCH();
     }
     if (ns > 0) {
@@ -168,6 +194,15 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
         p.h = DeviceArray<double>(std::vector<double>(j.base, 0.0));
         p.ends = DeviceArray<double>(static_cast<std::size_t>(edd_sweeps::n_ends) * p.n_slots);
         for (DeviceArray<double>* a : {&p.D, &p.R, &p.P, &p.Q}) *a = DeviceArray<double>(p.n_junctions);
+        // Shared memory for the largest group of 32 cells whose rows fit the cap; larger
+        // groups solve in device memory.
+        const int cap = o.junction_shared < 0 ? junction_shared_cap : std::min(o.junction_shared, junction_shared_cap);
+        for (int c0 = 0; c0 < p.n_cells; c0 += junction_cells) {
+            const long bytes = static_cast<long>(j.cell_first[std::min(p.n_cells, c0 + junction_cells)] -
+                                                 j.cell_first[c0]) * junction_row_bytes;
+            if (bytes <= cap) p.junction_shared = std::max(p.junction_shared, static_cast<int>(bytes));
+        }
+        raise_dynamic_shared_limit(edd_junctions, std::max(p.junction_shared, 1));
     }
     return p;
 }

@@ -181,6 +181,18 @@ TEST(BranchLayout, EddJunctionWindowsSameBits) {
     for (int k = 0; k < n; ++k) ASSERT_TRUE(std::isfinite(one.first[base + k]));
     EXPECT_EQ(solve(std::integral_constant<int, 4>{}), one);
     EXPECT_EQ(solve(std::integral_constant<int, 8>{}), one);
+
+    // Each cell's rows copied out and solved there (row0: the cell's first junction), as
+    // the GPU does from shared memory: the same values.
+    std::vector<double> rhs(base + n, 0.0);
+    for (int c = 0; c + 1 < static_cast<int>(cell_first.size()); ++c) {
+        const int k0 = cell_first[c], k1 = cell_first[c + 1];
+        std::vector<double> D(D0.begin() + k0, D0.begin() + k1), R(R0.begin() + k0, R0.begin() + k1);
+        std::vector<int> par(parent.begin() + k0, parent.begin() + k1);
+        edd_sweeps::junctions(c, base, cell_first.data(), par.data(), D.data(), R.data(), P0.data() + k0,
+                              Q0.data() + k0, rhs.data(), k0);
+    }
+    EXPECT_EQ(rhs, one.first);
 }
 
 TEST(BranchLayout, BusyringCells) {

@@ -312,6 +312,31 @@ TEST(GpuBranch, AwkwardShapes) {
         expect_every_branch_variant(cells, gen);
 }
 
+// EDD's junction solve, a warp per 32 cells: groups whose rows fit shared memory and
+// groups that stay in device memory (cells cut every 5 CVs, 400 junctions each), in one
+// solve, give the reference within 1e-12 and the bits of every group in device memory.
+TEST(GpuBranch, JunctionRowsInSharedAndDeviceMemory) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(9);
+    std::vector<std::vector<int>> cells;
+    for (int c = 0; c < 40; ++c) cells.push_back(trees::chain(2000));  // 32 of them: 460 KB of rows
+    for (const auto& t : trees::random_batch(70, 1, 300, 1, gen)) cells.push_back(t);
+    cells.push_back(trees::comb(130));
+    const BranchNumbering g = branch_level_layout(cells, 32, Coupling::edd, 5);
+    const test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, gen);
+    GpuBranchOptions o;
+    o.coupling = Coupling::edd;
+    const std::vector<double> mixed = branch_solve(g, sys, o);
+    EXPECT_LT(test_systems::worst_relative_error(g.layout, mixed, sys.ref), 1e-12);
+    o.junction_shared = 0;
+    EXPECT_EQ(branch_solve(g, sys, o), mixed);
+    // Some groups in shared memory, not the first (32 chains; a row is 36 bytes: D, R, P,
+    // Q and the parent).
+    const GpuBranchPlan plan = make_gpu_branch_plan(g.layout, g.slots, g.junctions, {Coupling::edd});
+    EXPECT_GT(plan.junction_shared, 0);
+    EXPECT_GT((g.junctions.cell_first[32] - g.junctions.cell_first[0]) * 36, plan.junction_shared);
+}
+
 // No atomics in either coupling: 20 solves of the same systems give the same bits, and
 // the graph replays exactly what the launches compute.
 TEST(GpuBranch, SameBitsEveryRun) {

@@ -52,32 +52,36 @@ __global__ void edd_assemble(int n, int base, const int* __restrict__ jparent, c
     if (k < n) edd_sweeps::assemble(k, base, jparent, jslot, child_first, child_slot, first, d, u, rhs, ends, D, R, P, Q);
 }
 
-// A warp per 32 consecutive cells, a thread per cell. Their junctions' rows are one
-// contiguous range: staged into shared memory by the warp (contiguous loads) where they
-// fit `shared` bytes, then each cell's system solved there; left in device memory
-// otherwise. (Read from device memory a cell per thread, the loads were 32 lines apart
-// and the kernel waited on L2: call 15i.)
+// A block per 32 consecutive cells, a thread of its first warp per cell. Their junctions'
+// rows are one contiguous range: staged into shared memory by the whole block (contiguous
+// loads, four warps of them in flight) where they fit `shared` bytes, then each cell's
+// system solved there; left in device memory otherwise. (Read from device memory a cell
+// per thread, the loads were 32 lines apart and the kernel waited on L2: call 15i.)
 constexpr int junction_cells = 32;
+constexpr int junction_threads = 128;
 constexpr int junction_row_bytes = 4 * sizeof(double) + sizeof(int);  // D, R, P, Q, parent
 constexpr int junction_shared_cap = 96 * 1024;
 
-__global__ void __launch_bounds__(junction_cells)
+__global__ void __launch_bounds__(junction_threads)
     edd_junctions(int n, int base, const int* __restrict__ cell_first, const int* __restrict__ jparent,
                   double* __restrict__ D, double* __restrict__ R, const double* __restrict__ P,
                   const double* __restrict__ Q, double* __restrict__ rhs, int shared) {
     extern __shared__ double sm[];
+    const int t = static_cast<int>(threadIdx.x);
     const int c0 = static_cast<int>(blockIdx.x) * junction_cells, c1 = min(n, c0 + junction_cells);
-    const int kb = cell_first[c0], m = cell_first[c1] - kb, c = c0 + static_cast<int>(threadIdx.x);
+    const int kb = cell_first[c0], m = cell_first[c1] - kb, c = c0 + t;
+    const bool solves = t < junction_cells && c < c1;
     if (m * junction_row_bytes <= shared) {
         double *sD = sm, *sR = sm + m, *sP = sm + 2 * m, *sQ = sm + 3 * m;
         int* sparent = reinterpret_cast<int*>(sm + 4 * m);
-        for (int i = static_cast<int>(threadIdx.x); i < m; i += junction_cells) {
+#pragma unroll 4
+        for (int i = t; i < m; i += junction_threads) {
             sD[i] = D[kb + i], sR[i] = R[kb + i], sP[i] = P[kb + i], sQ[i] = Q[kb + i];
             sparent[i] = jparent[kb + i];
         }
-        __syncwarp();
-        if (c < c1) edd_sweeps::junctions(c, base, cell_first, sparent, sD, sR, sP, sQ, rhs, kb);
-    } else if (c < c1) {
+        __syncthreads();
+        if (solves) edd_sweeps::junctions(c, base, cell_first, sparent, sD, sR, sP, sQ, rhs, kb);
+    } else if (solves) {
         edd_sweeps::junctions(c, base, cell_first, jparent, D, R, P, Q, rhs);
     }
 }
@@ -140,9 +144,9 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
                                                       rhs, p.ends.data(), p.D.data(), p.R.data(), p.P.data(),
                                                       p.Q.data());
         CUDA_CHECK_LAUNCH();
-        // One thread per cell: a warp of 32 cells, not 128, per block spreads the serial
-        // junction solves over more SMs.
-        edd_junctions<<<blocks(nc, junction_cells), junction_cells, p.junction_shared, stream>>>(
+        // One solving thread per cell: a warp of 32 cells per block spreads the serial
+        // junction solves over more SMs (the other warps help stage the rows).
+        edd_junctions<<<blocks(nc, junction_cells), junction_threads, p.junction_shared, stream>>>(
             nc, p.junction_base, p.cell_first.data(), p.jparent.data(), p.D.data(), p.R.data(), p.P.data(), p.Q.data(),
             rhs, p.junction_shared);
         CUDA_CHECK_LAUNCH();

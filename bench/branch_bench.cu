@@ -150,7 +150,12 @@ std::vector<Variant> variants() {
             {"edd-cut32", Kind::branch, {Coupling::edd, Padding::compute, true}, 32},
             {"edd-cut64", Kind::branch, {Coupling::edd, Padding::compute, true}, 64},
             {"edd-stop", Kind::branch, {Coupling::edd, Padding::stop, true}},
-            {"edd-nograph", Kind::branch, {Coupling::edd, Padding::compute, false}}};
+            {"edd-nograph", Kind::branch, {Coupling::edd, Padding::compute, false}},
+            // EDD cut 32 with the junction rows staged up to N KiB a block of 32 cells (0:
+            // never; the default is 96).
+            {"edd-js0", Kind::branch, {Coupling::edd, Padding::compute, true, 0, 0}, 32},
+            {"edd-js48", Kind::branch, {Coupling::edd, Padding::compute, true, 0, 48 * 1024}, 32},
+            {"edd-js74", Kind::branch, {Coupling::edd, Padding::compute, true, 0, 74 * 1024}, 32}};
 }
 
 // One variant set up on a batch: its layout and whatever its solve needs.

@@ -52,38 +52,70 @@ __global__ void edd_assemble(int n, int base, const int* __restrict__ jparent, c
     if (k < n) edd_sweeps::assemble(k, base, jparent, jslot, child_first, child_slot, first, d, u, rhs, ends, D, R, P, Q);
 }
 
-// A block per 32 consecutive cells, a thread of its first warp per cell. Their junctions'
-// rows are one contiguous range: staged into shared memory by the whole block (contiguous
-// loads, four warps of them in flight) where they fit `shared` bytes, then each cell's
-// system solved there; left in device memory otherwise. (Read from device memory a cell
-// per thread, the loads were 32 lines apart and the kernel waited on L2: call 15i.)
+// EDD's junction systems, 32 consecutive cells (a group) a block, a thread of its first
+// warp per cell. A group's junction rows are one contiguous range. Groups whose rows fit
+// the launch's shared memory: the block's 128 threads first copy them there (contiguous
+// loads, four warps of them in flight), then each cell's system is solved there. The
+// other groups, launched apart with no shared memory (which would hold them to a few
+// blocks an SM), solve in device memory. (Read from device memory a cell per thread, the
+// loads are 32 lines apart and wait on L2: call 15i.)
 constexpr int junction_cells = 32;
 constexpr int junction_threads = 128;
 constexpr int junction_row_bytes = 4 * sizeof(double) + sizeof(int);  // D, R, P, Q, parent
+// Staged blocks of up to 96 KiB when they all run at once; beyond one wave, at most 74 KiB
+// (three blocks an SM): real cells at 25,600, whose groups need 74-96 KiB, ran two blocks
+// an SM in four waves and lost 24 % to their rows left in device memory, where at 256 and
+// 2,560 cells (one wave) staging them gained 24-28 % (bench/RESULTS.md, call 15q).
 constexpr int junction_shared_cap = 96 * 1024;
+constexpr int junction_shared_cap_waves = 74 * 1024;
+
+// The groups of 32 cells whose junction rows fit `cap` bytes (staged), the others, and the
+// largest staged rows' bytes.
+struct JunctionGroups {
+    std::vector<int> staged, in_memory;
+    int shared = 0;
+};
+JunctionGroups junction_groups(const Junctions& j, int n_cells, int cap) {
+    JunctionGroups g;
+    for (int k = 0; k * junction_cells < n_cells; ++k) {
+        const int c0 = k * junction_cells;
+        const long bytes =
+            static_cast<long>(j.cell_first[std::min(n_cells, c0 + junction_cells)] - j.cell_first[c0]) * junction_row_bytes;
+        if (bytes <= cap) {
+            g.staged.push_back(k);
+            g.shared = std::max(g.shared, static_cast<int>(bytes));
+        } else {
+            g.in_memory.push_back(k);
+        }
+    }
+    return g;
+}
 
 __global__ void __launch_bounds__(junction_threads)
-    edd_junctions(int n, int base, const int* __restrict__ cell_first, const int* __restrict__ jparent,
-                  double* __restrict__ D, double* __restrict__ R, const double* __restrict__ P,
-                  const double* __restrict__ Q, double* __restrict__ rhs, int shared) {
+    edd_junctions_staged(const int* __restrict__ groups, int n, int base, const int* __restrict__ cell_first,
+                         const int* __restrict__ jparent, const double* __restrict__ D, const double* __restrict__ R,
+                         const double* __restrict__ P, const double* __restrict__ Q, double* __restrict__ rhs) {
     extern __shared__ double sm[];
     const int t = static_cast<int>(threadIdx.x);
-    const int c0 = static_cast<int>(blockIdx.x) * junction_cells, c1 = min(n, c0 + junction_cells);
+    const int c0 = groups[blockIdx.x] * junction_cells, c1 = min(n, c0 + junction_cells);
     const int kb = cell_first[c0], m = cell_first[c1] - kb, c = c0 + t;
-    const bool solves = t < junction_cells && c < c1;
-    if (m * junction_row_bytes <= shared) {
-        double *sD = sm, *sR = sm + m, *sP = sm + 2 * m, *sQ = sm + 3 * m;
-        int* sparent = reinterpret_cast<int*>(sm + 4 * m);
+    double *sD = sm, *sR = sm + m, *sP = sm + 2 * m, *sQ = sm + 3 * m;
+    int* sparent = reinterpret_cast<int*>(sm + 4 * m);
 #pragma unroll 4
-        for (int i = t; i < m; i += junction_threads) {
-            sD[i] = D[kb + i], sR[i] = R[kb + i], sP[i] = P[kb + i], sQ[i] = Q[kb + i];
-            sparent[i] = jparent[kb + i];
-        }
-        __syncthreads();
-        if (solves) edd_sweeps::junctions(c, base, cell_first, sparent, sD, sR, sP, sQ, rhs, kb);
-    } else if (solves) {
-        edd_sweeps::junctions(c, base, cell_first, jparent, D, R, P, Q, rhs);
+    for (int i = t; i < m; i += junction_threads) {
+        sD[i] = D[kb + i], sR[i] = R[kb + i], sP[i] = P[kb + i], sQ[i] = Q[kb + i];
+        sparent[i] = jparent[kb + i];
     }
+    __syncthreads();
+    if (t < junction_cells && c < c1) edd_sweeps::junctions(c, base, cell_first, sparent, sD, sR, sP, sQ, rhs, kb);
+}
+
+__global__ void __launch_bounds__(junction_cells)
+    edd_junctions_in_memory(const int* __restrict__ groups, int n, int base, const int* __restrict__ cell_first,
+                            const int* __restrict__ jparent, double* __restrict__ D, double* __restrict__ R,
+                            const double* __restrict__ P, const double* __restrict__ Q, double* __restrict__ rhs) {
+    const int c = groups[blockIdx.x] * junction_cells + static_cast<int>(threadIdx.x);
+    if (c < n) edd_sweeps::junctions(c, base, cell_first, jparent, D, R, P, Q, rhs);
 }
 
 __global__ void edd_complete(int n, const int* __restrict__ first, const int* __restrict__ stride,
@@ -145,11 +177,19 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
                                                       p.Q.data());
         CUDA_CHECK_LAUNCH();
         // One solving thread per cell: a warp of 32 cells per block spreads the serial
-        // junction solves over more SMs (the other warps help stage the rows).
-        edd_junctions<<<blocks(nc, junction_cells), junction_threads, p.junction_shared, stream>>>(
-            nc, p.junction_base, p.cell_first.data(), p.jparent.data(), p.D.data(), p.R.data(), p.P.data(), p.Q.data(),
-            rhs, p.junction_shared);
-        CUDA_CHECK_LAUNCH();
+        // junction solves over more SMs (with staging, three more warps copy the rows).
+        if (p.groups_staged.size() > 0) {
+            edd_junctions_staged<<<static_cast<unsigned>(p.groups_staged.size()), junction_threads, p.junction_shared,
+                                   stream>>>(p.groups_staged.data(), nc, p.junction_base, p.cell_first.data(),
+                                             p.jparent.data(), p.D.data(), p.R.data(), p.P.data(), p.Q.data(), rhs);
+            CUDA_CHECK_LAUNCH();
+        }
+        if (p.groups_in_memory.size() > 0) {
+            edd_junctions_in_memory<<<static_cast<unsigned>(p.groups_in_memory.size()), junction_cells, 0, stream>>>(
+                p.groups_in_memory.data(), nc, p.junction_base, p.cell_first.data(), p.jparent.data(), p.D.data(),
+                p.R.data(), p.P.data(), p.Q.data(), rhs);
+            CUDA_CHECK_LAUNCH();
+        }
     }
     if (ns > 0) {
         edd_complete<<<blocks(ns, t), t, 0, stream>>>(ns, p.first.data(), p.stride.data(), p.size.data(),
@@ -198,15 +238,24 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
         p.h = DeviceArray<double>(std::vector<double>(j.base, 0.0));
         p.ends = DeviceArray<double>(static_cast<std::size_t>(edd_sweeps::n_ends) * p.n_slots);
         for (DeviceArray<double>* a : {&p.D, &p.R, &p.P, &p.Q}) *a = DeviceArray<double>(p.n_junctions);
-        // Shared memory for the largest group of 32 cells whose rows fit the cap; larger
-        // groups solve in device memory.
-        const int cap = o.junction_shared < 0 ? junction_shared_cap : std::min(o.junction_shared, junction_shared_cap);
-        for (int c0 = 0; c0 < p.n_cells; c0 += junction_cells) {
-            const long bytes = static_cast<long>(j.cell_first[std::min(p.n_cells, c0 + junction_cells)] -
-                                                 j.cell_first[c0]) * junction_row_bytes;
-            if (bytes <= cap) p.junction_shared = std::max(p.junction_shared, static_cast<int>(bytes));
+        // Groups of 32 cells whose rows fit the cap are staged, the others solve in device
+        // memory.
+        JunctionGroups g;
+        if (o.junction_shared >= 0) {
+            g = junction_groups(j, p.n_cells, std::min(o.junction_shared, junction_shared_cap));
+        } else {
+            g = junction_groups(j, p.n_cells, junction_shared_cap);
+            raise_dynamic_shared_limit(edd_junctions_staged, std::max(g.shared, 1));
+            int per_sm = 0;
+            CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, edd_junctions_staged, junction_threads,
+                                                                     g.shared));
+            if (static_cast<long>(g.staged.size()) > static_cast<long>(p.sms) * per_sm)
+                g = junction_groups(j, p.n_cells, junction_shared_cap_waves);
         }
-        raise_dynamic_shared_limit(edd_junctions, std::max(p.junction_shared, 1));
+        p.junction_shared = g.shared;
+        p.groups_staged = DeviceArray<int>(g.staged);
+        p.groups_in_memory = DeviceArray<int>(g.in_memory);
+        raise_dynamic_shared_limit(edd_junctions_staged, std::max(p.junction_shared, 1));
     }
     return p;
 }

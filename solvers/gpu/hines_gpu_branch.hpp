@@ -24,8 +24,9 @@ struct GpuBranchOptions {
     // small to give every SM four blocks of 128 (a few warps per SM spread over all SMs
     // wait on memory in parallel), else 128.
     int threads = 0;
-    // EDD: shared memory (bytes, at most 96 KiB) for the junction rows of a warp's 32 cells;
-    // groups needing more solve in device memory. -1: 96 KiB. The same bits either way.
+    // EDD: shared memory (bytes, at most 96 KiB) for the junction rows of a block's 32
+    // cells; groups needing more solve in device memory. -1: 96 KiB where all staged
+    // blocks run at once, else 74 KiB. The same bits either way.
     int junction_shared = -1;
 };
 
@@ -40,7 +41,8 @@ struct GpuBranchPlan {
     mutable DeviceArray<double> fold_d, fold_r;  // workspace: per slot
     // edd
     int n_junctions = 0, n_cells = 0, junction_base = 0;
-    int junction_shared = 0;  // bytes: groups of 32 cells whose junction rows fit solve in shared memory
+    int junction_shared = 0;                        // bytes: the staged groups' largest rows
+    DeviceArray<int> groups_staged, groups_in_memory;  // groups of 32 cells, by where their junction rows go
     DeviceArray<int> size, up, down, cell_first, jparent, jslot, child_first, child_slot;
     mutable DeviceArray<double> h, ends, D, R, P, Q;  // workspace
     mutable GraphReplay graph;

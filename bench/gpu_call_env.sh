@@ -119,3 +119,41 @@ same_outputs() {
 # variant_deps DIR BINARY: DIR a GPU_DEPS folder for busyring_table.sh whose arbolito is
 # $P/BINARY (a variant packed beside the others).
 variant_deps() { mkdir -p $1/prebuilt && ln -sfn $PWD/.gpu_deps/lib $1/lib && cp $P/$2 $1/prebuilt/arbolito; }
+# edd_check KERNELS: gpu-branch's GPU tests; whole-run outputs of EDD (uncut, cut 8, cut 32)
+# and the fold against $P/arbolito-ea1928f's; branch_bench at 256, 2,560 and 25,600 cells
+# (multi, deep) with gpu-cell, the fold, EDD and EDD cut 32; Nsight Compute's time and
+# bytes of EDD's first KERNELS kernels (one solve, deep, 25,600 cells); into the log.
+edd_check() {
+  local t0=$SECONDS
+  run_tests 'GpuBranch*'
+  same_outputs arbolito arbolito-ea1928f gpu-branch:coupling=edd gpu-branch:coupling=edd:cut=8 \
+    gpu-branch:coupling=edd:cut=32 gpu-branch:coupling=fold
+  timeout 200 $P/branch_bench --cells 256,2560,25600 --sets multi,deep --reps 7 --variants gpu-cell,fold,edd,edd-cut32 \
+    --tsv $O/branch.tsv > $O/branch.out 2>&1
+  echo "branch_bench rc $? in $((SECONDS - t0)) s" >> $L
+  grep -E "cells .* CVs" $O/branch.out >> $L
+  timeout 120 ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum \
+    -k regex:'edd_' --launch-count $1 $P/branch_bench --cells 25600 --sets deep --variants edd --reps 1 > $O/ncu.txt 2>&1
+  echo "ncu rc $?" >> $L
+  grep -E "edd_|duration|bytes|sectors" $O/ncu.txt | sed -E 's/\(int, .*\) \(/(/' >> $L
+}
+# branch_study: branch_bench's whole study (every set and variant, 256 to 25,600 cells) into
+# $O/study.tsv and $O/study_summary.txt, the summary into the log.
+branch_study() {
+  local t0=$SECONDS
+  timeout 220 $P/branch_bench --cells 256,2560,25600 --reps 7 --budget-s 200 --tsv $O/study.tsv \
+    --summary $O/study_summary.txt > $O/study.out 2>&1
+  echo "study rc $? in $((SECONDS - t0)) s" >> $L
+  cat $O/study_summary.txt >> $L
+}
+# branch_busyring: busyring 1,024 and 8,192 cells × 200 ms with gpu-branch EDD and the fold,
+# then Arbor 0.12's GPU busyring (.arbor-gpu) at both sizes, into the log.
+branch_busyring() {
+  local t0=$SECONDS
+  bash bench/busyring_table.sh "1024 8192" "gpu-branch:coupling=edd gpu-branch:coupling=fold" 200 $O/busy.tsv
+  echo "busyring in $((SECONDS - t0)) s" >> $L; cat $O/busy.tsv >> $L
+  t0=$SECONDS
+  OUT=/tmp/arb RUN_TIMEOUT=120 timeout 150 bash .arbor-gpu/run.sh 1024 8192 > /tmp/arb.log 2>&1
+  echo "arbor rc $? in $((SECONDS - t0)) s" >> $L
+  cp /tmp/arb/arbor_busyring_summary.tsv $O/arbor.tsv 2>/dev/null; cat /tmp/arb/arbor_busyring_summary.tsv >> $L 2>/dev/null
+}

@@ -8,16 +8,6 @@
 # $OUT/rows15k.log.
 set -u
 source bench/gpu_call_env.sh rows15k
-run_tests 'GpuBranch*'
-same_outputs arbolito arbolito-ea1928f gpu-branch:coupling=edd gpu-branch:coupling=edd:cut=8 gpu-branch:coupling=edd:cut=32 gpu-branch:coupling=fold
-t0=$SECONDS
-timeout 200 $P/branch_bench --cells 256,2560,25600 --sets multi,deep --reps 7 --variants gpu-cell,fold,edd,edd-cut32 \
-  --tsv $O/branch.tsv > $O/branch.out 2>&1
-echo "branch_bench rc $? in $((SECONDS - t0)) s" >> $L
-grep -E "cells .* CVs" $O/branch.out >> $L
-timeout 120 ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors.sum \
-  -k regex:'edd_' --launch-count 4 $P/branch_bench --cells 25600 --sets deep --variants edd --reps 1 > $O/ncu.txt 2>&1
-echo "ncu rc $?" >> $L
-grep -E "edd_|duration|bytes|sectors" $O/ncu.txt | sed -E 's/\(int, .*\) \(/(/' >> $L
+edd_check 4
 echo "== done in $SECONDS s" >> $L
 cat $L

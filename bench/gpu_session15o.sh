@@ -10,16 +10,7 @@ source bench/gpu_call_env.sh last15o
 run_tests '' 'identical'
 sanitize 'GpuEventQueue.*:GpuResidentGroup.SanitizerSmoke:GpuBranch.JunctionRowsInSharedAndDeviceMemory' \
   'GpuBranch.JunctionRowsInSharedAndDeviceMemory'
-t0=$SECONDS
-timeout 200 $P/branch_bench --cells 256,2560,25600 --reps 7 --budget-s 180 --tsv $O/study.tsv \
-  --summary $O/study_summary.txt > $O/study.out 2>&1
-echo "study rc $? in $((SECONDS - t0)) s" >> $L
-cat $O/study_summary.txt >> $L
-t0=$SECONDS
-bash bench/busyring_table.sh "1024 8192" "gpu-branch:coupling=edd gpu-branch:coupling=fold" 200 $O/busy.tsv
-echo "busyring in $((SECONDS - t0)) s" >> $L; cat $O/busy.tsv >> $L
-t0=$SECONDS
-OUT=/tmp/arb RUN_TIMEOUT=120 timeout 150 bash .arbor-gpu/run.sh 1024 8192 > /tmp/arb.log 2>&1; echo "arbor rc $? in $((SECONDS - t0)) s" >> $L
-cp /tmp/arb/arbor_busyring_summary.tsv $O/arbor.tsv 2>/dev/null; cat /tmp/arb/arbor_busyring_summary.tsv >> $L 2>/dev/null
+branch_study
+branch_busyring
 echo "== done in $SECONDS s" >> $L
 cat $L

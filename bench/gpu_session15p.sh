@@ -12,10 +12,6 @@ source bench/gpu_call_env.sh groups15p
 run_tests 'GpuBranch*'
 sanitize 'GpuBranch.JunctionRowsInSharedAndDeviceMemory' 'GpuBranch.JunctionRowsInSharedAndDeviceMemory'
 same_outputs arbolito arbolito-ea1928f gpu-branch:coupling=edd gpu-branch:coupling=edd:cut=8 gpu-branch:coupling=edd:cut=32
-t0=$SECONDS
-timeout 200 $P/branch_bench --cells 256,2560,25600 --reps 7 --budget-s 180 --tsv $O/study.tsv \
-  --summary $O/study_summary.txt > $O/study.out 2>&1
-echo "study rc $? in $((SECONDS - t0)) s" >> $L
-cat $O/study_summary.txt >> $L
+branch_study
 echo "== done in $SECONDS s" >> $L
 cat $L

@@ -4,8 +4,9 @@
 //  fold: three launches per level (a Thomas sweep per branch from the leaves up, the
 //        fixed-order coupling of the level's folds into their parent CVs, and from the
 //        root down the forward sweep);
-//  edd:  four launches whatever the depth (every interior, every junction row, every
-//        cell's junction system, every interior again).
+//  edd:  four or five launches whatever the depth (every interior, every junction row,
+//        every cell's junction system: the groups of 32 cells staged in shared memory, then
+//        the others; every interior again).
 // The per-thread steps are the host reference's own (branch_sweeps.hpp, edd_sweeps.hpp).
 // With `graph` the launches are recorded once into a CUDA graph and replayed per solve.
 #include <cuda_runtime.h>

@@ -162,7 +162,15 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     // alone says why.
     on_root_input_check(comm, [&] {
         out = checked_output_path(a.output, a.output_given, m.name);
-        if (a.timeline) check_file_path(*a.timeline, "--timeline");
+        if (a.timeline) {
+            check_file_path(*a.timeline, "--timeline");
+            // Written after the output is renamed into place: the same file would replace it.
+            namespace fs = std::filesystem;
+            std::error_code e1, e2;
+            const fs::path t = fs::weakly_canonical(*a.timeline, e1), o = fs::weakly_canonical(out, e2);
+            if (!e1 && !e2 && (t == o || t == fs::path(o.string() + ".partial")))
+                throw InputError(*a.timeline, "", "is the output (-o) itself: --timeline must name another file");
+        }
     });
     on_all_ranks(comm, [&] {
         require_run_memory(m, a.model, comm.size());  // every rank of one host: see README, Limits

@@ -93,6 +93,7 @@ expect_2 "-o missing folder" "does not exist" run "$ring" -o "$tmp/no/such/out.h
 expect_2 "--timeline directory" "adir: is a directory: --timeline must be a file name" run "$ring" -o "$tmp/t.h5" --timeline "$tmp/adir"
 expect_2 "--timeline ''" "--timeline: empty file name" run "$ring" -o "$tmp/t.h5" --timeline ""
 expect_2 "--timeline missing folder" "does not exist" run "$ring" -o "$tmp/t.h5" --timeline "$tmp/no/such/t.csv"
+expect_2 "--timeline the output" "--timeline must name another file" run "$ring" -o "$tmp/t.h5" --timeline "$tmp/./t.h5"
 compgen -G "$tmp/t.h5*" >/dev/null && bad "--timeline refused: an output was left"
 # 100,000 cells' probes for 8e8 steps (within the 1e9 a run may take): ~160 TB of frames.
 expect_2 "no room for the output" "the output needs about" run "$ring" --set 'cells[0].count=100000' --tfinal 2e7 -o "$tmp/huge.h5"

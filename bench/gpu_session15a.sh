@@ -2,7 +2,8 @@
 # Call 15a: HEAD's GPU tests (GpuReciprocal.* first ran here: written after session 14's
 # device budget was spent), then a timeline of the resident run (a diagnostic build whose
 # engine prints a timestamp at each stage of Simulation::run and of the GPU group's epoch
-# when ARBOLITO_TRACE is set; not committed): busyring 32,768 and 8,192 cells × 50 ms.
+# when ARBOLITO_TRACE is set; not committed, and replaced by `arbolito run --timeline`,
+# which records the same stages): busyring 32,768 and 8,192 cells × 50 ms.
 # Where does the 0.1 s a run beyond the kernel go (call 14s)? Pack: arbolito (trace
 # build), gpu_tests. Log: $OUT/trace15a.log, timelines $OUT/trace_N.txt.
 set -u

@@ -102,7 +102,7 @@ ARB_HD void assemble(int k, int base, const int* jparent, const int* jslot, cons
 // `parent`) at k - row0. Serial per cell, so it goes by windows of Window
 // junctions whose rows are loaded together (they do not depend on the chain); a row
 // updated or a value needed inside the window stays in registers, the rest goes through
-// memory as before. The same operations in the same order as one junction at a time: the
+// memory. The same operations in the same order as one junction at a time: the
 // same bits. (One at a time, each junction waited for its row's loads and for its parent's
 // row through memory: 28 % of EDD's solve on 64-level trees, bench/RESULTS.md call 15g.)
 template <int Window = 8>

@@ -61,7 +61,6 @@ __global__ void edd_assemble(int n, int base, const int* __restrict__ jparent, c
 // loads are 32 lines apart and wait on L2: call 15i.)
 constexpr int junction_cells = 32;
 constexpr int junction_threads = 128;
-constexpr int junction_row_bytes = 4 * sizeof(double) + sizeof(int);  // D, R, P, Q, parent
 // Staged blocks of up to 96 KiB when they all run at once; beyond one wave, at most 74 KiB
 // (three blocks an SM): real cells at 25,600, whose groups need 74-96 KiB, ran two blocks
 // an SM in four waves and lost 24 % to their rows left in device memory, where at 256 and
@@ -80,7 +79,7 @@ JunctionGroups junction_groups(const Junctions& j, int n_cells, int cap) {
     for (int k = 0; k * junction_cells < n_cells; ++k) {
         const int c0 = k * junction_cells;
         const long bytes =
-            static_cast<long>(j.cell_first[std::min(n_cells, c0 + junction_cells)] - j.cell_first[c0]) * junction_row_bytes;
+            static_cast<long>(j.cell_first[std::min(n_cells, c0 + junction_cells)] - j.cell_first[c0]) * edd_junction_row_bytes;
         if (bytes <= cap) {
             g.staged.push_back(k);
             g.shared = std::max(g.shared, static_cast<int>(bytes));
@@ -240,12 +239,14 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
         for (DeviceArray<double>* a : {&p.D, &p.R, &p.P, &p.Q}) *a = DeviceArray<double>(p.n_junctions);
         // Groups of 32 cells whose rows fit the cap are staged, the others solve in device
         // memory.
+        // The limit raised first to the most any cap stages: the occupancy query below
+        // counts no blocks of more dynamic shared memory than the kernel allows.
+        raise_dynamic_shared_limit(edd_junctions_staged, junction_shared_cap);
         JunctionGroups g;
         if (o.junction_shared >= 0) {
             g = junction_groups(j, p.n_cells, std::min(o.junction_shared, junction_shared_cap));
         } else {
             g = junction_groups(j, p.n_cells, junction_shared_cap);
-            raise_dynamic_shared_limit(edd_junctions_staged, std::max(g.shared, 1));
             int per_sm = 0;
             CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, edd_junctions_staged, junction_threads,
                                                                      g.shared));
@@ -255,7 +256,6 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
         p.junction_shared = g.shared;
         p.groups_staged = DeviceArray<int>(g.staged);
         p.groups_in_memory = DeviceArray<int>(g.in_memory);
-        raise_dynamic_shared_limit(edd_junctions_staged, std::max(p.junction_shared, 1));
     }
     return p;
 }

@@ -17,6 +17,9 @@
 
 namespace arbolito::gpu {
 
+// Bytes of one EDD junction row staged in shared memory: D, R, P, Q and its parent.
+constexpr int edd_junction_row_bytes = 4 * sizeof(double) + sizeof(int);
+
 struct GpuBranchOptions {
     Coupling coupling = Coupling::fold;
     Padding padding = Padding::compute;

@@ -330,13 +330,13 @@ TEST(GpuBranch, JunctionRowsInSharedAndDeviceMemory) {
     EXPECT_LT(test_systems::worst_relative_error(g.layout, mixed, sys.ref), 1e-12);
     o.junction_shared = 0;
     EXPECT_EQ(branch_solve(g, sys, o), mixed);
-    // Groups of both kinds: the first (32 chains; a row is 36 bytes: D, R, P, Q and the
-    // parent) in device memory.
+    // Groups of both kinds: the first (32 chains) in device memory.
     const GpuBranchPlan plan = make_gpu_branch_plan(g.layout, g.slots, g.junctions, {Coupling::edd});
     EXPECT_GT(plan.groups_staged.size(), 0u);
     EXPECT_GT(plan.groups_in_memory.size(), 0u);
     EXPECT_EQ(plan.groups_in_memory.download().front(), 0);
-    EXPECT_GT((g.junctions.cell_first[32] - g.junctions.cell_first[0]) * 36, plan.junction_shared);
+    EXPECT_GT((g.junctions.cell_first[32] - g.junctions.cell_first[0]) * gpu::edd_junction_row_bytes,
+              plan.junction_shared);
 }
 
 // No atomics in either coupling: 20 solves of the same systems give the same bits, and

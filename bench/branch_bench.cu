@@ -5,7 +5,8 @@
 // branches, a 4-CV side branch at each fork); "real": the real morphologies of
 // tests/data at about 512 CVs, mixed. On each batch gpu-branch (fold and EDD, each
 // padding variant, with and without the CUDA graph; fold-t128: CUDA blocks of 128 threads
-// whatever the launch's size; edd-cutN: EDD with interiors cut every N CVs) against
+// whatever the launch's size; edd-cutN: EDD with interiors cut every N CVs; edd-cN-tM:
+// cut every N, by tiles of up to M CVs, one launch solving each tile in shared memory) against
 // gpu-cell and gpu-fine.
 //
 // Times are medians of --reps solves, each after restoring d and rhs and flushing L2;
@@ -124,7 +125,16 @@ struct Variant {
     gpu::GpuBranchOptions b{};
     int cut = 0;  // EDD's runs
     int fine_shared_kib = -1;  // gpu-fine: blocks staged in this much shared memory (-1: FineOptions' default)
+    int tile = 0;              // EDD by tiles of this many CVs (0: untiled)
 };
+
+// EDD cut every `cut` CVs, by tiles of up to `cvs` CVs (one launch, shared memory).
+Variant edd_tiles(int cut, int cvs) {
+    Variant v{"edd-c" + std::to_string(cut) + "-t" + std::to_string(cvs), Kind::branch,
+              {Coupling::edd, Padding::compute, true}, cut};
+    v.tile = cvs;
+    return v;
+}
 
 // gpu-fine staged in shared memory: blocks of as many CVs as fit kib KiB at 32 B a CV
 // (d, u, rhs and room for the folds and the schedule).
@@ -155,7 +165,12 @@ std::vector<Variant> variants() {
             // never; the default is 96).
             {"edd-js0", Kind::branch, {Coupling::edd, Padding::compute, true, 0, 0}, 32},
             {"edd-js48", Kind::branch, {Coupling::edd, Padding::compute, true, 0, 48 * 1024}, 32},
-            {"edd-js74", Kind::branch, {Coupling::edd, Padding::compute, true, 0, 74 * 1024}, 32}};
+            {"edd-js74", Kind::branch, {Coupling::edd, Padding::compute, true, 0, 74 * 1024}, 32},
+            edd_tiles(16, 1024),
+            edd_tiles(32, 512),
+            edd_tiles(32, 1024),
+            edd_tiles(32, 2048),
+            edd_tiles(64, 1024)};
 }
 
 // One variant set up on a batch: its layout and whatever its solve needs.
@@ -188,7 +203,7 @@ Prepared prepare(const Variant& v, const std::vector<Tree>& cells) {
         p.layout = std::move(f.layout);
         p.fine = std::make_unique<gpu::GpuFinePlan>(gpu::make_gpu_fine_plan(f.schedule));
     } else {
-        p.numbering = branch_level_layout(cells, 32, v.b.coupling, v.cut);
+        p.numbering = branch_level_layout(cells, 32, v.b.coupling, v.cut, v.tile);
         p.layout = std::move(p.numbering.layout);
         p.branch = std::make_unique<gpu::GpuBranchPlan>(
             gpu::make_gpu_branch_plan(p.layout, p.numbering.slots, p.numbering.junctions, v.b));

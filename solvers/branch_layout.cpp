@@ -22,15 +22,25 @@ struct BranchRef {
 
 }  // namespace
 
-BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int bs, Coupling coupling, int cut) {
+BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int bs, Coupling coupling, int cut,
+                                    int tile_cvs) {
     if (bs < 1) throw std::invalid_argument("branch_level_layout: block size must be at least 1");
     if (cut < 0) throw std::invalid_argument("branch_level_layout: cut must be 0 (none) or positive");
+    if (tile_cvs < 0) throw std::invalid_argument("branch_level_layout: tile must be 0 (none) or positive");
     const int nc = static_cast<int>(np.size());
     for (int c = 0; c < nc; ++c) check_cv_tree(np[c], "branch_level_layout: cell " + std::to_string(c));
     std::vector<BranchTree> trees(nc);
     parallel_for(nc, 16, [&](long c) { trees[c] = branch_tree(np[c]); });
     const bool edd = coupling == Coupling::edd;
-    if (!edd) cut = 0;
+    if (!edd) cut = 0, tile_cvs = 0;
+    const bool tiled = tile_cvs > 0;
+    // EDD's tiles: consecutive cells while their CVs fit tile_cvs (untiled: one tile).
+    std::vector<int> tile_of(nc, 0);
+    for (long c = 1, cvs = np.empty() ? 0 : static_cast<long>(np[0].size()); c < nc; ++c) {
+        cvs += static_cast<long>(np[c].size());
+        tile_of[c] = tile_of[c - 1];
+        if (tiled && cvs > tile_cvs) ++tile_of[c], cvs = static_cast<long>(np[c].size());
+    }
 
     // The slots' runs. Fold: one per branch. EDD: a branch ending in a branch point gives
     // that CV to the junctions, and with `cut` its other CVs go in runs of at most `cut`
@@ -47,7 +57,7 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
             for (int pos = 0; pos < avail;) {
                 int len = avail - pos;
                 if (cut > 0 && len > cut) len = len == cut + 1 ? len : cut;
-                refs.push_back({c, b, edd ? 0 : t.level[b], len, pos});  // EDD: one launch, levels do not matter
+                refs.push_back({c, b, edd ? tile_of[c] : t.level[b], len, pos});  // EDD: by tile, levels do not matter
                 pos += len;
                 if (pos < avail) is_junction[c][t.cv[t.offset[b] + pos++]] = 1;
             }
@@ -57,6 +67,10 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
     std::stable_sort(refs.begin(), refs.end(), [](const BranchRef& a, const BranchRef& b) {
         return a.level != b.level ? a.level < b.level : a.length > b.length;
     });
+    const int n_tiles = edd && nc > 0 ? tile_of[nc - 1] + 1 : 0;
+    std::vector<int> tile_junctions(n_tiles, 0);  // junctions per tile
+    for (int c = 0; c < nc && edd; ++c)
+        for (char x : is_junction[c]) tile_junctions[tile_of[c]] += x;
 
     BranchNumbering g;
     Layout& l = g.layout;
@@ -69,25 +83,40 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
         if (base > std::numeric_limits<int>::max())
             throw std::invalid_argument("branch_level_layout: more CVs than an int counts");
     };
+    Junctions& j = g.junctions;
+    std::vector<int> junction_row(n_tiles), tile_end_cell(n_tiles, nc);  // EDD: where each tile's junctions go; its cells' end
+    for (int c = 1; c < nc; ++c)
+        if (tile_of[c] != tile_of[c - 1]) tile_end_cell[tile_of[c - 1]] = c;  // EDD: where each tile's junctions go
+    const auto end_tile = [&](int t) {       // EDD: tile t's slots laid, its junctions after them
+        junction_row[t] = static_cast<int>(base);
+        base += tile_junctions[t];
+        check_size();
+        j.tile_cell.push_back(tile_end_cell[t]);
+        j.tile_slot.push_back(static_cast<int>(sl.cell.size()));
+        j.tile_row.push_back(static_cast<int>(base));
+    };
     for (std::size_t i = 0; i < refs.size();) {
-        // A block: up to bs runs of one level.
+        // A block: up to bs runs of one level (EDD: of one tile).
+        if (edd && i > 0 && refs[i].level != refs[i - 1].level) end_tile(refs[i - 1].level);
         std::size_t end = i;
         while (end < refs.size() && end - i < static_cast<std::size_t>(bs) && refs[end].level == refs[i].level) ++end;
         const int padded = refs[i].length;  // longest first
-        for (int k = 0; k < bs; ++k) {
+        const int width = tiled ? static_cast<int>(end - i) : bs;
+        for (int k = 0; k < width; ++k) {
             const std::size_t r = i + k;
             const bool real = r < end;
             sl.cell.push_back(real ? refs[r].cell : -1);
             sl.first.push_back(static_cast<int>(base + k));
-            sl.stride.push_back(bs);
+            sl.stride.push_back(width);
             sl.size.push_back(real ? refs[r].length : 0);
             sl.padded.push_back(padded);
             slot_ref.push_back(real ? static_cast<int>(r) : -1);
         }
-        base += static_cast<std::int64_t>(bs) * padded;
+        base += static_cast<std::int64_t>(width) * padded;
         check_size();
         i = end;
     }
+    if (n_tiles > 0) end_tile(n_tiles - 1);
     const int ns = static_cast<int>(sl.cell.size());
     std::vector<std::vector<int>> slot_of_cv(nc);  // EDD: the slot holding each interior CV
     if (edd)
@@ -98,7 +127,7 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
         const BranchTree& t = trees[r.cell];
         for (int k = 0; k < r.length; ++k) {
             const int cv = t.cv[t.offset[r.branch] + r.start + k];
-            l.index[r.cell][cv] = sl.first[s] + k * bs;
+            l.index[r.cell][cv] = sl.first[s] + k * sl.stride[s];
             if (edd) slot_of_cv[r.cell][cv] = s;
         }
     }
@@ -107,28 +136,32 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
         const BranchRef& r = refs[slot_ref[s]];
         return trees[r.cell].cv[trees[r.cell].offset[r.branch] + r.start];
     };
-    // The junctions (EDD), cell by cell, each cell's in natural order (parents first).
-    Junctions& j = g.junctions;
-    j.base = static_cast<int>(base);
+    // The junctions (EDD), cell by cell, each cell's in natural order (parents first),
+    // each tile's in the rows left for them after its slots.
+    j.base = n_tiles > 0 ? junction_row[0] : static_cast<int>(base);
+    j.tile_junction = junction_row;
+    j.tiled = tiled;
     if (edd) {
+        std::vector<std::vector<int>> jnum(nc);  // per CV: its junction's number, -1 if none
         j.cell_first.push_back(0);
         for (int c = 0; c < nc; ++c) {
+            jnum[c].assign(np[c].size(), -1);
             for (std::size_t cv = 0; cv < np[c].size(); ++cv) {
                 if (!is_junction[c][cv]) continue;
-                l.index[c][cv] = static_cast<int>(base++);
+                l.index[c][cv] = junction_row[tile_of[c]]++;
+                jnum[c][cv] = j.n();
                 // The junction above: the parent CV, or the junction above the parent's run.
                 const int p = np[c][cv];
                 int above = -1;
-                if (p >= 0 && is_junction[c][p]) above = l.index[c][p] - j.base;
+                if (p >= 0 && is_junction[c][p]) above = jnum[c][p];
                 else if (p >= 0) {
                     const int q = np[c][run_top(slot_of_cv[c][p])];
-                    above = q >= 0 ? l.index[c][q] - j.base : -1;
+                    above = q >= 0 ? jnum[c][q] : -1;
                 }
                 j.parent.push_back(above);
             }
             j.cell_first.push_back(j.n());
         }
-        check_size();
         // Each junction's run above it (ending at it) and runs below it (starting from it),
         // in slot order.
         j.slot.assign(j.n(), -1);
@@ -138,8 +171,8 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
             const BranchRef& r = refs[slot_ref[s]];
             const BranchTree& t = trees[r.cell];
             const int top = run_top(s), next = r.start + r.length;
-            if (np[r.cell][top] >= 0) below[l.index[r.cell][np[r.cell][top]] - j.base].push_back(s);
-            if (next < t.length(r.branch)) j.slot[l.index[r.cell][t.cv[t.offset[r.branch] + next]] - j.base] = s;
+            if (np[r.cell][top] >= 0) below[jnum[r.cell][np[r.cell][top]]].push_back(s);
+            if (next < t.length(r.branch)) j.slot[jnum[r.cell][t.cv[t.offset[r.branch] + next]]] = s;
         }
         j.child_first.push_back(0);
         for (int k = 0; k < j.n(); ++k) {
@@ -154,9 +187,9 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
         for (std::size_t i = 1; i < np[c].size(); ++i) l.parent[l.index[c][i]] = l.index[c][np[c][i]];
     for (int s = 0; s < ns; ++s) {
         const int x0 = sl.first[s];
-        for (int k = sl.size[s]; k < sl.padded[s]; ++k) {
-            if (k > 0) l.parent[x0 + k * bs] = x0 + (k - 1) * bs;
-            l.padding.push_back(x0 + k * bs);
+        for (int k = sl.size[s], st = sl.stride[s]; k < sl.padded[s]; ++k) {
+            if (k > 0) l.parent[x0 + k * st] = x0 + (k - 1) * st;
+            l.padding.push_back(x0 + k * st);
         }
     }
     std::sort(l.padding.begin(), l.padding.end());
@@ -232,15 +265,28 @@ EddSchedule edd_schedule(const Layout& l, const BranchSlots& sl, const Junctions
         throw std::invalid_argument("edd_schedule: a numbering without junctions (not Coupling::edd)");
     EddSchedule s;
     s.first = sl.first, s.stride = sl.stride, s.size = sl.size, s.padded = sl.padded;
-    s.junctions = j;
-    if (s.junctions.cell_first.empty()) s.junctions.cell_first.push_back(0), s.junctions.child_first.push_back(0);
-    const int ns = sl.n_slots();
+    Junctions& sj = s.junctions;
+    sj = j;
+    if (sj.cell_first.empty()) sj.cell_first.push_back(0), sj.child_first.push_back(0);
+    const int ns = sl.n_slots(), nc = s.n_cells();
+    if (sj.n_tiles() <= 0 && nc > 0)  // no tiles given: one
+        sj.tile_cell = {0, nc}, sj.tile_slot = {0, ns}, sj.tile_row = {0, l.n_cv}, sj.tile_junction = {j.base};
     s.up.assign(ns, -1);
     s.down.assign(ns, -1);
-    for (int i = 0; i < ns; ++i)
-        if (sl.size[i] > 0) s.up[i] = l.parent[sl.first[i]];
-    for (int k = 0; k < j.n(); ++k)
-        if (j.slot[k] >= 0) s.down[j.slot[k]] = j.base + k;
+    s.junction_row.resize(sj.n_tiles());
+    // Everything into its tile's frame.
+    for (int t = 0; t < sj.n_tiles(); ++t) {
+        const int row0 = sj.tile_row[t], s0 = sj.tile_slot[t], k0 = sj.cell_first[sj.tile_cell[t]];
+        s.junction_row[t] = sj.tile_junction[t] - row0;
+        for (int i = s0; i < sj.tile_slot[t + 1]; ++i) {
+            if (sl.size[i] > 0 && l.parent[sl.first[i]] >= 0) s.up[i] = l.parent[sl.first[i]] - row0;
+            s.first[i] -= row0;
+        }
+        for (int k = k0; k < sj.cell_first[sj.tile_cell[t + 1]]; ++k) {
+            if (j.slot[k] >= 0) s.down[j.slot[k]] = s.junction_row[t] + k - k0, sj.slot[k] -= s0;
+            for (int i = j.child_first[k]; i < j.child_first[k + 1]; ++i) sj.child_slot[i] -= s0;
+        }
+    }
     return s;
 }
 
@@ -248,19 +294,29 @@ void edd_layout_solve(const EddSchedule& s, double* d, const double* u, double* 
     namespace es = edd_sweeps;
     const int* walk = padding == Padding::compute ? s.padded.data() : s.size.data();
     const Junctions& j = s.junctions;
-    std::vector<double> h(std::max<std::size_t>(1, j.base), 0.0), ends(es::n_ends * s.n_slots());
+    std::vector<double> h, ends(es::n_ends * s.n_slots());
     std::vector<double> D(j.n()), R(j.n()), P(j.n()), Q(j.n());
-    for (int i = 0; i < s.n_slots(); ++i)
-        es::eliminate(i, s.first.data(), s.stride.data(), s.size.data(), walk, s.up.data(), s.down.data(), d, u, rhs,
-                      h.data(), ends.data());
-    for (int k = 0; k < j.n(); ++k)
-        es::assemble(k, j.base, j.parent.data(), j.slot.data(), j.child_first.data(), j.child_slot.data(),
-                     s.first.data(), d, u, rhs, ends.data(), D.data(), R.data(), P.data(), Q.data());
-    for (int c = 0; c < s.n_cells(); ++c)
-        es::junctions(c, j.base, j.cell_first.data(), j.parent.data(), D.data(), R.data(), P.data(), Q.data(), rhs);
-    for (int i = 0; i < s.n_slots(); ++i)
-        es::complete(i, s.first.data(), s.stride.data(), s.size.data(), walk, s.up.data(), s.down.data(), d, rhs,
-                     h.data());
+    // Tile by tile, each in its own frame (pointers from its first row, slot and
+    // junction), as the tiled GPU kernel does in shared memory.
+    for (int t = 0; t < j.n_tiles(); ++t) {
+        const int o = j.tile_row[t], s0 = j.tile_slot[t], ns = j.tile_slot[t + 1] - s0;
+        const int c0 = j.tile_cell[t], c1 = j.tile_cell[t + 1], k0 = j.cell_first[c0], nj = j.cell_first[c1] - k0;
+        const int jr = s.junction_row[t];
+        h.assign(std::max(1, j.tile_row[t + 1] - o), 0.0);
+        const int *first = s.first.data() + s0, *stride = s.stride.data() + s0, *size = s.size.data() + s0,
+                  *wk = walk + s0, *up = s.up.data() + s0, *down = s.down.data() + s0;
+        double* e = ends.data() + es::n_ends * s0;
+        for (int i = 0; i < ns; ++i)
+            es::eliminate(i, first, stride, size, wk, up, down, d + o, u + o, rhs + o, h.data(), e);
+        for (int k = 0; k < nj; ++k)
+            es::assemble(k, jr, j.parent.data() + k0, j.slot.data() + k0, j.child_first.data() + k0,
+                         j.child_slot.data(), first, d + o, u + o, rhs + o, e, D.data() + k0, R.data() + k0,
+                         P.data() + k0, Q.data() + k0);
+        for (int c = c0; c < c1; ++c)
+            es::junctions(c, jr - k0, j.cell_first.data(), j.parent.data(), D.data(), R.data(), P.data(), Q.data(),
+                          rhs + o);
+        for (int i = 0; i < ns; ++i) es::complete(i, first, stride, size, wk, up, down, d + o, rhs + o, h.data());
+    }
 }
 
 }  // namespace arbolito

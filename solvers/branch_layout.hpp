@@ -47,7 +47,14 @@ struct Junctions {
     std::vector<int> slot;         // per junction: the slot of the interior it ends, -1 if none
     std::vector<int> child_first;  // per junction: the interiors hanging from it, slots
     std::vector<int> child_slot;   //   child_slot[child_first[k] .. child_first[k+1]-1]
+    // Tiles: tile t holds cells tile_cell[t] .. tile_cell[t+1]-1, their slots tile_slot[t]
+    // .. tile_slot[t+1]-1 and the layout rows tile_row[t] .. tile_row[t+1]-1: its slots'
+    // rows, then from tile_junction[t] its junctions' (junction k at tile_junction[t] + k -
+    // cell_first[tile_cell[t]]). Untiled: one tile, tile_junction[0] = base.
+    std::vector<int> tile_cell{0}, tile_slot{0}, tile_row{0}, tile_junction;
+    bool tiled = false;  // laid out by tiles (tile_cvs > 0), even if one
     int n() const { return static_cast<int>(parent.size()); }
+    int n_tiles() const { return static_cast<int>(tile_cell.size()) - 1; }
 };
 
 // The numbering (what the group's arrays use) and, beside it, the branch slots (and with
@@ -69,10 +76,15 @@ struct BranchNumbering {
 // `cut` CVs is cut into runs of `cut` (the last up to cut + 1) with one CV between runs
 // made a junction too (a cut point): the serial part of each thread shrinks to `cut`
 // rows, the cell's junction system grows. Slots are then ordered by length only (EDD
-// runs them all at once). Throws std::invalid_argument on a malformed tree,
-// block_size < 1, cut < 0 or more CVs than an int counts.
+// runs them all at once). With tile_cvs > 0 (EDD), consecutive cells are grouped into
+// tiles of at most tile_cvs CVs (a larger cell is a tile alone): a tile's slots come
+// together, ordered by length, its last block only as wide as its slots left (no empty
+// slots), and its junctions right after them, so that each tile is one contiguous range
+// of rows that one CUDA block solves in shared memory (Junctions' tiles). Throws
+// std::invalid_argument on a malformed tree, block_size < 1, cut < 0, tile_cvs < 0 or
+// more CVs than an int counts.
 BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& natural_parents, int block_size = 32,
-                                    Coupling coupling = Coupling::fold, int cut = 0);
+                                    Coupling coupling = Coupling::fold, int cut = 0, int tile_cvs = 0);
 
 // What the sweeps read, per slot and per level, derived from a branch_level_layout's
 // numbering and slots.
@@ -90,12 +102,15 @@ struct BranchSchedule {
 };
 BranchSchedule branch_schedule(const Layout& layout, const BranchSlots& slots);
 
-// What EDD's steps read (edd_sweeps.hpp), from a branch_level_layout(..., Coupling::edd).
+// What EDD's steps read (edd_sweeps.hpp), from a branch_level_layout(..., Coupling::edd),
+// in each tile's own frame: rows counted from the tile's first (tile_row), slots from its
+// first (tile_slot). Untiled, the one tile's frame is the layout's.
 struct EddSchedule {
-    std::vector<int> first, stride, size, padded;  // per slot, BranchSlots' own
-    std::vector<int> up;    // per slot: layout index of the branch point above, -1 for a cell's root
-    std::vector<int> down;  // per slot: layout index of the branch point ending it, -1 for a leaf
-    Junctions junctions;
+    std::vector<int> first, stride, size, padded;  // per slot, BranchSlots' own (first: the tile's row)
+    std::vector<int> up;    // per slot: the tile's row of the branch point above, -1 for a cell's root
+    std::vector<int> down;  // per slot: the tile's row of the branch point ending it, -1 for a leaf
+    Junctions junctions;    // slot and child_slot: the tile's slots
+    std::vector<int> junction_row;  // per tile: its first junction's row in its frame
     int n_slots() const { return static_cast<int>(first.size()); }
     int n_cells() const { return static_cast<int>(junctions.cell_first.size()) - 1; }
 };

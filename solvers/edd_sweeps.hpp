@@ -19,14 +19,15 @@
 
 namespace arbolito::edd_sweeps {
 
-// Per slot, the affine coefficients at both ends of its interior.
-enum End { top_y, top_a, top_c, bottom_y, bottom_a, bottom_c, n_ends };
+// Per slot, the affine coefficients at both ends of its interior, and u of its first row
+// (assemble's coupling to the branch point above; kept here so that h may overwrite u).
+enum End { top_y, top_a, top_c, bottom_y, bottom_a, bottom_c, top_u, n_ends };
 
 using branch_sweeps::ahead;  // rows loaded before their arithmetic
 
 // Thomas up slot s's interior with the branch point below as a parameter. Each row ends
 // normalised, v_k = G_k - F_k v_(k-1) - H_k v_down (v_(-1) = v_up): F in d, G in rhs, H in
-// h. Then the three parts forward (y: v_up = v_down = 0; a: v_up = 1; c: v_down = 1) for
+// h (h may be u itself: a row's u is read before its h is written). Then the three parts forward (y: v_up = v_down = 0; a: v_up = 1; c: v_down = 1) for
 // the values at the interior's last row.
 template <int Ahead = ahead>
 ARB_HD void eliminate(int s, const int* first, const int* stride, const int* size, const int* walk, const int* up,
@@ -34,6 +35,7 @@ ARB_HD void eliminate(int s, const int* first, const int* stride, const int* siz
     const int x0 = first[s], st = stride[s], m = size[s], n = walk[s];
     if (m == 0) return;
     const double u_down = down[s] >= 0 ? u[down[s]] : 0.0;  // the branch point couples to row m-1
+    const double u_top = u[x0];  // read before h[x0] is written: h may be u itself
     int k = n - 1;
     double dk = d[x0 + k * st], rk = rhs[x0 + k * st], gk = k == m - 1 ? u_down : 0.0;
     for (bool done = false; !done; k -= Ahead) {
@@ -57,7 +59,7 @@ ARB_HD void eliminate(int s, const int* first, const int* stride, const int* siz
     }
     double* e = ends + n_ends * s;
     double y = rhs[x0], a = up[s] >= 0 ? -d[x0] : 0.0, c = -h[x0];
-    e[top_y] = y, e[top_a] = a, e[top_c] = c;
+    e[top_y] = y, e[top_a] = a, e[top_c] = c, e[top_u] = u_top;
     for (int i = 1; i < m; i += Ahead) {
         double F[Ahead], G[Ahead], H[Ahead];
         branch_sweeps::load_down<Ahead>(x0, st, i, m, d, rhs, h, F, G, H);
@@ -84,15 +86,15 @@ ARB_HD void assemble(int k, int base, const int* jparent, const int* jslot, cons
         dk += u[x] * e[bottom_c];
         rk -= u[x] * e[bottom_y];
         pk = u[x] * e[bottom_a];
-        qk = u[first[s]] * e[top_c];
+        qk = e[top_u] * e[top_c];
     } else if (jparent[k] >= 0) {  // hangs from the junction above directly
         pk = qk = u[x];
     }
     for (int i = child_first[k]; i < child_first[k + 1]; ++i) {
         const int c = child_slot[i];
         const double* e = ends + n_ends * c;
-        dk += u[first[c]] * e[top_a];
-        rk -= u[first[c]] * e[top_y];
+        dk += e[top_u] * e[top_a];
+        rk -= e[top_u] * e[top_y];
     }
     D[k] = dk, R[k] = rk, P[k] = pk, Q[k] = qk;
 }

@@ -39,9 +39,11 @@ GpuSolverParts gpu_branch_parts(const SolverOptions& opt) {
     o.padding = opt.at("padding") == "stop" ? Padding::stop : Padding::compute;
     o.graph = opt.at("graph") == "on";
     o.threads = opt.at("threads") == "auto" ? 0 : std::stoi(opt.at("threads"));
-    const int block = std::stoi(opt.at("block")), cut = std::stoi(opt.at("cut"));
+    const int block = std::stoi(opt.at("block")), cut = std::stoi(opt.at("cut")), tile = std::stoi(opt.at("tile"));
     return numbered_parts<BranchNumbering>(
-        [block, cut, o](const std::vector<std::vector<int>>& np) { return branch_level_layout(np, block, o.coupling, cut); },
+        [block, cut, tile, o](const std::vector<std::vector<int>>& np) {
+            return branch_level_layout(np, block, o.coupling, cut, tile);
+        },
         [o](const Layout& l, const BranchNumbering& n) { return std::make_unique<GpuBranchSolve>(l, n, o); });
 }
 #endif
@@ -60,6 +62,10 @@ SolverInfo gpu_branch_solver() {
          {}},
         {"cut", {}, "N >= 0", "32",
          "edd: interiors longer than N CVs cut into runs of N with a junction between (0: uncut)", check_count},
+        {"tile", {}, "N >= 0", "0",
+         "edd: consecutive cells grouped into tiles of at most N CVs, each tile solved by one CUDA block in shared "
+         "memory, the whole solve one launch (0: untiled, four or five launches through device memory)",
+         check_count},
         {"padding", {"compute", "stop"}, "", "compute",
          "compute: every thread walks its block's longest branch; stop: each its own length", {}},
         {"graph", {"on", "off"}, "", "on", "the solve's launches recorded once as a CUDA graph and replayed", {}},

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+
+#include <cuda_pipeline.h>
 
 #include "core/gpu/shared_memory_limit.hpp"
 #include "solvers/branch_sweeps.hpp"
@@ -125,6 +128,57 @@ __global__ void edd_complete(int n, const int* __restrict__ first, const int* __
     if (s < n) edd_sweeps::complete(s, first, stride, size, walk, up, down, d, rhs, h);
 }
 
+// From shared memory rows need no loading ahead, and the registers that would take bound
+// the blocks an SM holds (196 registers a thread with eight rows ahead, 80 with one).
+constexpr int tile_ahead = 1, tile_window = 1;
+static_assert(edd_sweeps::n_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
+// EDD by tiles, one launch: block t copies tile t's rows (d, u, rhs: one contiguous range)
+// into shared memory, runs the four steps there in the tile's frame, as edd_layout_solve
+// does on the host, and writes the solution back. Each row is read and written once,
+// where the four launches above stream the rows through device memory three times.
+__global__ void edd_tiles(const int* __restrict__ tile_cell, const int* __restrict__ tile_slot,
+                          const int* __restrict__ tile_row, const int* __restrict__ junction_row,
+                          const int* __restrict__ cell_first, const int* __restrict__ first,
+                          const int* __restrict__ stride, const int* __restrict__ size, const int* __restrict__ walk,
+                          const int* __restrict__ up, const int* __restrict__ down, const int* __restrict__ jparent,
+                          const int* __restrict__ jslot, const int* __restrict__ child_first,
+                          const int* __restrict__ child_slot, const double* __restrict__ d,
+                          const double* __restrict__ u, double* __restrict__ rhs) {
+    extern __shared__ double sm[];
+    const int t = static_cast<int>(blockIdx.x), tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
+    const int o = tile_row[t], rows = tile_row[t + 1] - o, s0 = tile_slot[t], ns = tile_slot[t + 1] - s0;
+    const int c0 = tile_cell[t], c1 = tile_cell[t + 1], k0 = cell_first[c0], nj = cell_first[c1] - k0;
+    const int jr = junction_row[t];
+    // h overwrites u row by row (eliminate reads a row's u before writing its h; the u of
+    // each slot's first row, which assemble needs, goes to its ends): 24 B a row.
+    double *sd = sm, *su = sd + rows, *sr = su + rows, *sh = su, *se = sr + rows;
+    double *sD = se + edd_sweeps::n_ends * ns, *sR = sD + nj, *sP = sR + nj, *sQ = sP + nj;
+    int* sp = reinterpret_cast<int*>(sQ + nj);
+    // Asynchronous copies: every row's loads in flight at once, none held in registers (a
+    // block's few threads copying through registers waited on memory round trips).
+    for (int i = tid; i < rows; i += nt) {
+        __pipeline_memcpy_async(sd + i, d + o + i, sizeof(double));
+        __pipeline_memcpy_async(su + i, u + o + i, sizeof(double));
+        __pipeline_memcpy_async(sr + i, rhs + o + i, sizeof(double));
+    }
+    __pipeline_commit();
+    for (int k = tid; k < nj; k += nt) sp[k] = jparent[k0 + k];
+    __pipeline_wait_prior(0);
+    first += s0, stride += s0, size += s0, walk += s0, up += s0, down += s0;
+    __syncthreads();
+    for (int s = tid; s < ns; s += nt) edd_sweeps::eliminate<tile_ahead>(s, first, stride, size, walk, up, down, sd, su, sr, sh, se);
+    __syncthreads();
+    for (int k = tid; k < nj; k += nt)
+        edd_sweeps::assemble(k, jr, sp, jslot + k0, child_first + k0, child_slot, first, sd, su, sr, se, sD, sR, sP, sQ);
+    __syncthreads();
+    for (int c = c0 + tid; c < c1; c += nt) edd_sweeps::junctions<tile_window>(c, jr - k0, cell_first, sp, sD, sR, sP, sQ, sr, k0);
+    __syncthreads();
+    for (int s = tid; s < ns; s += nt) edd_sweeps::complete<tile_ahead>(s, first, stride, size, walk, up, down, sd, sr, sh);
+    __syncthreads();
+#pragma unroll 4
+    for (int i = tid; i < rows; i += nt) rhs[o + i] = sr[i];
+}
+
 unsigned blocks(int n, int t) { return static_cast<unsigned>((n + t - 1) / t); }
 
 int threads_for(const GpuBranchPlan& p, int n) {
@@ -162,6 +216,14 @@ void enqueue_fold(const GpuBranchPlan& p, double* d, const double* u, double* rh
 }
 
 void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
+    if (p.n_tiles > 0) {
+        edd_tiles<<<static_cast<unsigned>(p.n_tiles), p.tile_threads, p.tile_shared, stream>>>(
+            p.tile_cell.data(), p.tile_slot.data(), p.tile_row.data(), p.junction_row.data(), p.cell_first.data(),
+            p.first.data(), p.stride.data(), p.size.data(), p.walk.data(), p.up.data(), p.down.data(),
+            p.jparent.data(), p.jslot.data(), p.child_first.data(), p.child_slot.data(), d, u, rhs);
+        CUDA_CHECK_LAUNCH();
+        return;
+    }
     const int ns = p.n_slots, nj = p.n_junctions, nc = p.n_cells, t = threads_for(p, ns), tj = threads_for(p, nj);
     if (ns > 0) {
         edd_eliminate<<<blocks(ns, t), t, 0, stream>>>(ns, p.first.data(), p.stride.data(), p.size.data(),
@@ -207,10 +269,10 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
     p.options = o;
     p.sms = device_shape().sms;
     p.n_slots = sl.n_slots();
-    p.first = DeviceArray<int>(sl.first);
     p.stride = DeviceArray<int>(sl.stride);
     p.walk = DeviceArray<int>(o.padding == Padding::compute ? sl.padded : sl.size);
     if (o.coupling == Coupling::fold) {
+        p.first = DeviceArray<int>(sl.first);
         const BranchSchedule s = branch_schedule(l, sl);
         p.level_first = s.level_first;
         p.couple_level = s.couple_level;
@@ -226,6 +288,7 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
         p.n_junctions = j.n();
         p.n_cells = s.n_cells();
         p.junction_base = j.base;
+        p.first = DeviceArray<int>(s.first);  // each tile's frame (untiled: the layout's)
         p.size = DeviceArray<int>(s.size);
         p.up = DeviceArray<int>(s.up);
         p.down = DeviceArray<int>(s.down);
@@ -234,6 +297,37 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
         p.jslot = DeviceArray<int>(j.slot);
         p.child_first = DeviceArray<int>(j.child_first);
         p.child_slot = DeviceArray<int>(j.child_slot);
+        if (j.tiled) {
+            // One block per tile: as many threads as its most slots (whole warps), shared
+            // memory for its largest.
+            long most_slots = 1, most_bytes = 0;
+            for (int t = 0; t < j.n_tiles(); ++t) {
+                const long ns = j.tile_slot[t + 1] - j.tile_slot[t];
+                most_slots = std::max(most_slots, ns);
+                most_bytes = std::max(most_bytes, edd_tile_bytes(j.tile_row[t + 1] - j.tile_row[t], ns,
+                                                                 j.cell_first[j.tile_cell[t + 1]] -
+                                                                     j.cell_first[j.tile_cell[t]]));
+            }
+            int dev = 0, optin = 0;
+            CUDA_CHECK(cudaGetDevice(&dev));
+            CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+            if (most_bytes > optin)
+                throw std::invalid_argument("gpu-branch: an EDD tile needs " + std::to_string(most_bytes / 1024) +
+                                            " KiB of shared memory, more than a block's " +
+                                            std::to_string(optin / 1024) + " KiB: use smaller tiles (tile=N) or none");
+            // At most the threads the kernel's registers allow a block (its loops stride).
+            cudaFuncAttributes a{};
+            CUDA_CHECK(cudaFuncGetAttributes(&a, edd_tiles));
+            p.n_tiles = j.n_tiles();
+            p.tile_threads = static_cast<int>(std::min<long>(a.maxThreadsPerBlock / 32 * 32, (most_slots + 31) / 32 * 32));
+            p.tile_shared = static_cast<int>(most_bytes);
+            p.tile_cell = DeviceArray<int>(j.tile_cell);
+            p.tile_slot = DeviceArray<int>(j.tile_slot);
+            p.tile_row = DeviceArray<int>(j.tile_row);
+            p.junction_row = DeviceArray<int>(s.junction_row);
+            raise_dynamic_shared_limit(edd_tiles, p.tile_shared);
+            return p;
+        }
         p.h = DeviceArray<double>(std::vector<double>(j.base, 0.0));
         p.ends = DeviceArray<double>(static_cast<std::size_t>(edd_sweeps::n_ends) * p.n_slots);
         for (DeviceArray<double>* a : {&p.D, &p.R, &p.P, &p.Q}) *a = DeviceArray<double>(p.n_junctions);

@@ -6,7 +6,10 @@
 //        root down the forward sweep);
 //  edd:  four or five launches whatever the depth (every interior, every junction row,
 //        every cell's junction system: the groups of 32 cells staged in shared memory, then
-//        the others; every interior again).
+//        the others; every interior again); or, on a numbering laid out by tiles
+//        (branch_level_layout's tile_cvs), one launch: a CUDA block per tile copies its
+//        rows into shared memory, runs the same four steps there and writes the solution
+//        back, reading and writing each row once.
 // The per-thread steps are the host reference's own (branch_sweeps.hpp, edd_sweeps.hpp).
 // With `graph` the launches are recorded once into a CUDA graph and replayed per solve.
 #include <cuda_runtime.h>
@@ -48,11 +51,23 @@ struct GpuBranchPlan {
     int junction_shared = 0;                        // bytes: the staged groups' largest rows
     DeviceArray<int> groups_staged, groups_in_memory;  // groups of 32 cells, by where their junction rows go
     DeviceArray<int> size, up, down, cell_first, jparent, jslot, child_first, child_slot;
+    // edd by tiles: per tile (Junctions' tile_*, EddSchedule's junction_row); the block size
+    // (its most slots, whole warps) and shared memory (its largest tile's)
+    int n_tiles = 0, tile_threads = 0, tile_shared = 0;
+    DeviceArray<int> tile_cell, tile_slot, tile_row, junction_row;
     mutable DeviceArray<double> h, ends, D, R, P, Q;  // workspace
     mutable GraphReplay graph;
 };
 
-// layout, slots, junctions: from one branch_level_layout with options.coupling.
+// Shared memory of an EDD tile's block: its rows' d, u (then h) and rhs, its slots' ends
+// (edd_sweeps::n_ends doubles), its junction rows.
+constexpr int edd_tile_ends = 7;
+constexpr long edd_tile_bytes(long rows, long slots, long junctions) {
+    return 3 * 8 * rows + edd_tile_ends * 8 * slots + edd_junction_row_bytes * junctions;
+}
+
+// layout, slots, junctions: from one branch_level_layout with options.coupling. Throws
+// std::invalid_argument where a tile needs more shared memory than a block may have.
 GpuBranchPlan make_gpu_branch_plan(const Layout& layout, const BranchSlots& slots, const Junctions& junctions,
                                    const GpuBranchOptions& options = {});
 

@@ -42,18 +42,44 @@ void check_layout(const std::vector<std::vector<int>>& np, const BranchNumbering
     for (int x : l.padding) ++seen[x];
     for (int x = 0; x < l.n_cv; ++x) EXPECT_EQ(seen[x], 1) << "layout CV " << x;
     EXPECT_EQ(static_cast<long>(l.padding.size()), l.n_cv - real);
+    const Junctions& j = g.junctions;
     for (int s = 0; s < sl.n_slots(); ++s) {
+        EXPECT_LE(sl.size[s], sl.padded[s]);
+        if (j.tiled) continue;
         EXPECT_EQ(sl.stride[s], bs);
         EXPECT_EQ(sl.padded[s], sl.padded[s - s % bs]) << "slot " << s << " padded unlike its block";
-        EXPECT_LE(sl.size[s], sl.padded[s]);
+    }
+    if (!j.tiled) return;
+    // Tiles: each cell's rows in its tile's range, its junctions from the tile's junction
+    // row on; a tile's slots hold its cells' branches and no empty slot.
+    for (int t = 0; t < j.n_tiles(); ++t) {
+        EXPECT_LT(j.tile_cell[t], j.tile_cell[t + 1]);
+        for (int c = j.tile_cell[t]; c < j.tile_cell[t + 1]; ++c) {
+            for (int x : l.index[c]) {
+                EXPECT_GE(x, j.tile_row[t]) << "cell " << c;
+                EXPECT_LT(x, j.tile_row[t + 1]) << "cell " << c;
+            }
+            std::vector<int> at, want;  // the cell's rows from the junction row on; its junctions' rows
+            for (int x : l.index[c])
+                if (x >= j.tile_junction[t]) at.push_back(x);
+            for (int k = j.cell_first[c]; k < j.cell_first[c + 1]; ++k)
+                want.push_back(j.tile_junction[t] + k - j.cell_first[j.tile_cell[t]]);
+            std::sort(at.begin(), at.end());
+            EXPECT_EQ(at, want) << "cell " << c;
+        }
+        for (int s = j.tile_slot[t]; s < j.tile_slot[t + 1]; ++s) {
+            EXPECT_GE(sl.cell[s], j.tile_cell[t]) << "slot " << s;
+            EXPECT_LT(sl.cell[s], j.tile_cell[t + 1]) << "slot " << s;
+            EXPECT_LE(sl.stride[s], bs);
+        }
     }
 }
 
 // The branch-level solve of random systems per cell against hines_solve: the worst
 // norm-wise relative difference.
 double solve_both(const std::vector<std::vector<int>>& np, int bs, std::mt19937& gen, Coupling coupling,
-                  Padding padding, int cut = 0) {
-    const BranchNumbering g = branch_level_layout(np, bs, coupling, cut);
+                  Padding padding, int cut = 0, int tile = 0) {
+    const BranchNumbering g = branch_level_layout(np, bs, coupling, cut, tile);
     const Layout& l = g.layout;
     check_layout(np, g, bs);
     test_systems::LayoutSystems sys = test_systems::random_systems(np, l, gen);
@@ -65,17 +91,18 @@ double solve_both(const std::vector<std::vector<int>>& np, int bs, std::mt19937&
     return test_systems::worst_relative_error(l, sys.rhs, sys.ref);
 }
 
-// Every coupling and padding variant, EDD uncut and cut every 1, 2 and 7 CVs: the worst
-// error.
+// Every coupling and padding variant, EDD uncut and cut every 1, 2 and 7 CVs, and by
+// tiles of one cell each and of up to 700 CVs: the worst error.
 double solve_every_way(const std::vector<std::vector<int>>& np, int bs, std::mt19937& gen) {
     double worst = 0;
-    for (int way = 0; way < 5; ++way) {
+    for (int way = 0; way < 8; ++way) {
         const Coupling c = way == 0 ? Coupling::fold : Coupling::edd;
-        const int cut = way < 2 ? 0 : way == 2 ? 1 : way == 3 ? 2 : 7;
+        const int cut = way < 2 || way == 5 ? 0 : way == 2 ? 1 : way == 3 ? 2 : 7;
+        const int tile = way == 5 ? 1 : way == 6 ? 700 : way == 7 ? 1 : 0;
         for (Padding p : {Padding::compute, Padding::stop}) {
-            const double e = solve_both(np, bs, gen, c, p, cut);
+            const double e = solve_both(np, bs, gen, c, p, cut, tile);
             EXPECT_LT(e, 1e-12) << (c == Coupling::fold ? "fold" : "edd, cut " + std::to_string(cut))
-                                << (p == Padding::compute ? ", compute" : ", stop");
+                                << ", tile " << tile << (p == Padding::compute ? ", compute" : ", stop");
             worst = std::max(worst, e);
         }
     }
@@ -195,6 +222,34 @@ TEST(BranchLayout, EddJunctionWindowsSameBits) {
     EXPECT_EQ(rhs, one.first);
 }
 
+// Tiles change where rows live, not the arithmetic: EDD by tiles gives the untiled
+// solution's bits, whatever the tile size, cut and padding.
+TEST(BranchLayout, EddTilesSameBits) {
+    std::mt19937 gen(2026);
+    std::vector<std::vector<int>> cells;
+    for (int k = 0; k < 60; ++k)
+        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 500)(gen),
+                                              std::uniform_int_distribution<int>(1, 20)(gen), gen));
+    cells.push_back(trees::comb(70));
+    cells.push_back({-1});
+    const auto solve = [&](int cut, int tile, Padding padding) {
+        const BranchNumbering g = branch_level_layout(cells, 32, Coupling::edd, cut, tile);
+        std::mt19937 same(99);
+        test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, same);
+        edd_layout_solve(edd_schedule(g.layout, g.slots, g.junctions), sys.d.data(), sys.u.data(), sys.rhs.data(),
+                         padding);
+        std::vector<std::vector<double>> x(cells.size());
+        for (std::size_t c = 0; c < cells.size(); ++c)
+            for (int i : g.layout.index[c]) x[c].push_back(sys.rhs[i]);
+        return x;
+    };
+    for (int cut : {0, 7, 32})
+        for (Padding p : {Padding::compute, Padding::stop}) {
+            const auto untiled = solve(cut, 0, p);
+            for (int tile : {1, 600, 4096, 1 << 30}) EXPECT_EQ(solve(cut, tile, p), untiled) << "cut " << cut << ", tile " << tile;
+        }
+}
+
 TEST(BranchLayout, BusyringCells) {
     std::mt19937 gen(5);
     const std::vector<std::vector<int>> cells = trees::busyring(40);
@@ -213,5 +268,9 @@ TEST(BranchLayout, EmptyAndBadInput) {
     const BranchNumbering f = branch_level_layout({{-1, 0}}, 32);
     EXPECT_THROW(edd_schedule(f.layout, f.slots, f.junctions), std::invalid_argument);
     EXPECT_THROW(branch_level_layout({{-1, 0}}, 0), std::invalid_argument);
+    EXPECT_THROW(branch_level_layout({{-1, 0}}, 32, Coupling::edd, 0, -1), std::invalid_argument);
+    const BranchNumbering t = branch_level_layout({}, 32, Coupling::edd, 8, 100);
+    EXPECT_EQ(t.junctions.n_tiles(), 0);
+    EXPECT_EQ(edd_schedule(t.layout, t.slots, t.junctions).n_slots(), 0);
     EXPECT_THROW(branch_level_layout({{-1, 0}, {-1, 2}}, 32), std::invalid_argument);
 }

@@ -261,19 +261,19 @@ std::string describe(const GpuBranchOptions& o) {
 }
 
 // Every variant on one batch in blocks of 1, 7 and 32 branches, EDD uncut and cut every
-// 5 CVs.
+// 5 CVs, and cut every 5 by tiles of one cell and of up to 2,000 CVs.
 void expect_every_branch_variant(const std::vector<std::vector<int>>& cells, std::mt19937& gen) {
     for (int bs : {1, 7, 32})
-        for (int way = 0; way < 3; ++way) {
+        for (int way = 0; way < 5; ++way) {
             const Coupling c = way == 0 ? Coupling::fold : Coupling::edd;
-            const int cut = way == 2 ? 5 : 0;
-            const BranchNumbering g = branch_level_layout(cells, bs, c, cut);
+            const int cut = way >= 2 ? 5 : 0, tile = way == 3 ? 1 : way == 4 ? 2000 : 0;
+            const BranchNumbering g = branch_level_layout(cells, bs, c, cut, tile);
             const test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, gen);
             for (const GpuBranchOptions& o : every_branch_variant()) {
                 if (o.coupling != c) continue;
                 const std::vector<double> x = branch_solve(g, sys, o);
                 EXPECT_LT(test_systems::worst_relative_error(g.layout, x, sys.ref), 1e-12)
-                    << describe(o) << ", cut " << cut << ", block size " << bs;
+                    << describe(o) << ", cut " << cut << ", tile " << tile << ", block size " << bs;
             }
         }
 }
@@ -310,6 +310,53 @@ TEST(GpuBranch, AwkwardShapes) {
              {{-1}}, {trees::chain(3000)}, {trees::star(1001)}, {trees::comb(130)}, {fork_of_forks},
              {{-1}, trees::chain(2), trees::star(1001), trees::comb(130), fork_of_forks, trees::chain(700)}})
         expect_every_branch_variant(cells, gen);
+}
+
+// EDD by tiles (one launch, each tile's rows in shared memory) runs the untiled launches'
+// steps in the same order: per cell and CV the same bits, on random and real cells, with
+// tiles of one cell, of a few and of many, both paddings; cells too large for a block's
+// shared memory are refused at set-up, with the sizes.
+TEST(GpuBranch, EddTilesSameBitsAsUntiled) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(404);
+    std::vector<std::vector<int>> cells = trees::random_batch(200, 1, 900, 1, gen);
+    for (const char* f : {"ca1_pyramidal_n120.swc", "purkinje_mouse_original.swc"}) {
+        auto t = trees::real(morphology_path(f), 512);
+        for (int rep = 0; rep < 20 && !t.empty(); ++rep) cells.push_back(t);
+    }
+    cells.push_back(trees::star(1001));
+    cells.push_back(trees::comb(130));
+    std::shuffle(cells.begin(), cells.end(), gen);
+    const auto solve = [&](int cut, int tile, Padding padding) {
+        const BranchNumbering g = branch_level_layout(cells, 32, Coupling::edd, cut, tile);
+        std::mt19937 same(7);
+        const test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, same);
+        GpuBranchOptions o;
+        o.coupling = Coupling::edd;
+        o.padding = padding;
+        const std::vector<double> x = branch_solve(g, sys, o);
+        EXPECT_LT(test_systems::worst_relative_error(g.layout, x, sys.ref), 1e-12) << "cut " << cut << ", tile " << tile;
+        std::vector<std::vector<double>> per_cell(cells.size());
+        for (std::size_t c = 0; c < cells.size(); ++c)
+            for (int i : g.layout.index[c]) per_cell[c].push_back(x[i]);
+        return per_cell;
+    };
+    for (int cut : {0, 32})
+        for (Padding p : {Padding::compute, Padding::stop}) {
+            const auto untiled = solve(cut, 0, p);
+            for (int tile : {1, 700})
+                EXPECT_EQ(solve(cut, tile, p), untiled) << "cut " << cut << ", tile " << tile;
+        }
+    // A 20,000-CV cable uncut: 640 KiB of rows, more than any block's shared memory.
+    const BranchNumbering big = branch_level_layout({trees::chain(20000)}, 32, Coupling::edd, 0, 1);
+    GpuBranchOptions o;
+    o.coupling = Coupling::edd;
+    try {
+        make_gpu_branch_plan(big.layout, big.slots, big.junctions, o);
+        ADD_FAILURE() << "a tile larger than shared memory was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("KiB of shared memory"), std::string::npos) << e.what();
+    }
 }
 
 // EDD's junction solve, a warp per 32 cells: groups whose rows fit shared memory and

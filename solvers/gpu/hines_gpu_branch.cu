@@ -132,50 +132,73 @@ __global__ void edd_complete(int n, const int* __restrict__ first, const int* __
 // the blocks an SM holds (196 registers a thread with eight rows ahead, 80 with one).
 constexpr int tile_ahead = 1, tile_window = 1;
 static_assert(edd_sweeps::n_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
+// Per tile, what its block reads first (host-made, so that nothing waits on a chain of
+// loads): its rows, slots, cells, junctions and child lists as first and count, and its
+// junctions' first row in its frame.
+enum TileInfo { ti_row, ti_rows, ti_slot, ti_slots, ti_cell, ti_cells, ti_junction, ti_junctions, ti_junction_row,
+                ti_child, ti_children, n_tile_info };
+
+// 4-byte asynchronous copies of n ints.
+__device__ void copy_ints_async(int* to, const int* from, int n, int tid, int nt) {
+    for (int i = tid; i < n; i += nt) __pipeline_memcpy_async(to + i, from + i, sizeof(int));
+}
+
 // EDD by tiles, one launch: block t copies tile t's rows (d, u, rhs: one contiguous range)
-// into shared memory, runs the four steps there in the tile's frame, as edd_layout_solve
-// does on the host, and writes the solution back. Each row is read and written once,
-// where the four launches above stream the rows through device memory three times.
-__global__ void edd_tiles(const int* __restrict__ tile_cell, const int* __restrict__ tile_slot,
-                          const int* __restrict__ tile_row, const int* __restrict__ junction_row,
-                          const int* __restrict__ cell_first, const int* __restrict__ first,
-                          const int* __restrict__ stride, const int* __restrict__ size, const int* __restrict__ walk,
-                          const int* __restrict__ up, const int* __restrict__ down, const int* __restrict__ jparent,
-                          const int* __restrict__ jslot, const int* __restrict__ child_first,
-                          const int* __restrict__ child_slot, const double* __restrict__ d,
-                          const double* __restrict__ u, double* __restrict__ rhs) {
+// and its slots' and junctions' schedule into shared memory, runs the four steps there in
+// the tile's frame, as edd_layout_solve does on the host, and writes the solution back.
+// Each row is read and written once, where the four launches above stream the rows
+// through device memory three times; every copy is issued at once (asynchronous, none
+// waiting on another), so a tile waits on device memory once.
+__global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ cell_first,
+                          const int* __restrict__ first, const int* __restrict__ stride, const int* __restrict__ size,
+                          const int* __restrict__ walk, const int* __restrict__ up, const int* __restrict__ down,
+                          const int* __restrict__ jparent, const int* __restrict__ jslot,
+                          const int* __restrict__ child_first, const int* __restrict__ child_slot,
+                          const double* __restrict__ d, const double* __restrict__ u, double* __restrict__ rhs) {
     extern __shared__ double sm[];
-    const int t = static_cast<int>(blockIdx.x), tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
-    const int o = tile_row[t], rows = tile_row[t + 1] - o, s0 = tile_slot[t], ns = tile_slot[t + 1] - s0;
-    const int c0 = tile_cell[t], c1 = tile_cell[t + 1], k0 = cell_first[c0], nj = cell_first[c1] - k0;
-    const int jr = junction_row[t];
+    const int tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
+    const int* ti = info + n_tile_info * blockIdx.x;
+    const int o = ti[ti_row], rows = ti[ti_rows], s0 = ti[ti_slot], ns = ti[ti_slots], c0 = ti[ti_cell];
+    const int nc = ti[ti_cells], k0 = ti[ti_junction], nj = ti[ti_junctions], jr = ti[ti_junction_row];
+    const int ch0 = ti[ti_child], nch = ti[ti_children];
     // h overwrites u row by row (eliminate reads a row's u before writing its h; the u of
     // each slot's first row, which assemble needs, goes to its ends): 24 B a row.
-    double *sd = sm, *su = sd + rows, *sr = su + rows, *sh = su, *se = sr + rows;
+    double *sd = sm, *su = sd + rows, *sr = su + rows, *se = sr + rows;
     double *sD = se + edd_sweeps::n_ends * ns, *sR = sD + nj, *sP = sR + nj, *sQ = sP + nj;
-    int* sp = reinterpret_cast<int*>(sQ + nj);
-    // Asynchronous copies: every row's loads in flight at once, none held in registers (a
-    // block's few threads copying through registers waited on memory round trips).
+    int *sfirst = reinterpret_cast<int*>(sQ + nj), *sstride = sfirst + ns, *ssize = sstride + ns;
+    int *swalk = ssize + ns, *sup = swalk + ns, *sdown = sup + ns, *sparent = sdown + ns, *sjslot = sparent + nj;
+    int *schild_first = sjslot + nj, *schild = schild_first + nj + 1, *scell_first = schild + nch;
     for (int i = tid; i < rows; i += nt) {
         __pipeline_memcpy_async(sd + i, d + o + i, sizeof(double));
         __pipeline_memcpy_async(su + i, u + o + i, sizeof(double));
         __pipeline_memcpy_async(sr + i, rhs + o + i, sizeof(double));
     }
+    copy_ints_async(sfirst, first + s0, ns, tid, nt);
+    copy_ints_async(sstride, stride + s0, ns, tid, nt);
+    copy_ints_async(ssize, size + s0, ns, tid, nt);
+    copy_ints_async(swalk, walk + s0, ns, tid, nt);
+    copy_ints_async(sup, up + s0, ns, tid, nt);
+    copy_ints_async(sdown, down + s0, ns, tid, nt);
+    copy_ints_async(sparent, jparent + k0, nj, tid, nt);
+    copy_ints_async(sjslot, jslot + k0, nj, tid, nt);
+    copy_ints_async(schild, child_slot + ch0, nch, tid, nt);
+    copy_ints_async(scell_first, cell_first + c0, nc + 1, tid, nt);
     __pipeline_commit();
-    for (int k = tid; k < nj; k += nt) sp[k] = jparent[k0 + k];
+    for (int k = tid; k <= nj; k += nt) schild_first[k] = child_first[k0 + k] - ch0;  // into the tile's list
     __pipeline_wait_prior(0);
-    first += s0, stride += s0, size += s0, walk += s0, up += s0, down += s0;
     __syncthreads();
-    for (int s = tid; s < ns; s += nt) edd_sweeps::eliminate<tile_ahead>(s, first, stride, size, walk, up, down, sd, su, sr, sh, se);
+    for (int s = tid; s < ns; s += nt)
+        edd_sweeps::eliminate<tile_ahead>(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, su, sr, su, se);
     __syncthreads();
     for (int k = tid; k < nj; k += nt)
-        edd_sweeps::assemble(k, jr, sp, jslot + k0, child_first + k0, child_slot, first, sd, su, sr, se, sD, sR, sP, sQ);
+        edd_sweeps::assemble(k, jr, sparent, sjslot, schild_first, schild, sfirst, sd, su, sr, se, sD, sR, sP, sQ);
     __syncthreads();
-    for (int c = c0 + tid; c < c1; c += nt) edd_sweeps::junctions<tile_window>(c, jr - k0, cell_first, sp, sD, sR, sP, sQ, sr, k0);
+    for (int c = tid; c < nc; c += nt)
+        edd_sweeps::junctions<tile_window>(c, jr - k0, scell_first, sparent, sD, sR, sP, sQ, sr, k0);
     __syncthreads();
-    for (int s = tid; s < ns; s += nt) edd_sweeps::complete<tile_ahead>(s, first, stride, size, walk, up, down, sd, sr, sh);
+    for (int s = tid; s < ns; s += nt)
+        edd_sweeps::complete<tile_ahead>(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, sr, su);
     __syncthreads();
-#pragma unroll 4
     for (int i = tid; i < rows; i += nt) rhs[o + i] = sr[i];
 }
 
@@ -218,9 +241,9 @@ void enqueue_fold(const GpuBranchPlan& p, double* d, const double* u, double* rh
 void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
     if (p.n_tiles > 0) {
         edd_tiles<<<static_cast<unsigned>(p.n_tiles), p.tile_threads, p.tile_shared, stream>>>(
-            p.tile_cell.data(), p.tile_slot.data(), p.tile_row.data(), p.junction_row.data(), p.cell_first.data(),
-            p.first.data(), p.stride.data(), p.size.data(), p.walk.data(), p.up.data(), p.down.data(),
-            p.jparent.data(), p.jslot.data(), p.child_first.data(), p.child_slot.data(), d, u, rhs);
+            p.tile_info.data(), p.cell_first.data(), p.first.data(), p.stride.data(), p.size.data(), p.walk.data(),
+            p.up.data(), p.down.data(), p.jparent.data(), p.jslot.data(), p.child_first.data(), p.child_slot.data(), d,
+            u, rhs);
         CUDA_CHECK_LAUNCH();
         return;
     }
@@ -298,16 +321,22 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
         p.child_first = DeviceArray<int>(j.child_first);
         p.child_slot = DeviceArray<int>(j.child_slot);
         if (j.tiled) {
-            // One block per tile: as many threads as its most slots (whole warps), shared
-            // memory for its largest.
+            // One block per tile: as many threads as its most slots (whole warps, at most
+            // what the kernel's registers allow: its loops stride), shared memory for its
+            // largest.
+            std::vector<int> info;
             long most_slots = 1, most_bytes = 0;
             for (int t = 0; t < j.n_tiles(); ++t) {
-                const long ns = j.tile_slot[t + 1] - j.tile_slot[t];
-                most_slots = std::max(most_slots, ns);
-                most_bytes = std::max(most_bytes, edd_tile_bytes(j.tile_row[t + 1] - j.tile_row[t], ns,
-                                                                 j.cell_first[j.tile_cell[t + 1]] -
-                                                                     j.cell_first[j.tile_cell[t]]));
+                const int c0 = j.tile_cell[t], c1 = j.tile_cell[t + 1], k0 = j.cell_first[c0], k1 = j.cell_first[c1];
+                const int ch0 = j.child_first[k0], ch1 = j.child_first[k1];
+                const int row = j.tile_row[t], rows = j.tile_row[t + 1] - row;
+                const int slot = j.tile_slot[t], slots = j.tile_slot[t + 1] - slot;
+                info.insert(info.end(), {row, rows, slot, slots, c0, c1 - c0, k0, k1 - k0, s.junction_row[t], ch0,
+                                         ch1 - ch0});
+                most_slots = std::max<long>(most_slots, slots);
+                most_bytes = std::max(most_bytes, edd_tile_bytes(rows, slots, k1 - k0, ch1 - ch0, c1 - c0));
             }
+            static_assert(n_tile_info == 11, "the tile record above");
             int dev = 0, optin = 0;
             CUDA_CHECK(cudaGetDevice(&dev));
             CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -315,16 +344,12 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
                 throw std::invalid_argument("gpu-branch: an EDD tile needs " + std::to_string(most_bytes / 1024) +
                                             " KiB of shared memory, more than a block's " +
                                             std::to_string(optin / 1024) + " KiB: use smaller tiles (tile=N) or none");
-            // At most the threads the kernel's registers allow a block (its loops stride).
             cudaFuncAttributes a{};
             CUDA_CHECK(cudaFuncGetAttributes(&a, edd_tiles));
             p.n_tiles = j.n_tiles();
             p.tile_threads = static_cast<int>(std::min<long>(a.maxThreadsPerBlock / 32 * 32, (most_slots + 31) / 32 * 32));
             p.tile_shared = static_cast<int>(most_bytes);
-            p.tile_cell = DeviceArray<int>(j.tile_cell);
-            p.tile_slot = DeviceArray<int>(j.tile_slot);
-            p.tile_row = DeviceArray<int>(j.tile_row);
-            p.junction_row = DeviceArray<int>(s.junction_row);
+            p.tile_info = DeviceArray<int>(info);
             raise_dynamic_shared_limit(edd_tiles, p.tile_shared);
             return p;
         }

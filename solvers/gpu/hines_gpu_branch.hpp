@@ -51,19 +51,21 @@ struct GpuBranchPlan {
     int junction_shared = 0;                        // bytes: the staged groups' largest rows
     DeviceArray<int> groups_staged, groups_in_memory;  // groups of 32 cells, by where their junction rows go
     DeviceArray<int> size, up, down, cell_first, jparent, jslot, child_first, child_slot;
-    // edd by tiles: per tile (Junctions' tile_*, EddSchedule's junction_row); the block size
-    // (its most slots, whole warps) and shared memory (its largest tile's)
+    // edd by tiles: a record per tile (hines_gpu_branch.cu's TileInfo), the block size (the
+    // most slots of a tile, whole warps) and shared memory (the largest tile's)
     int n_tiles = 0, tile_threads = 0, tile_shared = 0;
-    DeviceArray<int> tile_cell, tile_slot, tile_row, junction_row;
+    DeviceArray<int> tile_info;
     mutable DeviceArray<double> h, ends, D, R, P, Q;  // workspace
     mutable GraphReplay graph;
 };
 
-// Shared memory of an EDD tile's block: its rows' d, u (then h) and rhs, its slots' ends
-// (edd_sweeps::n_ends doubles), its junction rows.
+// Shared memory of an EDD tile's block: its rows' d, u (then h) and rhs; its slots' ends
+// (edd_sweeps::n_ends doubles) and schedule (six ints); its junction rows, slot and child
+// list; its cells' first junctions.
 constexpr int edd_tile_ends = 7;
-constexpr long edd_tile_bytes(long rows, long slots, long junctions) {
-    return 3 * 8 * rows + edd_tile_ends * 8 * slots + edd_junction_row_bytes * junctions;
+constexpr long edd_tile_bytes(long rows, long slots, long junctions, long children, long cells) {
+    return 3 * 8 * rows + (edd_tile_ends * 8 + 6 * 4) * slots + (edd_junction_row_bytes + 2 * 4) * junctions +
+           4 * (children + cells + 2);
 }
 
 // layout, slots, junctions: from one branch_level_layout with options.coupling. Throws

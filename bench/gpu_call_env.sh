@@ -157,3 +157,24 @@ branch_busyring() {
   echo "arbor rc $? in $((SECONDS - t0)) s" >> $L
   cp /tmp/arb/arbor_busyring_summary.tsv $O/arbor.tsv 2>/dev/null; cat /tmp/arb/arbor_busyring_summary.tsv >> $L 2>/dev/null
 }
+# tile_study VARIANTS CELLS: EDD by tiles: the gpu-branch GPU tests, memcheck and racecheck
+# on the tiles' test; whole runs (busyring 256 cells × 50 ms, recorded) compared between
+# the CPU, untiled and tiled EDD; branch_bench at CELLS with VARIANTS (one line each, into
+# the log); busyring 1,024 cells × 200 ms with untiled and tiled EDD.
+tile_study() {
+  run_tests 'GpuBranch*' 'tile'
+  sanitize 'GpuBranch.EddTilesSameBitsAsUntiled' 'GpuBranch.EddTilesSameBitsAsUntiled'
+  sed -E -e 's/"num-cells": *[0-9]+/"num-cells": 256/' -e 's/"record": *false/"record": true/' \
+    bench/models/busyring64.json > /tmp/rec.json
+  timeout 120 $P/arbolito compare /tmp/rec.json --tfinal 50 -o /tmp/cmp \
+    --solvers cpu,gpu-branch:coupling=edd,gpu-branch:coupling=edd:tile=1024,gpu-branch:coupling=edd:tile=4000 \
+    > $O/compare.txt 2>&1
+  echo "compare rc $?" >> $L; grep -A6 "^solver " $O/compare.txt | head -7 >> $L
+  local t0=$SECONDS
+  timeout 220 $P/branch_bench --cells $2 --reps 7 --budget-s 200 --tsv $O/tiles.tsv --variants $1 > $O/tiles.out 2>&1
+  echo "branch_bench rc $? in $((SECONDS - t0)) s" >> $L
+  grep -E "cells" $O/tiles.out | awk '{printf "%-6s %6s %-14s %8s ns/CV %7s floor\n", $1, $2, $6, $11, $13}' >> $L
+  t0=$SECONDS
+  bash bench/busyring_table.sh "1024" "gpu-branch:coupling=edd gpu-branch:coupling=edd:tile=1024 gpu-branch:coupling=edd:tile=4000" 200 $O/busy.tsv
+  echo "busyring in $((SECONDS - t0)) s" >> $L; cat $O/busy.tsv >> $L
+}

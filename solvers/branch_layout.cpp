@@ -99,7 +99,9 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
         // A block: up to bs runs of one level (EDD: of one tile).
         if (edd && i > 0 && refs[i].level != refs[i - 1].level) end_tile(refs[i - 1].level);
         std::size_t end = i;
-        while (end < refs.size() && end - i < static_cast<std::size_t>(bs) && refs[end].level == refs[i].level) ++end;
+        while (end < refs.size() && end - i < static_cast<std::size_t>(bs) && refs[end].level == refs[i].level &&
+               (!tiled || 4 * refs[end].length >= 3 * refs[i].length))  // tiles: a block of like lengths
+            ++end;
         const int padded = refs[i].length;  // longest first
         const int width = tiled ? static_cast<int>(end - i) : bs;
         for (int k = 0; k < width; ++k) {

@@ -78,7 +78,8 @@ struct BranchNumbering {
 // rows, the cell's junction system grows. Slots are then ordered by length only (EDD
 // runs them all at once). With tile_cvs > 0 (EDD), consecutive cells are grouped into
 // tiles of at most tile_cvs CVs (a larger cell is a tile alone): a tile's slots come
-// together, ordered by length, its last block only as wide as its slots left (no empty
+// together, ordered by length, in blocks of like lengths (a block ends where a slot is
+// shorter than 3/4 of its first: little padding) only as wide as their slots (no empty
 // slots), and its junctions right after them, so that each tile is one contiguous range
 // of rows that one CUDA block solves in shared memory (Junctions' tiles). Throws
 // std::invalid_argument on a malformed tree, block_size < 1, cut < 0, tile_cvs < 0 or

@@ -128,10 +128,13 @@ __global__ void edd_complete(int n, const int* __restrict__ first, const int* __
     if (s < n) edd_sweeps::complete(s, first, stride, size, walk, up, down, d, rhs, h);
 }
 
-// From shared memory rows need no loading ahead, and the registers that would take bound
-// the blocks an SM holds (196 registers a thread with eight rows ahead, 80 with one).
+// Rows loaded ahead (eliminate, complete) and junctions per window (junctions) in the
+// tiles' kernel: one and one, 75 registers a thread (the untiled kernels' eight and eight
+// take 196 here and bound the blocks an SM holds; four and two, 94 registers, were no
+// faster: bench/RESULTS.md, call 16f).
 constexpr int tile_ahead = 1, tile_window = 1;
 static_assert(edd_sweeps::n_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
+
 // Per tile, what its block reads first (host-made, so that nothing waits on a chain of
 // loads): its rows, slots, cells, junctions and child lists as first and count, and its
 // junctions' first row in its frame.

@@ -314,7 +314,7 @@ TEST(GpuBranch, AwkwardShapes) {
 
 // EDD by tiles (one launch, each tile's rows in shared memory) runs the untiled launches'
 // steps in the same order: per cell and CV the same bits, on random and real cells, with
-// tiles of one cell, of a few and of many, both paddings; cells too large for a block's
+// tiles of one cell and of a few, both paddings; cells too large for a block's
 // shared memory are refused at set-up, with the sizes.
 TEST(GpuBranch, EddTilesSameBitsAsUntiled) {
     SKIP_WITHOUT_GPU();

@@ -167,9 +167,11 @@ std::vector<Variant> variants() {
             {"edd-js48", Kind::branch, {Coupling::edd, Padding::compute, true, 0, 48 * 1024}, 32},
             {"edd-js74", Kind::branch, {Coupling::edd, Padding::compute, true, 0, 74 * 1024}, 32},
             edd_tiles(16, 1024),
+            edd_tiles(24, 1024),
             edd_tiles(32, 512),
             edd_tiles(32, 1024),
             edd_tiles(32, 2048),
+            edd_tiles(48, 1024),
             edd_tiles(64, 1024)};
 }
 

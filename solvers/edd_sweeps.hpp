@@ -107,6 +107,7 @@ ARB_HD void assemble(int k, int base, const int* jparent, const int* jslot, cons
 // memory. The same operations in the same order as one junction at a time: the
 // same bits. (One at a time, each junction waited for its row's loads and for its parent's
 // row through memory: 28 % of EDD's solve on 64-level trees, bench/RESULTS.md call 15g.)
+// Divisions by gpu::divide: no division subroutine on the serial path.
 template <int Window = 8>
 ARB_HD void junctions(int c, int base, const int* cell_first, const int* parent, double* D, double* R,
                       const double* P, const double* Q, double* rhs, int row0 = 0) {
@@ -127,7 +128,7 @@ ARB_HD void junctions(int c, int base, const int* cell_first, const int* parent,
             if (top - j < k0) break;
             const int p = par[j];
             if (p < 0) continue;
-            const double f = qq[j] / dd[j];
+            const double f = gpu::divide(qq[j], dd[j]);
             if (p > top - Window) {  // in the window, not yet eliminated (p < k: parents first)
                 ARB_UNROLL
                 for (int i = j + 1; i < Window; ++i)
@@ -171,7 +172,7 @@ ARB_HD void junctions(int c, int base, const int* cell_first, const int* parent,
             } else if (p >= 0) {
                 vp = rhs[base + p];
             }
-            v[j] = (rr[j] - (p >= 0 ? pp[j] * vp : 0.0)) / dd[j];
+            v[j] = gpu::divide(rr[j] - (p >= 0 ? pp[j] * vp : 0.0), dd[j]);
             rhs[base + k] = v[j];
         }
     }

@@ -35,6 +35,20 @@ ARB_HD double reciprocal(double x) {
 #endif
 }
 
+// a / b for a serial chain on the device: the reciprocal, the quotient, and one correction
+// step (the residual a - q b, exact in a fused multiply-add, times the reciprocal): the
+// correctly rounded quotient but in rare ties, with no branch to the division subroutine,
+// whose call held each junction of EDD's chain (bench/RESULTS.md, call 16h). On the host:
+// a / b.
+ARB_HD double divide(double a, double b) {
+#ifdef __CUDA_ARCH__
+    const double r = reciprocal(b), q = a * r;
+    return fma(fma(-q, b, a), r, q);
+#else
+    return a / b;
+#endif
+}
+
 // The same in float (the benchmarks' single-precision kernels): the approximate
 // reciprocal (about 1 ulp) and one Newton step.
 ARB_HD float reciprocal(float x) {

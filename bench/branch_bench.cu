@@ -232,6 +232,7 @@ struct Row {
     long real_cv;
     double cvs_per_branch;
     int levels;
+    int max_branch_points;  // the most a cell has (edd_auto_tile's input)
     double ms, ns_cv, floor_x, err;
 };
 
@@ -268,9 +269,14 @@ int main(int argc, char** argv) try {
             }
             const std::vector<Tree> cells = batch(set, n, gen);
             long real_cv = 0, branches = 0;
-            int levels = 0;  // the deepest cell's branch levels
+            int levels = 0, max_branch_points = 0;  // the deepest cell's branch levels; the most branch points
             for (std::size_t c = 0; c < cells.size(); ++c) {
                 real_cv += static_cast<long>(cells[c].size());
+                std::vector<int> children(cells[c].size(), 0);
+                for (std::size_t i = 1; i < cells[c].size(); ++i) ++children[cells[c][i]];
+                max_branch_points =
+                    std::max(max_branch_points, static_cast<int>(std::count_if(children.begin(), children.end(),
+                                                                               [](int k) { return k >= 2; })));
                 const BranchTree t = branch_tree(cells[c]);
                 levels = std::max(levels, t.n_levels);
                 branches += t.n_branches();
@@ -287,7 +293,7 @@ int main(int argc, char** argv) try {
                     },
                     [&](int) { p.solve(b); }, reps);
                 CUDA_CHECK(cudaDeviceSynchronize());
-                const Row r{set, v.name, n, real_cv, cvs_per_branch, levels, ms, 1e6 * ms / real_cv,
+                const Row r{set, v.name, n, real_cv, cvs_per_branch, levels, max_branch_points, ms, 1e6 * ms / real_cv,
                             ms / bd.floor_ms(32.0 * real_cv), n <= 2560 ? check(p, v, b) : NAN};
                 std::printf("%-5s %7d cells %10ld CVs  %-13s %3d levels  %9.4f ms  %7.4f ns/CV  %6.2fx floor  err %.1e\n",
                             set.c_str(), n, real_cv, v.name.c_str(), r.levels, ms, r.ns_cv, r.floor_x, r.err);
@@ -323,10 +329,11 @@ int main(int argc, char** argv) try {
     if (!summary.empty()) std::ofstream(summary) << s.str();
     if (!tsv.empty()) {
         std::ofstream t(tsv);
-        t << "set\tvariant\tcells\treal_cv\tcvs_per_branch\tlevels\tms\tns_per_cv\tfloor_x\trel_err\n";
+        t << "set\tvariant\tcells\treal_cv\tcvs_per_branch\tlevels\tmax_branch_points\tms\tns_per_cv\tfloor_x\trel_"
+             "err\n";
         for (const auto& r : rows)
             t << r.set << "\t" << r.variant << "\t" << r.cells << "\t" << r.real_cv << "\t" << r.cvs_per_branch << "\t"
-              << r.levels << "\t" << r.ms
+              << r.levels << "\t" << r.max_branch_points << "\t" << r.ms
               << "\t" << r.ns_cv << "\t" << r.floor_x << "\t" << r.err << "\n";
     }
     return 0;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/fvm_data.hpp"
+#include "solvers/branch_layout.hpp"
 #include "solvers/branch_tree.hpp"
 #ifdef ARBOLITO_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -22,8 +23,15 @@ ModelShape model_shape(const Model& m) {
     std::map<std::pair<const Morphology*, std::string>, std::pair<int, int>> seen;  // -> CVs, branches
     for (const CellDesc& c : m.cells) {
         const auto shape = [&] {  // -> CVs, branches
-            const BranchTree t = branch_tree(discretize_cell(c).parent);
+            const std::vector<int> parent = discretize_cell(c).parent;
+            const BranchTree t = branch_tree(parent);
             s.max_levels = std::max(s.max_levels, t.n_levels);
+            std::vector<int> children(parent.size(), 0);
+            for (std::size_t i = 1; i < parent.size(); ++i) ++children[parent[i]];
+            s.max_branch_points = std::max(
+                s.max_branch_points,
+                static_cast<int>(std::count_if(children.begin(), children.end(), [](int k) { return k >= 2; })));
+            s.max_cell_cvs = std::max(s.max_cell_cvs, static_cast<long>(parent.size()));
             return std::make_pair(static_cast<int>(t.cv.size()), t.n_branches());
         };
         std::pair<int, int> cvs_branches;
@@ -49,17 +57,19 @@ AutoChoice choose_solver(const ModelShape& s, bool gpu, int threads) {
         return {"cpu", shape + "; no GPU, one thread"};
     }
     if (s.cvs_per_branch >= 24) {
+        if (edd_auto_tile(s.max_branch_points, s.max_cell_cvs) > 0)
+            return {"gpu-branch:coupling=edd", shape + ": long branches, few branch points: EDD by tiles, each tile "
+                                                       "read and written once"};
         if (s.cells < 10000)
             return {"gpu-branch:coupling=edd", shape + ": long branches, few cells: each run cut and solved at once"};
         return {"gpu-branch:coupling=fold", shape + ": long branches, many cells: memory-bound, the fold moves fewer bytes"};
     }
     const std::string levels = fmt::format(", {} branch levels", s.max_levels);
-    if (s.max_levels > 40) {
-        if (s.cells < 4096)
-            return {"gpu-branch:coupling=edd", shape + levels + ": deep, few cells: every branch at once, then each "
-                                                                "cell's junctions"};
+    if (s.max_levels > 20 && s.cells < 4096)
+        return {"gpu-branch:coupling=edd", shape + levels + ": deep, few cells: every branch at once, then each "
+                                                            "cell's junctions"};
+    if (s.max_levels > 40)
         return {"gpu-cell", shape + levels + ": deep, many cells: too deep for a barrier per level"};
-    }
     if (s.cells < 4096 || s.max_levels <= 20)
         return {"gpu-fine:step=resident",
                 shape + levels + ": short branches, few cells or shallow trees: each block's cells on chip for an epoch"};

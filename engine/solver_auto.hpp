@@ -3,12 +3,14 @@
 // machine, by a rule derived from the tables measured on the H100 (bench/RESULTS.md,
 // bench/branch_bench_h100.tsv, bench/busyring_solvers_h100.tsv; docs/solvers.md):
 //  - no usable GPU: omp with more than one thread, else cpu;
-//  - long unbranched runs (24 CVs per branch or more, the seed's binary trees): below
-//    10,000 cells gpu-branch with EDD (the long runs cut and solved at once), above it
-//    gpu-branch with the fold (memory-bound: the fold moves fewer bytes);
-//  - short runs (busyring, real dendrites): below 4,096 cells gpu-fine (threads within
-//    each cell); above, gpu-branch with the fold, unless the cells are deeper than 40
-//    branch levels (three launches per level): then gpu-cell.
+//  - long unbranched runs (24 CVs per branch or more, the seed's binary trees):
+//    gpu-branch with EDD (the long runs cut and solved at once; by tiles in shared memory
+//    where tile=auto tiles the cells, edd_auto_tile), unless EDD is untiled and the cells
+//    10,000 or more: then gpu-branch with the fold (memory-bound: it moves fewer bytes);
+//  - short runs (busyring, real dendrites): below 4,096 cells gpu-branch with EDD if the
+//    cells are deeper than 20 branch levels, else gpu-fine's resident step (threads
+//    within each cell); above, the resident step up to 20 levels, gpu-branch with the
+//    fold up to 40, gpu-cell deeper (the fold's three launches per level).
 #include <cstdint>
 #include <string>
 
@@ -22,6 +24,8 @@ struct ModelShape {
     long cvs = 0;
     double cvs_per_branch = 0;  // CVs over unbranched runs, all cells together
     int max_levels = 0;         // the deepest cell's branch levels
+    int max_branch_points = 0;  // the most a cell has (CVs with two children or more)
+    long max_cell_cvs = 0;      // the largest cell's CVs
 };
 ModelShape model_shape(const Model& m);
 

@@ -198,6 +198,24 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
     return g;
 }
 
+int edd_auto_tile(int max_branch_points, long max_cvs) {
+    return max_branch_points <= 64 && max_cvs <= 4096 ? edd_auto_tile_cvs : 0;
+}
+
+int edd_auto_tile(const std::vector<std::vector<int>>& np) {
+    int most_points = 0;
+    long most_cvs = 0;
+    for (const std::vector<int>& parent : np) {
+        std::vector<int> children(parent.size(), 0);
+        for (std::size_t i = 1; i < parent.size(); ++i)
+            if (parent[i] >= 0) ++children[parent[i]];
+        most_points = std::max(most_points, static_cast<int>(std::count_if(children.begin(), children.end(),
+                                                                          [](int n) { return n >= 2; })));
+        most_cvs = std::max(most_cvs, static_cast<long>(parent.size()));
+    }
+    return edd_auto_tile(most_points, most_cvs);
+}
+
 BranchSchedule branch_schedule(const Layout& l, const BranchSlots& sl) {
     const int ns = sl.n_slots();
     BranchSchedule s;

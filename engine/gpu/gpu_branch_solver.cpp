@@ -39,10 +39,11 @@ GpuSolverParts gpu_branch_parts(const SolverOptions& opt) {
     o.padding = opt.at("padding") == "stop" ? Padding::stop : Padding::compute;
     o.graph = opt.at("graph") == "on";
     o.threads = opt.at("threads") == "auto" ? 0 : std::stoi(opt.at("threads"));
-    const int block = std::stoi(opt.at("block")), cut = std::stoi(opt.at("cut")), tile = std::stoi(opt.at("tile"));
+    const int block = std::stoi(opt.at("block")), cut = std::stoi(opt.at("cut"));
+    const std::string tile = opt.at("tile");
     return numbered_parts<BranchNumbering>(
         [block, cut, tile, o](const std::vector<std::vector<int>>& np) {
-            return branch_level_layout(np, block, o.coupling, cut, tile);
+            return branch_level_layout(np, block, o.coupling, cut, tile == "auto" ? edd_auto_tile(np) : std::stoi(tile));
         },
         [o](const Layout& l, const BranchNumbering& n) { return std::make_unique<GpuBranchSolve>(l, n, o); });
 }
@@ -62,10 +63,11 @@ SolverInfo gpu_branch_solver() {
          {}},
         {"cut", {}, "N >= 0", "32",
          "edd: interiors longer than N CVs cut into runs of N with a junction between (0: uncut)", check_count},
-        {"tile", {}, "N >= 0", "0",
+        {"tile", {}, "N >= 0 or auto", "auto",
          "edd: consecutive cells grouped into tiles of at most N CVs, each tile solved by one CUDA block in shared "
-         "memory, the whole solve one launch (0: untiled, four or five launches through device memory)",
-         check_count},
+         "memory, the whole solve one launch (0: untiled, four or five launches through device memory); auto: 1024 "
+         "where every cell has at most 64 branch points and 4,096 CVs, else 0",
+         [](const std::string& v) { return v == "auto" ? std::string() : check_count(v); }},
         {"padding", {"compute", "stop"}, "", "compute",
          "compute: every thread walks its block's longest branch; stop: each its own length", {}},
         {"graph", {"on", "off"}, "", "on", "the solve's launches recorded once as a CUDA graph and replayed", {}},

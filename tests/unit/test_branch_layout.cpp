@@ -250,6 +250,23 @@ TEST(BranchLayout, EddTilesSameBits) {
         }
 }
 
+// tile=auto's rule: tiles of 1,024 CVs while every cell has at most 64 branch points and
+// 4,096 CVs.
+TEST(BranchLayout, EddAutoTile) {
+    EXPECT_EQ(edd_auto_tile(64, 4096), edd_auto_tile_cvs);
+    EXPECT_EQ(edd_auto_tile(65, 512), 0);
+    EXPECT_EQ(edd_auto_tile(0, 4097), 0);
+    const auto binary = [](int points) {  // a heap-ordered binary tree with `points` branch points
+        std::vector<int> p{-1};
+        for (int i = 1; i <= 2 * points; ++i) p.push_back((i - 1) / 2);
+        return p;
+    };
+    EXPECT_EQ(edd_auto_tile({binary(64), trees::chain(4096), {-1}}), edd_auto_tile_cvs);
+    EXPECT_EQ(edd_auto_tile({binary(64), binary(65)}), 0);
+    EXPECT_EQ(edd_auto_tile({trees::chain(4097)}), 0);
+    EXPECT_EQ(edd_auto_tile({}), edd_auto_tile_cvs);
+}
+
 TEST(BranchLayout, BusyringCells) {
     std::mt19937 gen(5);
     const std::vector<std::vector<int>> cells = trees::busyring(40);

@@ -15,6 +15,7 @@
 #include "engine/network_builders.hpp"
 #include "engine/solver_auto.hpp"
 #include "engine/solver_spec.hpp"
+#include "solvers/branch_layout.hpp"
 
 using namespace arbolito;
 
@@ -100,22 +101,29 @@ TEST(SolverAuto, ModelShapeOfBusyring) {
 
 // The seed's study, solve alone (bench/branch_bench.cu on the H100): each solver at its
 // defaults as auto would run it. The resident step solves with gpu-fine's block solve
-// (solvers/gpu/fine_block.cuh), so there it is measured by gpu-fine's solve.
+// (solvers/gpu/fine_block.cuh), so there it is measured by gpu-fine's solve; EDD by its
+// tiles where tile=auto tiles the set (edd-c32-t1024), else untiled (edd-cut32).
 TEST(SolverAuto, WithinTenPercentOnTheSolveStudy) {
     const auto rows = read_tsv(source_path("bench/branch_bench_h100.tsv"));
     ASSERT_GT(rows.size(), 50u) << "bench/branch_bench_h100.tsv missing or short";
     const std::map<std::string, std::string> as_spec = {{"gpu-cell", "gpu-cell"},
                                                         {"gpu-fine", "gpu-fine"},
                                                         {"fold", "gpu-branch:coupling=fold"},
-                                                        {"edd-cut32", "gpu-branch:coupling=edd"}};
+                                                        {"edd-cut32", "gpu-branch:coupling=edd"},
+                                                        {"edd-c32-t1024", "gpu-branch:coupling=edd"}};
     std::map<std::string, Measured> models;
     for (const auto& r : rows) {
         if (!as_spec.count(r.at("variant"))) continue;
+        const bool tiled = edd_auto_tile(std::stoi(r.at("max_branch_points")),
+                                         std::stol(r.at("real_cv")) / std::stol(r.at("cells"))) > 0;
+        if (r.at("variant") == (tiled ? "edd-cut32" : "edd-c32-t1024")) continue;
         Measured& m = models[r.at("set") + " x " + r.at("cells")];
         m.shape.cells = std::stoull(r.at("cells"));
         m.shape.cvs = std::stol(r.at("real_cv"));
         m.shape.cvs_per_branch = std::stod(r.at("cvs_per_branch"));
         m.shape.max_levels = std::stoi(r.at("levels"));
+        m.shape.max_branch_points = std::stoi(r.at("max_branch_points"));
+        m.shape.max_cell_cvs = m.shape.cvs / static_cast<long>(m.shape.cells);  // about 512 in every set
         m.seconds[as_spec.at(r.at("variant"))] = std::stod(r.at("ms")) * 1e-3;
         if (r.at("variant") == "gpu-fine") m.seconds["gpu-fine:step=resident"] = std::stod(r.at("ms")) * 1e-3;
     }

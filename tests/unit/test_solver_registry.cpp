@@ -90,6 +90,9 @@ TEST(SolverSpec, BadSpecsSayWhatIsAllowed) {
     EXPECT_TRUE(has(error_of("gpu-cell:warp=1"), "keys: layout, block, kernel, timing, threads, padding"));
     EXPECT_TRUE(has(error_of("gpu-cell:timing=on:timing=off"), "given twice"));
     EXPECT_TRUE(has(error_of("gpu-cell:layout=block-interleaved:32"), "is not KEY=VALUE"));  // the old grammar
+    EXPECT_TRUE(has(error_of("gpu-branch:tile=x"), "tile=x: not a whole number >= 0 (tile takes N >= 0 or auto)"));
+    EXPECT_NO_THROW(parse_solver_spec("gpu-branch:coupling=edd:tile=auto"));
+    EXPECT_NO_THROW(parse_solver_spec("gpu-branch:coupling=edd:tile=0"));
 #else
     EXPECT_TRUE(has(error_of("gpu-cell"), "gpu-cell needs the CUDA build"));
     EXPECT_TRUE(has(error_of("gpu-cell:timing=off"), "gpu-cell needs the CUDA build"));

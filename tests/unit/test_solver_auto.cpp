@@ -131,9 +131,8 @@ TEST(SolverAuto, WithinTenPercentOnTheSolveStudy) {
     expect_auto_within_10_percent(models);
 }
 
-// Whole busyring runs, 200 ms (bench/busyring_table.sh on the H100, ninth session: the
-// calls bench/gpu_session9d.sh, 9e and 9f; the resident step, gpu-fine from 8,192 cells
-// up and gpu-cell at 32,768 from the fourteenth session's bench/gpu_session14m.sh;
+// Whole busyring runs, 200 ms (bench/busyring_table.sh on the H100, every solver at every
+// size from the sixteenth session's calls bench/gpu_session16l.sh and 16m;
 // bench/RESULTS.md): run time without set-up.
 TEST(SolverAuto, WithinTenPercentOnBusyring) {
     const auto rows = read_tsv(source_path("bench/busyring_solvers_h100.tsv"));

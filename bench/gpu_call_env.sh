@@ -137,11 +137,12 @@ edd_check() {
   echo "ncu rc $?" >> $L
   grep -E "edd_|duration|bytes|sectors" $O/ncu.txt | sed -E 's/\(int, .*\) \(/(/' >> $L
 }
-# branch_study: branch_bench's whole study (every set and variant, 256 to 25,600 cells) into
-# $O/study.tsv and $O/study_summary.txt, the summary into the log.
+# branch_study [BUDGET_S]: branch_bench's whole study (every set and variant, 256 to 25,600
+# cells; sets past BUDGET_S seconds, default 200, skipped) into $O/study.tsv and
+# $O/study_summary.txt, the summary into the log.
 branch_study() {
-  local t0=$SECONDS
-  timeout 220 $P/branch_bench --cells 256,2560,25600 --reps 7 --budget-s 200 --tsv $O/study.tsv \
+  local t0=$SECONDS budget=${1:-200}
+  timeout $((budget + 30)) $P/branch_bench --cells 256,2560,25600 --reps 7 --budget-s $budget --tsv $O/study.tsv \
     --summary $O/study_summary.txt > $O/study.out 2>&1
   echo "study rc $? in $((SECONDS - t0)) s" >> $L
   cat $O/study_summary.txt >> $L
@@ -157,10 +158,11 @@ branch_busyring() {
   echo "arbor rc $? in $((SECONDS - t0)) s" >> $L
   cp /tmp/arb/arbor_busyring_summary.tsv $O/arbor.tsv 2>/dev/null; cat /tmp/arb/arbor_busyring_summary.tsv >> $L 2>/dev/null
 }
-# tile_study VARIANTS CELLS: EDD by tiles: the gpu-branch GPU tests, memcheck and racecheck
-# on the tiles' test; whole runs (busyring 256 cells × 50 ms, recorded) compared between
-# the CPU, untiled and tiled EDD; branch_bench at CELLS with VARIANTS (one line each, into
-# the log); busyring 1,024 cells × 200 ms with untiled and tiled EDD.
+# tile_study VARIANTS CELLS [TILES]: EDD by tiles: the gpu-branch GPU tests, memcheck and
+# racecheck on the tiles' test; whole runs (busyring 256 cells × 50 ms, recorded) compared
+# between the CPU, untiled and tiled EDD; branch_bench at CELLS with VARIANTS (one line
+# each, into the log); busyring 1,024 cells × 200 ms with untiled EDD and EDD by tiles of
+# each of TILES CVs (default "1024 4000"; "none": no busyring).
 tile_study() {
   run_tests 'GpuBranch*' 'tile'
   sanitize 'GpuBranch.EddTilesSameBitsAsUntiled' 'GpuBranch.EddTilesSameBitsAsUntiled'
@@ -174,7 +176,10 @@ tile_study() {
   timeout 220 $P/branch_bench --cells $2 --reps 7 --budget-s 200 --tsv $O/tiles.tsv --variants $1 > $O/tiles.out 2>&1
   echo "branch_bench rc $? in $((SECONDS - t0)) s" >> $L
   grep -E "cells" $O/tiles.out | awk '{printf "%-6s %6s %-14s %8s ns/CV %7s floor\n", $1, $2, $6, $11, $13}' >> $L
+  [ "${3:-}" = none ] && return
+  local s="gpu-branch:coupling=edd" t
+  for t in ${3:-1024 4000}; do s="$s gpu-branch:coupling=edd:tile=$t"; done
   t0=$SECONDS
-  bash bench/busyring_table.sh "1024" "gpu-branch:coupling=edd gpu-branch:coupling=edd:tile=1024 gpu-branch:coupling=edd:tile=4000" 200 $O/busy.tsv
+  bash bench/busyring_table.sh "1024" "$s" 200 $O/busy.tsv
   echo "busyring in $((SECONDS - t0)) s" >> $L; cat $O/busy.tsv >> $L
 }

@@ -6,11 +6,7 @@
 # branch_bench (gzipped). Log: $OUT/s16k.log.
 set -u
 source bench/gpu_call_env.sh s16k
-t0=$SECONDS
-timeout 330 $P/branch_bench --cells 256,2560,25600 --reps 7 --budget-s 300 --tsv $O/study.tsv \
-  --summary $O/study_summary.txt > $O/study.out 2>&1
-echo "study rc $? in $((SECONDS - t0)) s" >> $L
-cat $O/study_summary.txt >> $L
+branch_study 300
 t0=$SECONDS
 timeout 200 $P/branch_bench --cells 256000 --sets 2,multi --reps 5 --tsv $O/big.tsv \
   --variants gpu-cell,fold,edd-cut32,edd-c32-t1024 > $O/big.out 2>&1

@@ -84,10 +84,12 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
             throw std::invalid_argument("branch_level_layout: more CVs than an int counts");
     };
     Junctions& j = g.junctions;
-    std::vector<int> junction_row(n_tiles), tile_end_cell(n_tiles, nc);  // EDD: where each tile's junctions go; its cells' end
+    // EDD, per tile: the row of its first junction, and the cell after its last. (Every
+    // cell has a slot, a leaf's run at least, so every tile appears in refs, in order.)
+    std::vector<int> junction_row(n_tiles), tile_end_cell(n_tiles, nc);
     for (int c = 1; c < nc; ++c)
-        if (tile_of[c] != tile_of[c - 1]) tile_end_cell[tile_of[c - 1]] = c;  // EDD: where each tile's junctions go
-    const auto end_tile = [&](int t) {       // EDD: tile t's slots laid, its junctions after them
+        if (tile_of[c] != tile_of[c - 1]) tile_end_cell[tile_of[c - 1]] = c;
+    const auto end_tile = [&](int t) {  // tile t's slots laid: its junctions after them
         junction_row[t] = static_cast<int>(base);
         base += tile_junctions[t];
         check_size();

@@ -272,11 +272,7 @@ int main(int argc, char** argv) try {
             int levels = 0, max_branch_points = 0;  // the deepest cell's branch levels; the most branch points
             for (std::size_t c = 0; c < cells.size(); ++c) {
                 real_cv += static_cast<long>(cells[c].size());
-                std::vector<int> children(cells[c].size(), 0);
-                for (std::size_t i = 1; i < cells[c].size(); ++i) ++children[cells[c][i]];
-                max_branch_points =
-                    std::max(max_branch_points, static_cast<int>(std::count_if(children.begin(), children.end(),
-                                                                               [](int k) { return k >= 2; })));
+                max_branch_points = std::max(max_branch_points, branch_points(cells[c]));
                 const BranchTree t = branch_tree(cells[c]);
                 levels = std::max(levels, t.n_levels);
                 branches += t.n_branches();

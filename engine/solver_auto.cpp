@@ -26,11 +26,7 @@ ModelShape model_shape(const Model& m) {
             const std::vector<int> parent = discretize_cell(c).parent;
             const BranchTree t = branch_tree(parent);
             s.max_levels = std::max(s.max_levels, t.n_levels);
-            std::vector<int> children(parent.size(), 0);
-            for (std::size_t i = 1; i < parent.size(); ++i) ++children[parent[i]];
-            s.max_branch_points = std::max(
-                s.max_branch_points,
-                static_cast<int>(std::count_if(children.begin(), children.end(), [](int k) { return k >= 2; })));
+            s.max_branch_points = std::max(s.max_branch_points, branch_points(parent));
             s.max_cell_cvs = std::max(s.max_cell_cvs, static_cast<long>(parent.size()));
             return std::make_pair(static_cast<int>(t.cv.size()), t.n_branches());
         };

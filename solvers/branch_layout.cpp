@@ -208,11 +208,7 @@ int edd_auto_tile(const std::vector<std::vector<int>>& np) {
     int most_points = 0;
     long most_cvs = 0;
     for (const std::vector<int>& parent : np) {
-        std::vector<int> children(parent.size(), 0);
-        for (std::size_t i = 1; i < parent.size(); ++i)
-            if (parent[i] >= 0) ++children[parent[i]];
-        most_points = std::max(most_points, static_cast<int>(std::count_if(children.begin(), children.end(),
-                                                                          [](int n) { return n >= 2; })));
+        most_points = std::max(most_points, branch_points(parent));
         most_cvs = std::max(most_cvs, static_cast<long>(parent.size()));
     }
     return edd_auto_tile(most_points, most_cvs);

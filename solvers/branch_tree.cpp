@@ -6,6 +6,13 @@
 
 namespace arbolito {
 
+int branch_points(const std::vector<int>& p) {
+    std::vector<int> children(p.size(), 0);
+    for (std::size_t i = 1; i < p.size(); ++i)
+        if (p[i] >= 0) ++children[p[i]];
+    return static_cast<int>(std::count_if(children.begin(), children.end(), [](int n) { return n >= 2; }));
+}
+
 BranchTree branch_tree(const std::vector<int>& p) {
     const int n = static_cast<int>(p.size());
     check_cv_tree(p, "branch_tree");

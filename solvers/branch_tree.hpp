@@ -29,4 +29,7 @@ struct BranchTree {
 // malformed tree.
 BranchTree branch_tree(const std::vector<int>& natural_parent);
 
+// The branch points of a CV tree: CVs with two children or more.
+int branch_points(const std::vector<int>& natural_parent);
+
 }  // namespace arbolito

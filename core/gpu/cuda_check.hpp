@@ -27,6 +27,9 @@ namespace arbolito::gpu {
 // What kernel sizing depends on of the current device, queried once per device and thread.
 struct DeviceShape {
     int sms = 0, l2_bytes = 0;
+    int shared_optin = 0;     // bytes of shared memory a block may opt in to
+    int shared_per_sm = 0;    // bytes of shared memory per multiprocessor
+    int shared_reserved = 0;  // bytes the system reserves per block
 };
 inline DeviceShape device_shape() {
     thread_local std::vector<DeviceShape> known;
@@ -37,6 +40,9 @@ inline DeviceShape device_shape() {
     if (d.sms == 0) {
         CUDA_CHECK(cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev));
         CUDA_CHECK(cudaDeviceGetAttribute(&d.l2_bytes, cudaDevAttrL2CacheSize, dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&d.shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&d.shared_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&d.shared_reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
     }
     return d;
 }

@@ -84,7 +84,6 @@ public:
     }
     T* data() { return p_; }
     T& operator[](std::size_t i) { return p_[i]; }
-    std::size_t capacity() const { return cap_; }
 
 private:
     T* p_ = nullptr;

@@ -131,12 +131,11 @@ void EventQueue::upload(Slot& p, const std::vector<StepEvent>& events, long step
     p.error = nullptr;
     const long n_steps = step_end - step_begin;
     const std::size_t n = events.size();
-    p.n = n;
     p.target_bits = bits_for(n_targets_);
-    p.step_bits = bits_for(static_cast<std::uint64_t>(n_steps));
+    const int step_bits = bits_for(static_cast<std::uint64_t>(n_steps));
     const int block_bits = n_blocks_ > 0 ? bits_for(static_cast<std::uint64_t>(n_blocks_) + 1) : 0;
-    p.end_bit = std::max(1, p.target_bits + p.step_bits + block_bits);
-    if (p.end_bit > 64) throw std::runtime_error("gpu events: block, step and target do not fit a 64-bit key");
+    const int end_bit = std::max(1, p.target_bits + step_bits + block_bits);
+    if (end_bit > 64) throw std::runtime_error("gpu events: block, step and target do not fit a 64-bit key");
     if (n > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("gpu events: too many events in one epoch");
 
     // After whatever last read or wrote the slot's device buffers; they grow (in stream
@@ -158,20 +157,20 @@ void EventQueue::upload(Slot& p, const std::vector<StepEvent>& events, long step
     const std::uint64_t mask = low_bits(p.target_bits);
     if (n_blocks_ > 0) {
         add_block_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(n, dk, target_block_.data(), mask,
-                                                                                      p.step_bits + p.target_bits);
+                                                                                      step_bits + p.target_bits);
         CUDA_CHECK_LAUNCH();
     }
     const auto* dw = reinterpret_cast<const double*>(p.in.data() + n * 8);
     std::size_t temp_bytes = 0;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, p.keys.data(), dw, p.weights.data(),
-                                               static_cast<int>(n), 0, p.end_bit, stream));
+                                               static_cast<int>(n), 0, end_bit, stream));
     p.temp.grow(temp_bytes, stream);
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(p.temp.data(), temp_bytes, dk, p.keys.data(), dw, p.weights.data(),
-                                               static_cast<int>(n), 0, p.end_bit, stream));
+                                               static_cast<int>(n), 0, end_bit, stream));
     if (n_blocks_ > 0) {
         const long m = n_blocks_ * (n_steps + 1);
         block_offsets_kernel<<<static_cast<unsigned>((m + 255) / 256), 256, 0, stream>>>(
-            p.keys.data(), static_cast<unsigned>(n), n_blocks_, n_steps, p.target_bits, p.step_bits,
+            p.keys.data(), static_cast<unsigned>(n), n_blocks_, n_steps, p.target_bits, step_bits,
             p.block_offset.data());
         CUDA_CHECK_LAUNCH();
     }
@@ -182,7 +181,7 @@ void EventQueue::upload(Slot& p, const std::vector<StepEvent>& events, long step
 // weights copied to their places in p.in (keys [0, n), weights from byte n·8). The block
 // bits are added on the device.
 void EventQueue::copy_packed(Slot& p, const std::vector<StepEvent>& events, cudaStream_t stream) const {
-    const std::size_t n = p.n;
+    const std::size_t n = events.size();
     p.offset.assign(p.step_end - p.step_begin + 1, 0);
     for (std::size_t first = 0, k = 0; first < n; first += chunk_events, k ^= 1) {
         Chunk& c = p.chunks[k];

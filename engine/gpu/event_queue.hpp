@@ -80,8 +80,7 @@ private:
     // the device. Device buffers grow in stream order (StreamArray): no wait for the kernels.
     struct Slot {
         long step_begin = 0, step_end = -1;
-        std::size_t n = 0;
-        int target_bits = 0, step_bits = 0, end_bit = 1;
+        int target_bits = 0;  // of the keys (target_mask())
         std::vector<std::size_t> offset;  // per local step: first event (plus the end)
         Chunk chunks[2];
         StreamArray<unsigned char> in, temp;  // the copy; the sort's scratch

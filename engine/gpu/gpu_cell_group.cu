@@ -169,12 +169,13 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     // is a kernel (or a step's kernels) and a pass of the blow-up check: one piece an epoch
     // where possible (a 16-MiB spike budget cut 32,768 busyring cells' 100-step epochs in 64
     // and 36 steps, 2 ms a piece more, call 15a).
+    constexpr long piece_bytes = 256L << 20;
     const long n_det = static_cast<long>(f_.detector_cv.size()), ncol = n_columns();
-    const long max_spikes = (256L << 20) / static_cast<long>(sizeof(DeviceSpike));
+    const long max_spikes = piece_bytes / static_cast<long>(sizeof(DeviceSpike));
     max_piece_steps_ = 1L << 30;
     if (n_det > 0) max_piece_steps_ = std::min(max_piece_steps_, 2 * (std::max(max_spikes, n_det) / n_det));
     if (ncol > 0 && s_.n_frames > 0)
-        max_piece_steps_ = std::min(max_piece_steps_, std::max(1L, (256L << 20) / (8 * ncol)) * s_.steps_per_sample);
+        max_piece_steps_ = std::min(max_piece_steps_, std::max(1L, piece_bytes / (8 * ncol)) * s_.steps_per_sample);
     if (const ResidentRequest* r = solve_->resident()) {
         resident_ = std::make_unique<ResidentEpoch>(f_, *r->schedule, *r->plan, r->shared_bytes, r->threads, globals_);
         events_.sort_by_block(resident_->plan().target_block, static_cast<int>(resident_->plan().blocks.size()));

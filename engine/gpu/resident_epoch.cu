@@ -343,26 +343,24 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     });
 }
 
-// The current device's shared memory per SM and reserved per block, and the kernel's
-// static shared memory: what a block takes of an SM beside its dynamic bytes.
+// The current device's shared memory per SM, and what a block takes of it beside its
+// dynamic bytes (the reserve and the kernel's static shared memory).
 struct SharedPerSm {
     long per_sm, per_block;
+    long blocks(long dynamic_bytes) const { return per_sm / (dynamic_bytes + per_block); }  // blocks an SM holds
+    long dynamic_for(long blocks) const { return per_sm / blocks - per_block; }            // the most that many hold
 };
 SharedPerSm shared_per_sm() {
-    int dev = 0, per_sm = 0, reserved = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+    const DeviceShape d = device_shape();
     cudaFuncAttributes attr{};
     CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_kernel<4, 128>));
-    return {per_sm, reserved + static_cast<long>(attr.sharedSizeBytes)};
+    return {d.shared_per_sm, d.shared_reserved + static_cast<long>(attr.sharedSizeBytes)};
 }
 
 }  // namespace
 
 int resident_shared_kib_for(int blocks_per_sm) {
-    const SharedPerSm s = shared_per_sm();
-    return static_cast<int>(std::max(s.per_sm / blocks_per_sm - s.per_block, 1024L) / 1024);
+    return static_cast<int>(std::max(shared_per_sm().dynamic_for(blocks_per_sm), 1024L) / 1024);
 }
 
 ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
@@ -370,9 +368,7 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     : plan_(resident_plan(f, s, budget_bytes)), solve_(solve), threads_(std::max(threads, solve.threads)) {
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
-    int dev = 0, optin = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const int optin = device_shape().shared_optin;
     const int static_bytes = static_cast<int>(sizeof(MechColumns) * n_mechanisms + sizeof(ResidentBlock));
     if (budget_bytes + static_bytes > optin)
         throw std::invalid_argument("gpu-fine step=resident: shared=" + std::to_string(budget_bytes / 1024) +
@@ -385,8 +381,7 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
                                     " (lower shared=)");
     for (auto* k : {resident_kernel<4, 128>, resident_kernel<8, 128>, resident_kernel<4, 256>, resident_kernel<8, 256>})
         raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
-    const SharedPerSm sm = shared_per_sm();
-    wide_registers_ = threads_ <= 128 && sm.per_sm / (plan_.shared_bytes + sm.per_block) <= resident_blocks_per_sm;
+    wide_registers_ = threads_ <= 128 && shared_per_sm().blocks(plan_.shared_bytes) <= resident_blocks_per_sm;
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;

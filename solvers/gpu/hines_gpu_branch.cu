@@ -286,6 +286,38 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
     }
 }
 
+// EDD by tiles: the per-tile records (TileInfo), the block size and the shared memory.
+void plan_tiles(GpuBranchPlan& p, const EddSchedule& s) {
+    const Junctions& j = s.junctions;
+    // One block per tile: as many threads as its most slots (whole warps, at most what the
+    // kernel's registers allow: its loops stride), shared memory for its largest.
+    std::vector<int> info;
+    long most_slots = 1, most_bytes = 0;
+    for (int t = 0; t < j.n_tiles(); ++t) {
+        const int c0 = j.tile_cell[t], c1 = j.tile_cell[t + 1], k0 = j.cell_first[c0], k1 = j.cell_first[c1];
+        const int ch0 = j.child_first[k0], ch1 = j.child_first[k1];
+        const int row = j.tile_row[t], rows = j.tile_row[t + 1] - row;
+        const int slot = j.tile_slot[t], slots = j.tile_slot[t + 1] - slot;
+        info.insert(info.end(), {row, rows, slot, slots, c0, c1 - c0, k0, k1 - k0, s.junction_row[t], ch0,
+                                 ch1 - ch0});
+        most_slots = std::max<long>(most_slots, slots);
+        most_bytes = std::max(most_bytes, edd_tile_bytes(rows, slots, k1 - k0, ch1 - ch0, c1 - c0));
+    }
+    static_assert(n_tile_info == 11, "the tile record above");
+    const int optin = device_shape().shared_optin;
+    if (most_bytes > optin)
+        throw std::invalid_argument("gpu-branch: an EDD tile needs " + std::to_string(most_bytes / 1024) +
+                                    " KiB of shared memory, more than a block's " +
+                                    std::to_string(optin / 1024) + " KiB: use smaller tiles (tile=N) or none");
+    cudaFuncAttributes a{};
+    CUDA_CHECK(cudaFuncGetAttributes(&a, edd_tiles));
+    p.n_tiles = j.n_tiles();
+    p.tile_threads = static_cast<int>(std::min<long>(a.maxThreadsPerBlock / 32 * 32, (most_slots + 31) / 32 * 32));
+    p.tile_shared = static_cast<int>(most_bytes);
+    p.tile_info = DeviceArray<int>(info);
+    raise_dynamic_shared_limit(edd_tiles, p.tile_shared);
+}
+
 }  // namespace
 
 GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const Junctions& junctions,
@@ -324,36 +356,7 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
         p.child_first = DeviceArray<int>(j.child_first);
         p.child_slot = DeviceArray<int>(j.child_slot);
         if (j.tiled) {
-            // One block per tile: as many threads as its most slots (whole warps, at most
-            // what the kernel's registers allow: its loops stride), shared memory for its
-            // largest.
-            std::vector<int> info;
-            long most_slots = 1, most_bytes = 0;
-            for (int t = 0; t < j.n_tiles(); ++t) {
-                const int c0 = j.tile_cell[t], c1 = j.tile_cell[t + 1], k0 = j.cell_first[c0], k1 = j.cell_first[c1];
-                const int ch0 = j.child_first[k0], ch1 = j.child_first[k1];
-                const int row = j.tile_row[t], rows = j.tile_row[t + 1] - row;
-                const int slot = j.tile_slot[t], slots = j.tile_slot[t + 1] - slot;
-                info.insert(info.end(), {row, rows, slot, slots, c0, c1 - c0, k0, k1 - k0, s.junction_row[t], ch0,
-                                         ch1 - ch0});
-                most_slots = std::max<long>(most_slots, slots);
-                most_bytes = std::max(most_bytes, edd_tile_bytes(rows, slots, k1 - k0, ch1 - ch0, c1 - c0));
-            }
-            static_assert(n_tile_info == 11, "the tile record above");
-            int dev = 0, optin = 0;
-            CUDA_CHECK(cudaGetDevice(&dev));
-            CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-            if (most_bytes > optin)
-                throw std::invalid_argument("gpu-branch: an EDD tile needs " + std::to_string(most_bytes / 1024) +
-                                            " KiB of shared memory, more than a block's " +
-                                            std::to_string(optin / 1024) + " KiB: use smaller tiles (tile=N) or none");
-            cudaFuncAttributes a{};
-            CUDA_CHECK(cudaFuncGetAttributes(&a, edd_tiles));
-            p.n_tiles = j.n_tiles();
-            p.tile_threads = static_cast<int>(std::min<long>(a.maxThreadsPerBlock / 32 * 32, (most_slots + 31) / 32 * 32));
-            p.tile_shared = static_cast<int>(most_bytes);
-            p.tile_info = DeviceArray<int>(info);
-            raise_dynamic_shared_limit(edd_tiles, p.tile_shared);
+            plan_tiles(p, s);
             return p;
         }
         p.h = DeviceArray<double>(std::vector<double>(j.base, 0.0));

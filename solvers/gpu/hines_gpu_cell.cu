@@ -172,12 +172,7 @@ GpuCellPlan make_gpu_cell_plan(const Layout& l, const CellSlots& sl, std::option
     return make_gpu_cell_plan(l, cell_schedule(l, sl), asked, o);
 }
 
-std::size_t shared_bytes_per_block() {
-    int dev = 0, bytes = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    return static_cast<std::size_t>(bytes);
-}
+std::size_t shared_bytes_per_block() { return static_cast<std::size_t>(device_shape().shared_optin); }
 
 int block_shared_auto(int rows, int value_bytes) {
     const std::size_t room = shared_bytes_per_block();

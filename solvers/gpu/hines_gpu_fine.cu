@@ -70,9 +70,7 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     check_fine_schedule(s);
     GpuFinePlan p;
     p.n_blocks = s.n_blocks();
-    int dev = 0, optin = 0;
-    CUDA_CHECK(cudaGetDevice(&dev));
-    CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const int optin = device_shape().shared_optin;
     // A block whose schedule does not fit beside its data reads it from device memory
     // (the kernel makes the same test against optin).
     p.shared_limit = optin;

@@ -226,10 +226,7 @@ TEST(BranchLayout, EddJunctionWindowsSameBits) {
 // solution's bits, whatever the tile size, cut and padding.
 TEST(BranchLayout, EddTilesSameBits) {
     std::mt19937 gen(2026);
-    std::vector<std::vector<int>> cells;
-    for (int k = 0; k < 60; ++k)
-        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 500)(gen),
-                                              std::uniform_int_distribution<int>(1, 20)(gen), gen));
+    std::vector<std::vector<int>> cells = trees::random_batch(60, 1, 500, 1, gen);
     cells.push_back(trees::comb(70));
     cells.push_back({-1});
     const auto solve = [&](int cut, int tile, Padding padding) {

@@ -97,6 +97,10 @@ TEST(SolverAuto, ModelShapeOfBusyring) {
     EXPECT_GT(s.cvs_per_branch, 5);  // short runs: gpu-fine's side of the rule
     EXPECT_LT(s.cvs_per_branch, 24);
     EXPECT_GE(s.max_levels, 10);
+    // About 74 branch points a cell: tile=auto leaves EDD untiled on the busyring.
+    EXPECT_GT(s.max_branch_points, 64);
+    EXPECT_EQ(edd_auto_tile(s.max_branch_points, s.max_cell_cvs), 0);
+    EXPECT_GT(s.max_cell_cvs, 1000);
 }
 
 // The seed's study, solve alone (bench/branch_bench.cu on the H100): each solver at its

@@ -11,9 +11,11 @@
 //
 // Times are medians of --reps solves, each after restoring d and rhs and flushing L2;
 // "floor" as in fine_bench: 32 B per real CV at the device-to-device copy bandwidth.
+// edd-c32-t1024-plain: tiles without the L2 prefetch and the first wave's skew.
 // Usage: branch_bench [--cells 256,2560,...] [--sets 2,3,4,multi,deep,real] [--reps 10]
 //                     [--variants gpu-cell,fold,...] (the summary table wants them all)
 //                     [--tsv FILE] [--summary FILE] [--budget-s S]
+//                     [--tile-prefetch N] [--tile-skew-ns N] (every tiled variant's, for tuning)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -128,11 +130,14 @@ struct Variant {
     int tile = 0;              // EDD by tiles of this many CVs (0: untiled)
 };
 
-// EDD cut every `cut` CVs, by tiles of up to `cvs` CVs (one launch, shared memory).
-Variant edd_tiles(int cut, int cvs) {
-    Variant v{"edd-c" + std::to_string(cut) + "-t" + std::to_string(cvs), Kind::branch,
+// EDD cut every `cut` CVs, by tiles of up to `cvs` CVs (one launch, shared memory), with
+// GpuBranchOptions' prefetch and skew.
+Variant edd_tiles(int cut, int cvs, const std::string& suffix = "", int prefetch = -1, int skew_ns = -1) {
+    Variant v{"edd-c" + std::to_string(cut) + "-t" + std::to_string(cvs) + suffix, Kind::branch,
               {Coupling::edd, Padding::compute, true}, cut};
     v.tile = cvs;
+    v.b.prefetch = prefetch;
+    v.b.skew_ns = skew_ns;
     return v;
 }
 
@@ -172,7 +177,8 @@ std::vector<Variant> variants() {
             edd_tiles(32, 1024),
             edd_tiles(32, 2048),
             edd_tiles(48, 1024),
-            edd_tiles(64, 1024)};
+            edd_tiles(64, 1024),
+            edd_tiles(32, 1024, "-plain", 0, 0)};
 }
 
 // One variant set up on a batch: its layout and whatever its solve needs.
@@ -244,6 +250,7 @@ int main(int argc, char** argv) try {
     int reps = 10;
     std::string tsv, summary;
     double budget_s = 400;
+    int tile_prefetch = -2, tile_skew_ns = -2;  // -2: each variant's own
     for (Args a(argc, argv); a.next();) {
         if (a.is("--cells")) cell_counts = split_ints(a.value());
         else if (a.is("--sets")) sets = split_list(a.value());
@@ -252,6 +259,8 @@ int main(int argc, char** argv) try {
         else if (a.is("--tsv")) tsv = a.value();
         else if (a.is("--summary")) summary = a.value();
         else if (a.is("--budget-s")) budget_s = std::stod(a.value());
+        else if (a.is("--tile-prefetch")) tile_prefetch = std::stoi(a.value());
+        else if (a.is("--tile-skew-ns")) tile_skew_ns = std::stoi(a.value());
         else a.unknown();
     }
     if (!have_gpu()) return 0;
@@ -260,7 +269,12 @@ int main(int argc, char** argv) try {
     std::vector<Row> rows;
     const auto start = std::chrono::steady_clock::now();
     std::mt19937 gen(2026);
-    const auto vs = variants();
+    auto vs = variants();
+    for (Variant& v : vs) {
+        if (v.tile == 0) continue;
+        if (tile_prefetch > -2) v.b.prefetch = tile_prefetch;
+        if (tile_skew_ns > -2) v.b.skew_ns = tile_skew_ns;
+    }
     for (int n : cell_counts)
         for (const auto& set : sets) {
             if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > budget_s) {

@@ -39,6 +39,8 @@ GpuSolverParts gpu_branch_parts(const SolverOptions& opt) {
     o.padding = opt.at("padding") == "stop" ? Padding::stop : Padding::compute;
     o.graph = opt.at("graph") == "on";
     o.threads = opt.at("threads") == "auto" ? 0 : std::stoi(opt.at("threads"));
+    o.prefetch = opt.at("prefetch") == "auto" ? -1 : std::stoi(opt.at("prefetch"));
+    o.skew_ns = opt.at("skew") == "auto" ? -1 : std::stoi(opt.at("skew"));
     const int block = std::stoi(opt.at("block")), cut = std::stoi(opt.at("cut"));
     const std::string tile = opt.at("tile");
     return numbered_parts<BranchNumbering>(
@@ -67,6 +69,14 @@ SolverInfo gpu_branch_solver() {
          "edd: consecutive cells grouped into tiles of at most N CVs, each tile solved by one CUDA block in shared "
          "memory, the whole solve one launch (0: untiled, four or five launches through device memory); auto: 1024 "
          "where every cell has at most 64 branch points and 4,096 CVs, else 0",
+         [](const std::string& v) { return v == "auto" ? std::string() : check_count(v); }},
+        {"prefetch", {}, "N >= 0 or auto", "auto",
+         "edd by tiles: each block prefetches into L2 the rows of the tile N blocks ahead (0: none); auto: half the "
+         "blocks the GPU holds at once, where the launch has more tiles than that, else 0",
+         [](const std::string& v) { return v == "auto" ? std::string() : check_count(v); }},
+        {"skew", {}, "N >= 0 or auto", "auto",
+         "edd by tiles: the first wave of blocks starts skewed over N ns, so that they do not all copy, then all "
+         "compute, in step (0: none); auto: 8000 where the launch has more tiles than the GPU holds at once, else 0",
          [](const std::string& v) { return v == "auto" ? std::string() : check_count(v); }},
         {"padding", {"compute", "stop"}, "", "compute",
          "compute: every thread walks its block's longest branch; stop: each its own length", {}},

@@ -133,6 +133,8 @@ __global__ void edd_complete(int n, const int* __restrict__ first, const int* __
 // take 196 here and bound the blocks an SM holds; four and two, 94 registers, were no
 // faster: bench/RESULTS.md, call 16f).
 constexpr int tile_ahead = 1, tile_window = 1;
+// The first wave's default skew (ns; about a block's life on the study's cells: call 17c).
+constexpr int tile_skew_ns = 8000;
 static_assert(edd_sweeps::n_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
 
 // Per tile, what its block reads first (host-made, so that nothing waits on a chain of
@@ -146,20 +148,38 @@ __device__ void copy_ints_async(int* to, const int* from, int n, int tid, int nt
     for (int i = tid; i < n; i += nt) __pipeline_memcpy_async(to + i, from + i, sizeof(int));
 }
 
+// Hopper's bulk L2 prefetch of [a, a + n) doubles, in whole 16-byte units (the
+// instruction's granule); a hint only: nothing waits on it. Before sm_90: nothing.
+__device__ void prefetch_l2(const double* a, int n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const auto b = reinterpret_cast<unsigned long long>(a) & ~15ull;  // inside the allocation too
+    const auto e = reinterpret_cast<unsigned long long>(a + n) & ~15ull;
+    if (e > b) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(b), "r"(static_cast<unsigned>(e - b)) : "memory");
+#endif
+}
+
 // EDD by tiles, one launch: block t copies tile t's rows (d, u, rhs: one contiguous range)
 // and its slots' and junctions' schedule into shared memory, runs the four steps there in
 // the tile's frame, as edd_layout_solve does on the host, and writes the solution back.
 // Each row is read and written once, where the four launches above stream the rows
 // through device memory three times; every copy is issued at once (asynchronous, none
-// waiting on another), so a tile waits on device memory once.
+// waiting on another), so a tile waits on device memory once. Two things keep device memory
+// streaming while blocks compute (bench/RESULTS.md, call 17c): once its rows have landed,
+// a block prefetches into L2 the rows of the tile `prefetch` blocks ahead, which a later
+// block then copies from L2; and the first wave's blocks start skewed (`skew_step` ns per
+// round of SMs), where they would all copy, then all compute, in step.
 __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ cell_first,
                           const int* __restrict__ first, const int* __restrict__ stride, const int* __restrict__ size,
                           const int* __restrict__ walk, const int* __restrict__ up, const int* __restrict__ down,
                           const int* __restrict__ jparent, const int* __restrict__ jslot,
                           const int* __restrict__ child_first, const int* __restrict__ child_slot,
-                          const double* __restrict__ d, const double* __restrict__ u, double* __restrict__ rhs) {
+                          const double* __restrict__ d, const double* __restrict__ u, double* __restrict__ rhs,
+                          int n_tiles, int wave, int sms, int prefetch, int skew_step) {
     extern __shared__ double sm[];
     const int tid = static_cast<int>(threadIdx.x), nt = static_cast<int>(blockDim.x);
+    const int b = static_cast<int>(blockIdx.x);
+    if (skew_step > 0 && b < wave)  // __nanosleep's longest wait is 1 ms: a step per round
+        for (int r = b / sms; r > 0; --r) __nanosleep(static_cast<unsigned>(skew_step));
     const int* ti = info + n_tile_info * blockIdx.x;
     const int o = ti[ti_row], rows = ti[ti_rows], s0 = ti[ti_slot], ns = ti[ti_slots], c0 = ti[ti_cell];
     const int nc = ti[ti_cells], k0 = ti[ti_junction], nj = ti[ti_junctions], jr = ti[ti_junction_row];
@@ -190,6 +210,11 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
     for (int k = tid; k <= nj; k += nt) schild_first[k] = child_first[k0 + k] - ch0;  // into the tile's list
     __pipeline_wait_prior(0);
     __syncthreads();
+    // A tile of the first wave is already being copied by its own block: none prefetched.
+    if (tid == 0 && prefetch > 0 && b + prefetch < n_tiles && b + prefetch >= wave) {
+        const int* tn = info + n_tile_info * (b + prefetch);
+        for (const double* a : {d, u, static_cast<const double*>(rhs)}) prefetch_l2(a + tn[ti_row], tn[ti_rows]);
+    }
     for (int s = tid; s < ns; s += nt)
         edd_sweeps::eliminate<tile_ahead>(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, su, sr, su, se);
     __syncthreads();
@@ -246,7 +271,7 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
         edd_tiles<<<static_cast<unsigned>(p.n_tiles), p.tile_threads, p.tile_shared, stream>>>(
             p.tile_info.data(), p.cell_first.data(), p.first.data(), p.stride.data(), p.size.data(), p.walk.data(),
             p.up.data(), p.down.data(), p.jparent.data(), p.jslot.data(), p.child_first.data(), p.child_slot.data(), d,
-            u, rhs);
+            u, rhs, p.n_tiles, p.tile_wave, p.sms, p.tile_prefetch, p.tile_skew_step);
         CUDA_CHECK_LAUNCH();
         return;
     }
@@ -316,6 +341,17 @@ void plan_tiles(GpuBranchPlan& p, const EddSchedule& s) {
     p.tile_shared = static_cast<int>(most_bytes);
     p.tile_info = DeviceArray<int>(info);
     raise_dynamic_shared_limit(edd_tiles, p.tile_shared);
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, edd_tiles, p.tile_threads, p.tile_shared));
+    p.tile_wave = std::max(1, per_sm) * p.sms;
+    // Both only where there is more than one wave: a single wave's blocks all copy first
+    // whatever is done (bench/RESULTS.md, call 17c: half a wave ahead was best; a whole
+    // wave ahead, twice the first wave's rows held in L2, was slower than none).
+    const bool waves = p.n_tiles > p.tile_wave;
+    const GpuBranchOptions& o = p.options;
+    p.tile_prefetch = o.prefetch >= 0 ? o.prefetch : waves ? p.tile_wave / 2 : 0;
+    const int skew = o.skew_ns >= 0 ? o.skew_ns : waves ? tile_skew_ns : 0;
+    p.tile_skew_step = skew / std::max(1, per_sm);
 }
 
 }  // namespace

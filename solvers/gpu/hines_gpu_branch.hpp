@@ -35,6 +35,15 @@ struct GpuBranchOptions {
     // cells; groups needing more solve in device memory. -1: 96 KiB where all staged
     // blocks run at once, else 74 KiB. The same bits either way.
     int junction_shared = -1;
+    // EDD by tiles: each block, once its own rows have landed, prefetches into L2 the rows
+    // of the tile this many blocks ahead, so that later blocks copy from L2 while device
+    // memory streams on behind the first wave's arithmetic. -1: half the blocks resident at
+    // once where the launch has more tiles than that, else none; 0: none. The same bits.
+    int prefetch = -1;
+    // EDD by tiles: the first wave's blocks start skewed over this many ns (block b of the
+    // first wave waits (b / SMs) of (blocks an SM) steps), so that they do not all copy,
+    // then all compute, in step. -1: auto (see make_gpu_branch_plan); 0: none. The same bits.
+    int skew_ns = -1;
 };
 
 struct GpuBranchPlan {
@@ -54,6 +63,9 @@ struct GpuBranchPlan {
     // edd by tiles: a record per tile (hines_gpu_branch.cu's TileInfo), the block size (the
     // most slots of a tile, whole warps) and shared memory (the largest tile's)
     int n_tiles = 0, tile_threads = 0, tile_shared = 0;
+    int tile_wave = 0;         // blocks of edd_tiles resident at once (all SMs)
+    int tile_prefetch = 0;     // blocks ahead (GpuBranchOptions::prefetch resolved)
+    int tile_skew_step = 0;    // ns a first-wave block waits per SM-round of the wave
     DeviceArray<int> tile_info;
     mutable DeviceArray<double> h, ends, D, R, P, Q;  // workspace
     mutable GraphReplay graph;

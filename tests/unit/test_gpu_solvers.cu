@@ -359,6 +359,43 @@ TEST(GpuBranch, EddTilesSameBitsAsUntiled) {
     }
 }
 
+// EDD by tiles over more tiles than the GPU holds at once (6,000 one-cell tiles): the L2
+// prefetch of a tile ahead and the first wave's skew, on by default there, leave every bit
+// as without them and as untiled, for a prefetch distance of 1, of the default and of more
+// tiles than there are.
+TEST(GpuBranch, EddTilesPrefetchAndSkewSameBits) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(77);
+    const std::vector<std::vector<int>> cells = trees::random_batch(6000, 1, 60, 1, gen);
+    std::mt19937 same(8);
+    const BranchNumbering untiled = branch_level_layout(cells, 32, Coupling::edd, 32, 0);
+    const BranchNumbering tiled = branch_level_layout(cells, 32, Coupling::edd, 32, 1);
+    const auto per_cell = [&](const BranchNumbering& g, const std::vector<double>& x) {
+        std::vector<std::vector<double>> out(cells.size());
+        for (std::size_t c = 0; c < cells.size(); ++c)
+            for (int i : g.layout.index[c]) out[c].push_back(x[i]);
+        return out;
+    };
+    GpuBranchOptions o;
+    o.coupling = Coupling::edd;
+    same.seed(8);
+    const test_systems::LayoutSystems su = test_systems::random_systems(cells, untiled.layout, same);
+    const auto reference = per_cell(untiled, branch_solve(untiled, su, o));
+    same.seed(8);
+    const test_systems::LayoutSystems st = test_systems::random_systems(cells, tiled.layout, same);
+    const GpuBranchPlan plan = make_gpu_branch_plan(tiled.layout, tiled.slots, tiled.junctions, o);
+    ASSERT_GT(plan.n_tiles, plan.tile_wave) << "the test wants more than one wave of tiles";
+    EXPECT_GT(plan.tile_prefetch, 0);
+    EXPECT_GT(plan.tile_skew_step, 0);
+    for (const auto& [prefetch, skew] : std::vector<std::pair<int, int>>{{-1, -1}, {0, 0}, {1, 0}, {0, 5000}, {10000, 0}}) {
+        o.prefetch = prefetch;
+        o.skew_ns = skew;
+        const std::vector<double> x = branch_solve(tiled, st, o);
+        EXPECT_LT(test_systems::worst_relative_error(tiled.layout, x, st.ref), 1e-12);
+        EXPECT_EQ(per_cell(tiled, x), reference) << "prefetch " << prefetch << ", skew " << skew;
+    }
+}
+
 // EDD's junction solve, a warp per 32 cells: groups whose rows fit shared memory and
 // groups that stay in device memory (cells cut every 5 CVs, 400 junctions each), in one
 // solve, give the reference within 1e-12 and the bits of every group in device memory.

@@ -128,11 +128,10 @@ __global__ void edd_complete(int n, const int* __restrict__ first, const int* __
     if (s < n) edd_sweeps::complete(s, first, stride, size, walk, up, down, d, rhs, h);
 }
 
-// Rows loaded ahead (eliminate, complete) and junctions per window (junctions) in the
-// tiles' kernel: one and one, 75 registers a thread (the untiled kernels' eight and eight
-// take 196 here and bound the blocks an SM holds; four and two, 94 registers, were no
-// faster: bench/RESULTS.md, call 16f).
-constexpr int tile_ahead = 1, tile_window = 1;
+// Junctions per window (edd_sweeps::junctions) in the tiles' kernel: one (windows of 2, 4
+// and 8 took 72, 114 and 178 registers against 56 and were slower: bench/RESULTS.md,
+// call 17a; rows loaded four ahead, call 16f, were no faster either).
+constexpr int tile_window = 1;
 // The first wave's default skew (ns; about a block's life on the study's cells: call 17c).
 constexpr int tile_skew_ns = 8000;
 static_assert(edd_sweeps::n_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
@@ -146,6 +145,80 @@ enum TileInfo { ti_row, ti_rows, ti_slot, ti_slots, ti_cell, ti_cells, ti_juncti
 // 4-byte asynchronous copies of n ints.
 __device__ void copy_ints_async(int* to, const int* from, int n, int tid, int nt) {
     for (int i = tid; i < n; i += nt) __pipeline_memcpy_async(to + i, from + i, sizeof(int));
+}
+
+// edd_sweeps::eliminate and complete for a tile's rows in shared memory, h over u: the same
+// arithmetic in the same order (the same bits: GpuBranch.EddTilesSameBitsAsUntiled), with
+// the control flow the generic loops pay per row taken out: a running pointer per array
+// for the row index products, the padding rows (past the slot's size) and the real ones
+// in separate loops for the per-row choice of the branch point's coupling, and no bounds
+// tests on loads that the real rows' loop never needs.
+__device__ void tile_eliminate(int s, const int* first, const int* stride, const int* size, const int* walk,
+                               const int* up, const int* down, double* d, double* u, double* rhs, double* ends) {
+    using namespace edd_sweeps;
+    const int x0 = first[s], st = stride[s], m = size[s], n = walk[s];
+    if (m == 0) return;
+    const double u_down = down[s] >= 0 ? u[down[s]] : 0.0;
+    const double u_top = u[x0];
+    int row = n - 1;
+    double* pd = d + x0 + row * st;
+    double* pu = u + x0 + row * st;
+    double* pr = rhs + x0 + row * st;
+    double dk = *pd, rk = *pr, gk = row == m - 1 ? u_down : 0.0;
+    for (; row >= m; --row, pd -= st, pu -= st, pr -= st) {  // padding rows (row >= m >= 1)
+        const double uu = *pu, dp = pd[-st], rp = pr[-st];
+        const double inv = gpu::reciprocal(dk), f = uu * inv;
+        *pd = f;
+        *pr = rk * inv;
+        *pu = gk * inv;
+        dk = dp - f * uu;
+        rk = rp - f * rk;
+        gk = row - 1 == m - 1 ? u_down : -f * gk;
+    }
+#pragma unroll 2
+    for (; row >= 1; --row, pd -= st, pu -= st, pr -= st) {  // the real rows above the first
+        const double uu = *pu, dp = pd[-st], rp = pr[-st];
+        const double inv = gpu::reciprocal(dk), f = uu * inv;
+        *pd = f;
+        *pr = rk * inv;
+        *pu = gk * inv;
+        dk = dp - f * uu;
+        rk = rp - f * rk;
+        gk = -f * gk;
+    }
+    {  // row 0
+        const double uu = *pu, inv = gpu::reciprocal(dk), f = uu * inv;
+        *pd = f;
+        *pr = rk * inv;
+        *pu = gk * inv;
+    }
+    double* e = ends + n_ends * s;
+    double y = rhs[x0], a = up[s] >= 0 ? -d[x0] : 0.0, c = -u[x0];
+    e[top_y] = y, e[top_a] = a, e[top_c] = c, e[top_u] = u_top;
+    const double *F = d + x0, *G = rhs + x0, *H = u + x0;
+#pragma unroll 4
+    for (int i = 1; i < m; ++i) {
+        F += st, G += st, H += st;
+        y = *G - *F * y;
+        a = -*F * a;
+        c = -*H - *F * c;
+    }
+    e[bottom_y] = y, e[bottom_a] = a, e[bottom_c] = c;
+}
+
+__device__ void tile_complete(int s, const int* first, const int* stride, const int* size, const int* walk,
+                              const int* up, const int* down, const double* d, double* rhs, const double* h) {
+    const int x0 = first[s], st = stride[s], n = walk[s];
+    if (size[s] == 0) return;
+    const double v_down = down[s] >= 0 ? rhs[down[s]] : 0.0;
+    double v = up[s] >= 0 ? rhs[up[s]] : 0.0;
+    const double *F = d + x0, *H = h + x0;
+    double* G = rhs + x0;
+#pragma unroll 4
+    for (int i = 0; i < n; ++i, F += st, G += st, H += st) {
+        v = *G - *H * v_down - *F * v;
+        *G = v;
+    }
 }
 
 // Hopper's bulk L2 prefetch of [a, a + n) doubles, in whole 16-byte units (the
@@ -216,7 +289,7 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
         for (const double* a : {d, u, static_cast<const double*>(rhs)}) prefetch_l2(a + tn[ti_row], tn[ti_rows]);
     }
     for (int s = tid; s < ns; s += nt)
-        edd_sweeps::eliminate<tile_ahead>(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, su, sr, su, se);
+        tile_eliminate(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, su, sr, se);
     __syncthreads();
     for (int k = tid; k < nj; k += nt)
         edd_sweeps::assemble(k, jr, sparent, sjslot, schild_first, schild, sfirst, sd, su, sr, se, sD, sR, sP, sQ);
@@ -225,7 +298,7 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
         edd_sweeps::junctions<tile_window>(c, jr - k0, scell_first, sparent, sD, sR, sP, sQ, sr, k0);
     __syncthreads();
     for (int s = tid; s < ns; s += nt)
-        edd_sweeps::complete<tile_ahead>(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, sr, su);
+        tile_complete(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, sr, su);
     __syncthreads();
     for (int i = tid; i < rows; i += nt) rhs[o + i] = sr[i];
 }

@@ -128,10 +128,6 @@ __global__ void edd_complete(int n, const int* __restrict__ first, const int* __
     if (s < n) edd_sweeps::complete(s, first, stride, size, walk, up, down, d, rhs, h);
 }
 
-// Junctions per window (edd_sweeps::junctions) in the tiles' kernel: one (windows of 2, 4
-// and 8 took 72, 114 and 178 registers against 56 and were slower: bench/RESULTS.md,
-// call 17a; rows loaded four ahead, call 16f, were no faster either).
-constexpr int tile_window = 1;
 // The first wave's default skew (ns; about a block's life on the study's cells: call 17c).
 constexpr int tile_skew_ns = 8000;
 static_assert(edd_sweeps::n_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
@@ -221,6 +217,41 @@ __device__ void tile_complete(int s, const int* first, const int* stride, const 
     }
 }
 
+// edd_sweeps::junctions<1> for a tile's cell, its rows in shared memory: the same arithmetic
+// in the same order (the same bits), but the row a junction has just updated (its parent's
+// D and R) and the value it has just solved are also kept in registers, and the next
+// junction takes them from there when it is that parent (a chain of cut runs) or a
+// sibling: the serial chain then does not wait on shared memory between junctions.
+// (Windows of 2, 4 and 8 junctions, edd_sweeps::junctions<N>, took 72-178 registers against
+// 56 and were slower here: bench/RESULTS.md, call 17a.)
+__device__ void tile_junctions(int c, int base, const int* cell_first, const int* parent, double* D, double* R,
+                               const double* P, const double* Q, double* rhs, int row0) {
+    const int k0 = cell_first[c], k1 = cell_first[c + 1];
+    int held = -1;  // the junction whose D and R (also in memory) are in dh, rh
+    double dh = 0.0, rh = 0.0;
+    for (int k = k1 - 1; k >= k0; --k) {  // elimination, leaves to root
+        const int r = k - row0, p = parent[r];
+        if (p < 0) continue;
+        const double dd = held == k ? dh : D[r], rr = held == k ? rh : R[r];
+        const double f = gpu::divide(Q[r], dd);
+        const int rp = p - row0;
+        const double dn = (held == p ? dh : D[rp]) - f * P[r];
+        const double rn = (held == p ? rh : R[rp]) - f * rr;
+        D[rp] = dn, R[rp] = rn;
+        held = p, dh = dn, rh = rn;
+    }
+    int last = -1;  // the junction whose value (also in rhs) is in vl
+    double vl = 0.0;
+    for (int k = k0; k < k1; ++k) {  // values, root to leaves
+        const int r = k - row0, p = parent[r];
+        double vp = 0.0;
+        if (p >= 0) vp = p == last ? vl : rhs[base + p];
+        const double v = gpu::divide(R[r] - (p >= 0 ? P[r] * vp : 0.0), D[r]);
+        rhs[base + k] = v;
+        last = k, vl = v;
+    }
+}
+
 // Hopper's bulk L2 prefetch of [a, a + n) doubles, in whole 16-byte units (the
 // instruction's granule); a hint only: nothing waits on it. Before sm_90: nothing.
 __device__ void prefetch_l2(const double* a, int n) {
@@ -295,7 +326,7 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
         edd_sweeps::assemble(k, jr, sparent, sjslot, schild_first, schild, sfirst, sd, su, sr, se, sD, sR, sP, sQ);
     __syncthreads();
     for (int c = tid; c < nc; c += nt)
-        edd_sweeps::junctions<tile_window>(c, jr - k0, scell_first, sparent, sD, sR, sP, sQ, sr, k0);
+        tile_junctions(c, jr - k0, scell_first, sparent, sD, sR, sP, sQ, sr, k0);
     __syncthreads();
     for (int s = tid; s < ns; s += nt)
         tile_complete(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, sr, su);

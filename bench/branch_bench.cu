@@ -11,7 +11,7 @@
 //
 // Times are medians of --reps solves, each after restoring d and rhs and flushing L2;
 // "floor" as in fine_bench: 32 B per real CV at the device-to-device copy bandwidth.
-// edd-c32-t1024-plain: tiles without the L2 prefetch and the first wave's skew.
+// edd-c32-t1536-plain: tiles without the L2 prefetch and the first wave's skew.
 // Usage: branch_bench [--cells 256,2560,...] [--sets 2,3,4,multi,deep,real] [--reps 10]
 //                     [--variants gpu-cell,fold,...] (the summary table wants them all)
 //                     [--tsv FILE] [--summary FILE] [--budget-s S]
@@ -175,10 +175,12 @@ std::vector<Variant> variants() {
             edd_tiles(24, 1024),
             edd_tiles(32, 512),
             edd_tiles(32, 1024),
+            edd_tiles(32, 1536),
+            edd_tiles(24, 1536),
             edd_tiles(32, 2048),
             edd_tiles(48, 1024),
             edd_tiles(64, 1024),
-            edd_tiles(32, 1024, "-plain", 0, 0)};
+            edd_tiles(32, 1536, "-plain", 0, 0)};
 }
 
 // One variant set up on a batch: its layout and whatever its solve needs.

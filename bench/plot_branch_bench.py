@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 ap = argparse.ArgumentParser()
 ap.add_argument("tsv")
 ap.add_argument("-o", "--output", required=True)
-ap.add_argument("--variants", default="gpu-cell,gpu-fine,gpu-fine-s24,fold,edd-cut32,edd-c32-t1024")
+ap.add_argument("--variants", default="gpu-cell,gpu-fine,gpu-fine-s24,fold,edd-cut32,edd-c32-t1536")
 a = ap.parse_args()
 wanted = a.variants.split(",")
 data = defaultdict(lambda: defaultdict(list))  # set -> variant -> [(cells, ns)]
@@ -37,7 +37,7 @@ for ax, s in zip(axes.flat, sets):
         pts = sorted(data[s].get(v, []))
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=v,
-                    lw=2.5 if v in ("gpu-cell", "fold", "edd-cut32", "edd-c32-t1024") else 1.2)
+                    lw=2.5 if v in ("gpu-cell", "fold", "edd-cut32", "edd-c32-t1536") else 1.2)
     fl = sorted(floor[s].items())
     ax.plot([p[0] for p in fl], [p[1] for p in fl], "k--", lw=1, label="copy floor (32 B/CV)")
     ax.set_xscale("log")

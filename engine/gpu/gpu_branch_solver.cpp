@@ -67,7 +67,7 @@ SolverInfo gpu_branch_solver() {
          "edd: interiors longer than N CVs cut into runs of N with a junction between (0: uncut)", check_count},
         {"tile", {}, "N >= 0 or auto", "auto",
          "edd: consecutive cells grouped into tiles of at most N CVs, each tile solved by one CUDA block in shared "
-         "memory, the whole solve one launch (0: untiled, four or five launches through device memory); auto: 1024 "
+         "memory, the whole solve one launch (0: untiled, four or five launches through device memory); auto: 1536 "
          "where every cell has at most 64 branch points and 4,096 CVs, else 0",
          [](const std::string& v) { return v == "auto" ? std::string() : check_count(v); }},
         {"prefetch", {}, "N >= 0 or auto", "auto",

@@ -130,7 +130,11 @@ __global__ void edd_complete(int n, const int* __restrict__ first, const int* __
 
 // The first wave's default skew (ns; about a block's life on the study's cells: call 17c).
 constexpr int tile_skew_ns = 8000;
-static_assert(edd_sweeps::n_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
+// A tile's ends per slot: the affine coefficients of its interior's last row and the u of
+// its first row (edd_sweeps::End's others are read from the first row itself: y = rhs,
+// a = -d, c = -h).
+enum TileEnd { tile_bottom_y, tile_bottom_a, tile_bottom_c, tile_top_u, n_tile_ends };
+static_assert(n_tile_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
 
 // Per tile, what its block reads first (host-made, so that nothing waits on a chain of
 // loads): its rows, slots, cells, junctions and child lists as first and count, and its
@@ -188,9 +192,9 @@ __device__ void tile_eliminate(int s, const int* first, const int* stride, const
         *pr = rk * inv;
         *pu = gk * inv;
     }
-    double* e = ends + n_ends * s;
+    double* e = ends + n_tile_ends * s;
     double y = rhs[x0], a = up[s] >= 0 ? -d[x0] : 0.0, c = -u[x0];
-    e[top_y] = y, e[top_a] = a, e[top_c] = c, e[top_u] = u_top;
+    e[tile_top_u] = u_top;
     const double *F = d + x0, *G = rhs + x0, *H = u + x0;
 #pragma unroll 4
     for (int i = 1; i < m; ++i) {
@@ -199,7 +203,34 @@ __device__ void tile_eliminate(int s, const int* first, const int* stride, const
         a = -*F * a;
         c = -*H - *F * c;
     }
-    e[bottom_y] = y, e[bottom_a] = a, e[bottom_c] = c;
+    e[tile_bottom_y] = y, e[tile_bottom_a] = a, e[tile_bottom_c] = c;
+}
+
+// edd_sweeps::assemble for a tile: the same arithmetic, the top coefficients of a slot read
+// from its first row (as tile_eliminate left it), and the junction's D, R and P written
+// over its own row's d, rhs and u (read first; no other junction reads them), Q apart.
+__device__ void tile_assemble(int k, int base, const int* jparent, const int* jslot, const int* child_first,
+                              const int* child_slot, const int* first, const int* up, double* d, double* u,
+                              double* rhs, const double* ends, double* Q) {
+    const int x = base + k, s = jslot[k];
+    double dk = d[x], rk = rhs[x], pk = 0.0, qk = 0.0;
+    const double ux = u[x];
+    if (s >= 0) {
+        const double* e = ends + n_tile_ends * s;
+        dk += ux * e[tile_bottom_c];
+        rk -= ux * e[tile_bottom_y];
+        pk = ux * e[tile_bottom_a];
+        qk = e[tile_top_u] * -u[first[s]];
+    } else if (jparent[k] >= 0) {  // hangs from the junction above directly
+        pk = qk = ux;
+    }
+    for (int i = child_first[k]; i < child_first[k + 1]; ++i) {
+        const int c = child_slot[i], x0 = first[c];
+        const double* e = ends + n_tile_ends * c;
+        dk += e[tile_top_u] * (up[c] >= 0 ? -d[x0] : 0.0);
+        rk -= e[tile_top_u] * rhs[x0];
+    }
+    d[x] = dk, rhs[x] = rk, u[x] = pk, Q[k] = qk;
 }
 
 __device__ void tile_complete(int s, const int* first, const int* stride, const int* size, const int* walk,
@@ -289,9 +320,9 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
     const int nc = ti[ti_cells], k0 = ti[ti_junction], nj = ti[ti_junctions], jr = ti[ti_junction_row];
     const int ch0 = ti[ti_child], nch = ti[ti_children];
     // h overwrites u row by row (eliminate reads a row's u before writing its h; the u of
-    // each slot's first row, which assemble needs, goes to its ends): 24 B a row.
-    double *sd = sm, *su = sd + rows, *sr = su + rows, *se = sr + rows;
-    double *sD = se + edd_sweeps::n_ends * ns, *sR = sD + nj, *sP = sR + nj, *sQ = sP + nj;
+    // each slot's first row, which assemble needs, goes to its ends): 24 B a row. The
+    // junctions' D, R and P go over their rows' d, rhs and u (edd_tile_bytes).
+    double *sd = sm, *su = sd + rows, *sr = su + rows, *se = sr + rows, *sQ = se + n_tile_ends * ns;
     int *sfirst = reinterpret_cast<int*>(sQ + nj), *sstride = sfirst + ns, *ssize = sstride + ns;
     int *swalk = ssize + ns, *sup = swalk + ns, *sdown = sup + ns, *sparent = sdown + ns, *sjslot = sparent + nj;
     int *schild_first = sjslot + nj, *schild = schild_first + nj + 1, *scell_first = schild + nch;
@@ -323,10 +354,10 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
         tile_eliminate(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, su, sr, se);
     __syncthreads();
     for (int k = tid; k < nj; k += nt)
-        edd_sweeps::assemble(k, jr, sparent, sjslot, schild_first, schild, sfirst, sd, su, sr, se, sD, sR, sP, sQ);
+        tile_assemble(k, jr, sparent, sjslot, schild_first, schild, sfirst, sup, sd, su, sr, se, sQ);
     __syncthreads();
     for (int c = tid; c < nc; c += nt)
-        tile_junctions(c, jr - k0, scell_first, sparent, sD, sR, sP, sQ, sr, k0);
+        tile_junctions(c, jr - k0, scell_first, sparent, sd + jr, sr + jr, su + jr, sQ, sr, k0);
     __syncthreads();
     for (int s = tid; s < ns; s += nt)
         tile_complete(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, sr, su);

@@ -72,12 +72,13 @@ struct GpuBranchPlan {
 };
 
 // Shared memory of an EDD tile's block: its rows' d, u (then h) and rhs; its slots' ends
-// (edd_sweeps::n_ends doubles) and schedule (six ints); its junction rows, slot and child
-// list; its cells' first junctions.
-constexpr int edd_tile_ends = 7;
+// (the bottom's three affine coefficients and the first row's u; the top's are read from
+// the rows) and schedule (six ints); its junctions' Q (D, R and P are written over the
+// junction rows' d, rhs and u), parent, slot and child list start; its child list; its
+// cells' first junctions.
+constexpr int edd_tile_ends = 4;
 constexpr long edd_tile_bytes(long rows, long slots, long junctions, long children, long cells) {
-    return 3 * 8 * rows + (edd_tile_ends * 8 + 6 * 4) * slots + (edd_junction_row_bytes + 2 * 4) * junctions +
-           4 * (children + cells + 2);
+    return 3 * 8 * rows + (edd_tile_ends * 8 + 6 * 4) * slots + (8 + 3 * 4) * junctions + 4 * (children + cells + 2);
 }
 
 // layout, slots, junctions: from one branch_level_layout with options.coupling. Throws

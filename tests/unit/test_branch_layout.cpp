@@ -247,8 +247,8 @@ TEST(BranchLayout, EddTilesSameBits) {
         }
 }
 
-// tile=auto's rule: tiles of 1,024 CVs while every cell has at most 64 branch points and
-// 4,096 CVs.
+// tile=auto's rule: tiles of edd_auto_tile_cvs (1,536) CVs while every cell has at most
+// 64 branch points and 4,096 CVs.
 TEST(BranchLayout, EddAutoTile) {
     EXPECT_EQ(edd_auto_tile(64, 4096), edd_auto_tile_cvs);
     EXPECT_EQ(edd_auto_tile(65, 512), 0);

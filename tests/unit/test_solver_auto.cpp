@@ -106,21 +106,23 @@ TEST(SolverAuto, ModelShapeOfBusyring) {
 // The seed's study, solve alone (bench/branch_bench.cu on the H100): each solver at its
 // defaults as auto would run it. The resident step solves with gpu-fine's block solve
 // (solvers/gpu/fine_block.cuh), so there it is measured by gpu-fine's solve; EDD by its
-// tiles where tile=auto tiles the set (edd-c32-t1024), else untiled (edd-cut32).
+// tiles where tile=auto tiles the set (edd-c32-tN, N = edd_auto_tile_cvs), else untiled
+// (edd-cut32).
 TEST(SolverAuto, WithinTenPercentOnTheSolveStudy) {
     const auto rows = read_tsv(source_path("bench/branch_bench_h100.tsv"));
     ASSERT_GT(rows.size(), 50u) << "bench/branch_bench_h100.tsv missing or short";
+    const std::string auto_tiles = "edd-c32-t" + std::to_string(edd_auto_tile_cvs);
     const std::map<std::string, std::string> as_spec = {{"gpu-cell", "gpu-cell"},
                                                         {"gpu-fine", "gpu-fine"},
                                                         {"fold", "gpu-branch:coupling=fold"},
                                                         {"edd-cut32", "gpu-branch:coupling=edd"},
-                                                        {"edd-c32-t1024", "gpu-branch:coupling=edd"}};
+                                                        {auto_tiles, "gpu-branch:coupling=edd"}};
     std::map<std::string, Measured> models;
     for (const auto& r : rows) {
         if (!as_spec.count(r.at("variant"))) continue;
         const bool tiled = edd_auto_tile(std::stoi(r.at("max_branch_points")),
                                          std::stol(r.at("real_cv")) / std::stol(r.at("cells"))) > 0;
-        if (r.at("variant") == (tiled ? "edd-cut32" : "edd-c32-t1024")) continue;
+        if (r.at("variant") == (tiled ? "edd-cut32" : auto_tiles)) continue;
         Measured& m = models[r.at("set") + " x " + r.at("cells")];
         m.shape.cells = std::stoull(r.at("cells"));
         m.shape.cvs = std::stol(r.at("real_cv"));

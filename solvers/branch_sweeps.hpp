@@ -64,9 +64,9 @@ ARB_HD void backward(int s, const int* first, const int* stride, const int* walk
         ARB_UNROLL
         for (int j = 0; j < Ahead; ++j) {
             const int row = k - j, x = x0 + row * st;
-            const double inv = gpu::reciprocal(dk), f = uu[j] * inv;
+            const double inv = gpu::reciprocal(dk), f = gpu::divide_by(uu[j], dk, inv);
             d[x] = f;
-            rhs[x] = rk * inv;
+            rhs[x] = gpu::divide_by(rk, dk, inv);
             if (row == 0) {
                 if (parent[s] >= 0) fold_d[s] = f * uu[j], fold_r[s] = f * rk;
                 return;

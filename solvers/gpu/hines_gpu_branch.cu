@@ -167,10 +167,10 @@ __device__ void tile_eliminate(int s, const int* first, const int* stride, const
     double dk = *pd, rk = *pr, gk = row == m - 1 ? u_down : 0.0;
     for (; row >= m; --row, pd -= st, pu -= st, pr -= st) {  // padding rows (row >= m >= 1)
         const double uu = *pu, dp = pd[-st], rp = pr[-st];
-        const double inv = gpu::reciprocal(dk), f = uu * inv;
+        const double inv = gpu::reciprocal(dk), f = gpu::divide_by(uu, dk, inv);
         *pd = f;
-        *pr = rk * inv;
-        *pu = gk * inv;
+        *pr = gpu::divide_by(rk, dk, inv);
+        *pu = gpu::divide_by(gk, dk, inv);
         dk = dp - f * uu;
         rk = rp - f * rk;
         gk = row - 1 == m - 1 ? u_down : -f * gk;
@@ -178,19 +178,19 @@ __device__ void tile_eliminate(int s, const int* first, const int* stride, const
 #pragma unroll 2
     for (; row >= 1; --row, pd -= st, pu -= st, pr -= st) {  // the real rows above the first
         const double uu = *pu, dp = pd[-st], rp = pr[-st];
-        const double inv = gpu::reciprocal(dk), f = uu * inv;
+        const double inv = gpu::reciprocal(dk), f = gpu::divide_by(uu, dk, inv);
         *pd = f;
-        *pr = rk * inv;
-        *pu = gk * inv;
+        *pr = gpu::divide_by(rk, dk, inv);
+        *pu = gpu::divide_by(gk, dk, inv);
         dk = dp - f * uu;
         rk = rp - f * rk;
         gk = -f * gk;
     }
     {  // row 0
-        const double uu = *pu, inv = gpu::reciprocal(dk), f = uu * inv;
+        const double uu = *pu, inv = gpu::reciprocal(dk), f = gpu::divide_by(uu, dk, inv);
         *pd = f;
-        *pr = rk * inv;
-        *pu = gk * inv;
+        *pr = gpu::divide_by(rk, dk, inv);
+        *pu = gpu::divide_by(gk, dk, inv);
     }
     double* e = ends + n_tile_ends * s;
     double y = rhs[x0], a = up[s] >= 0 ? -d[x0] : 0.0, c = -u[x0];

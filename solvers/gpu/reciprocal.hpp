@@ -35,19 +35,27 @@ ARB_HD double reciprocal(double x) {
 #endif
 }
 
+// a / b from r = reciprocal(b) already at hand (the branch sweeps' row quotients: f, g and h
+// of a normalised row share one reciprocal): the quotient and one correction step, one
+// rounding where r * a made two. Per solve, the fold's and EDD's errors then match the
+// serial Hines solve's (BranchLayout.QuotientsRoundOnce), and whole runs come closer to
+// the CPU's (bench/RESULTS.md, call 17j). On the host: a / b.
+ARB_HD double divide_by(double a, double b, double r) {
+#ifdef __CUDA_ARCH__
+    const double q = a * r;
+    return fma(fma(-q, b, a), r, q);
+#else
+    (void)r;
+    return a / b;
+#endif
+}
+
 // a / b for a serial chain on the device: the reciprocal, the quotient, and one correction
 // step (the residual a - q b, exact in a fused multiply-add, times the reciprocal): the
 // correctly rounded quotient but in rare ties, with no branch to the division subroutine,
 // whose call held each junction of EDD's chain (bench/RESULTS.md, call 16h). On the host:
 // a / b.
-ARB_HD double divide(double a, double b) {
-#ifdef __CUDA_ARCH__
-    const double r = reciprocal(b), q = a * r;
-    return fma(fma(-q, b, a), r, q);
-#else
-    return a / b;
-#endif
-}
+ARB_HD double divide(double a, double b) { return divide_by(a, b, reciprocal(b)); }
 
 // The same in float (the benchmarks' single-precision kernels): the approximate
 // reciprocal (about 1 ulp) and one Newton step.

@@ -44,7 +44,7 @@ ARB_HD void eliminate(int s, const int* first, const int* stride, const int* siz
         ARB_UNROLL
         for (int j = 0; j < Ahead && !done; ++j) {
             const int row = k - j, x = x0 + row * st;
-            const double inv = gpu::reciprocal(dk), f = gpu::divide_by(uu[j], dk, inv);
+            const double inv = gpu::reciprocal_once(dk), f = gpu::divide_by(uu[j], dk, inv);
             d[x] = f;
             rhs[x] = gpu::divide_by(rk, dk, inv);
             h[x] = gpu::divide_by(gk, dk, inv);

@@ -167,7 +167,7 @@ __device__ void tile_eliminate(int s, const int* first, const int* stride, const
     double dk = *pd, rk = *pr, gk = row == m - 1 ? u_down : 0.0;
     for (; row >= m; --row, pd -= st, pu -= st, pr -= st) {  // padding rows (row >= m >= 1)
         const double uu = *pu, dp = pd[-st], rp = pr[-st];
-        const double inv = gpu::reciprocal(dk), f = gpu::divide_by(uu, dk, inv);
+        const double inv = gpu::reciprocal_once(dk), f = gpu::divide_by(uu, dk, inv);
         *pd = f;
         *pr = gpu::divide_by(rk, dk, inv);
         *pu = gpu::divide_by(gk, dk, inv);
@@ -178,7 +178,7 @@ __device__ void tile_eliminate(int s, const int* first, const int* stride, const
 #pragma unroll 2
     for (; row >= 1; --row, pd -= st, pu -= st, pr -= st) {  // the real rows above the first
         const double uu = *pu, dp = pd[-st], rp = pr[-st];
-        const double inv = gpu::reciprocal(dk), f = gpu::divide_by(uu, dk, inv);
+        const double inv = gpu::reciprocal_once(dk), f = gpu::divide_by(uu, dk, inv);
         *pd = f;
         *pr = gpu::divide_by(rk, dk, inv);
         *pu = gpu::divide_by(gk, dk, inv);
@@ -187,7 +187,7 @@ __device__ void tile_eliminate(int s, const int* first, const int* stride, const
         gk = -f * gk;
     }
     {  // row 0
-        const double uu = *pu, inv = gpu::reciprocal(dk), f = gpu::divide_by(uu, dk, inv);
+        const double uu = *pu, inv = gpu::reciprocal_once(dk), f = gpu::divide_by(uu, dk, inv);
         *pd = f;
         *pr = gpu::divide_by(rk, dk, inv);
         *pu = gpu::divide_by(gk, dk, inv);

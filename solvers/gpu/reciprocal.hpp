@@ -35,7 +35,19 @@ ARB_HD double reciprocal(double x) {
 #endif
 }
 
-// a / b from r = reciprocal(b) already at hand (the branch sweeps' row quotients: f, g and h
+// 1 / x within about 2^-46 from one Newton step: enough for divide_by, whose correction
+// step squares the quotient's error (the correctly rounded quotient but in rare cases,
+// GpuReciprocal.DivideRoundsAsDivision), one Newton step (two dependent FMAs) shorter on
+// the sweeps' serial chains than reciprocal. On the host: 1.0 / x.
+ARB_HD double reciprocal_once(double x) {
+#ifdef __CUDA_ARCH__
+    return newton_step(reciprocal_approx(x), x);
+#else
+    return 1.0 / x;
+#endif
+}
+
+// a / b from r = reciprocal_once(b) already at hand (the branch sweeps' row quotients: f, g and h
 // of a normalised row share one reciprocal): the quotient and one correction step, one
 // rounding where r * a made two. Per solve, the fold's and EDD's errors then match the
 // serial Hines solve's (BranchLayout.QuotientsRoundOnce), and whole runs come closer to
@@ -55,7 +67,7 @@ ARB_HD double divide_by(double a, double b, double r) {
 // correctly rounded quotient but in rare ties, with no branch to the division subroutine,
 // whose call held each junction of EDD's chain (bench/RESULTS.md, call 16h). On the host:
 // a / b.
-ARB_HD double divide(double a, double b) { return divide_by(a, b, reciprocal(b)); }
+ARB_HD double divide(double a, double b) { return divide_by(a, b, reciprocal_once(b)); }
 
 // The same in float (the benchmarks' single-precision kernels): the approximate
 // reciprocal (about 1 ulp) and one Newton step.

@@ -109,8 +109,9 @@ TEST(GpuReciprocal, ApproximationCommutesWithPowersOfTwo) {
     }
 }
 
-// gpu::divide (EDD's junction solve): the reciprocal, the quotient and one correction
-// step. Its claim: the correctly rounded a / b but in rare cases, never more than one ulp
+// gpu::divide (EDD's junction solve; divide_by, the same arithmetic, gives the branch
+// sweeps' row quotients): reciprocal_once (one Newton step), the quotient and one
+// correction step. Its claim: the correctly rounded a / b but in rare cases, never more than one ulp
 // off. Random mantissas for both operands over exponents where the quotient stays normal
 // (the junction rows' scale and far beyond), both signs, and a binade's ends; the same
 // bits every run.

@@ -90,9 +90,9 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& natural
 // EDD's tiles by default (gpu-branch's tile=auto): tiles of 1,536 CVs where every cell has
 // at most 64 branch points and 4,096 CVs, else none. A tile's block solves each cell's
 // junction system on one thread while the block's other threads wait, and holds few
-// cells at once: on the H100 tiles were 1.3-2x untiled EDD on the seed's binary trees and
-// the 64-level caterpillar (64 branch points a cell), 1.5-3x slower on real cells (up to
-// 378); 4,096 CVs keep a cell's rows well inside a block's shared memory
+// cells at once: on the H100 tiles (of 1,024) were 1.3-2x untiled EDD on the seed's binary
+// trees and the 64-level caterpillar (64 branch points a cell), 1.5-3x slower on real
+// cells (up to 378); 4,096 CVs keep a cell's rows well inside a block's shared memory
 // (bench/RESULTS.md, calls 16i, 16j). 1,536 rather than 1,024: three cells of 512 CVs a
 // block, five blocks an SM, hold 15 cells an SM in shared memory where two a block held
 // 14 (seven blocks), and were the fastest at 25,600 cells (call 17g).

@@ -155,7 +155,6 @@ __device__ void copy_ints_async(int* to, const int* from, int n, int tid, int nt
 // tests on loads that the real rows' loop never needs.
 __device__ void tile_eliminate(int s, const int* first, const int* stride, const int* size, const int* walk,
                                const int* up, const int* down, double* d, double* u, double* rhs, double* ends) {
-    using namespace edd_sweeps;
     const int x0 = first[s], st = stride[s], m = size[s], n = walk[s];
     if (m == 0) return;
     const double u_down = down[s] >= 0 ? u[down[s]] : 0.0;
@@ -484,9 +483,10 @@ void plan_tiles(GpuBranchPlan& p, const EddSchedule& s) {
     // wave ahead, twice the first wave's rows held in L2, was slower than none).
     const bool waves = p.n_tiles > p.tile_wave;
     const GpuBranchOptions& o = p.options;
-    p.tile_prefetch = o.prefetch >= 0 ? o.prefetch : waves ? p.tile_wave / 2 : 0;
+    p.tile_prefetch = std::min(p.n_tiles, o.prefetch >= 0 ? o.prefetch : waves ? p.tile_wave / 2 : 0);
+    // A step per round of SMs, at most __nanosleep's 1 ms; one block an SM: no rounds to skew.
     const int skew = o.skew_ns >= 0 ? o.skew_ns : waves ? tile_skew_ns : 0;
-    p.tile_skew_step = skew / std::max(1, per_sm);
+    p.tile_skew_step = per_sm > 1 ? std::min(1'000'000, skew / per_sm) : 0;
 }
 
 }  // namespace

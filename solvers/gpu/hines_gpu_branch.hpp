@@ -42,7 +42,8 @@ struct GpuBranchOptions {
     int prefetch = -1;
     // EDD by tiles: the first wave's blocks start skewed over this many ns (block b of the
     // first wave waits (b / SMs) of (blocks an SM) steps), so that they do not all copy,
-    // then all compute, in step. -1: auto (see make_gpu_branch_plan); 0: none. The same bits.
+    // then all compute, in step. -1: 8,000 where the launch has more tiles than the GPU holds
+    // at once, else none (plan_tiles); 0: none. The same bits.
     int skew_ns = -1;
 };
 

@@ -213,8 +213,8 @@ int main(int argc, char** argv) try {
 
     std::vector<CellClass> classes = make_classes(gen);
     for (const auto& c : classes)
-        std::printf("class %-12s %4zu CVs, %3d branch points  (%s)\n", c.name.c_str(), c.base.size(),
-                    trees::branch_points(c.base), c.what.c_str());
+        std::printf("class %-12s %4zu CVs, %3d branch starts  (%s)\n", c.name.c_str(), c.base.size(),
+                    trees::branch_starts(c.base), c.what.c_str());
     std::printf("\n");
 
     const std::vector<std::string> layouts = {"flat", "interleaved", "block-interleaved:32", "block-interleaved:128"};

@@ -14,3 +14,12 @@
 #else
 #define ARB_UNROLL
 #endif
+
+// A loop the GPU compiler should unroll N times (a serial chain that gains from the next
+// rows' loads issued early); the host compiler decides for itself.
+#define ARB_PRAGMA(x) _Pragma(#x)
+#ifdef __CUDACC__
+#define ARB_UNROLL_BY(n) ARB_PRAGMA(unroll n)
+#else
+#define ARB_UNROLL_BY(n)
+#endif

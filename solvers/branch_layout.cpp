@@ -312,24 +312,40 @@ void edd_layout_solve(const EddSchedule& s, double* d, const double* u, double* 
     namespace es = edd_sweeps;
     const int* walk = padding == Padding::compute ? s.padded.data() : s.size.data();
     const Junctions& j = s.junctions;
-    std::vector<double> h, ends(es::n_ends * s.n_slots());
-    std::vector<double> D(j.n()), R(j.n()), P(j.n()), Q(j.n());
+    std::vector<double> h, ends, D(j.n()), R(j.n()), P(j.n()), Q(j.n());
     // Tile by tile, each in its own frame (pointers from its first row, slot and
-    // junction), as the tiled GPU kernel does in shared memory.
+    // junction). Tiled, with the tiled GPU kernel's steps and storage (es::tile_*: h over
+    // a copy of the tile's u, D, R and P over the junction rows); untiled (one tile), with
+    // the untiled kernels'. Both give the same bits (BranchLayout.EddTilesSameBits).
     for (int t = 0; t < j.n_tiles(); ++t) {
-        const int o = j.tile_row[t], s0 = j.tile_slot[t], ns = j.tile_slot[t + 1] - s0;
+        const int o = j.tile_row[t], rows = j.tile_row[t + 1] - o, s0 = j.tile_slot[t], ns = j.tile_slot[t + 1] - s0;
         const int c0 = j.tile_cell[t], c1 = j.tile_cell[t + 1], k0 = j.cell_first[c0], nj = j.cell_first[c1] - k0;
         const int jr = s.junction_row[t];
-        h.assign(std::max(1, j.tile_row[t + 1] - o), 0.0);
         const int *first = s.first.data() + s0, *stride = s.stride.data() + s0, *size = s.size.data() + s0,
                   *wk = walk + s0, *up = s.up.data() + s0, *down = s.down.data() + s0;
-        double* e = ends.data() + es::n_ends * s0;
+        const int *parent = j.parent.data() + k0, *slot = j.slot.data() + k0, *child_first = j.child_first.data() + k0;
+        if (j.tiled) {
+            h.assign(u + o, u + o + rows);
+            ends.assign(static_cast<std::size_t>(es::n_tile_ends) * ns, 0.0);
+            for (int i = 0; i < ns; ++i)
+                es::tile_eliminate(i, first, stride, size, wk, up, down, d + o, h.data(), rhs + o, ends.data());
+            for (int k = 0; k < nj; ++k)
+                es::tile_assemble(k, jr, parent, slot, child_first, j.child_slot.data(), first, up, d + o, h.data(),
+                                  rhs + o, ends.data(), Q.data() + k0);
+            for (int c = c0; c < c1; ++c)
+                es::tile_junctions(c, jr - k0, j.cell_first.data(), parent, d + o + jr, rhs + o + jr, h.data() + jr,
+                                   Q.data() + k0, rhs + o, k0);
+            for (int i = 0; i < ns; ++i)
+                es::tile_complete(i, first, stride, size, wk, up, down, d + o, rhs + o, h.data());
+            continue;
+        }
+        h.assign(std::max(1, rows), 0.0);
+        ends.assign(static_cast<std::size_t>(es::n_ends) * ns, 0.0);
         for (int i = 0; i < ns; ++i)
-            es::eliminate(i, first, stride, size, wk, up, down, d + o, u + o, rhs + o, h.data(), e);
+            es::eliminate(i, first, stride, size, wk, up, down, d + o, u + o, rhs + o, h.data(), ends.data());
         for (int k = 0; k < nj; ++k)
-            es::assemble(k, jr, j.parent.data() + k0, j.slot.data() + k0, j.child_first.data() + k0,
-                         j.child_slot.data(), first, d + o, u + o, rhs + o, e, D.data() + k0, R.data() + k0,
-                         P.data() + k0, Q.data() + k0);
+            es::assemble(k, jr, parent, slot, child_first, j.child_slot.data(), d + o, u + o, rhs + o, ends.data(),
+                         D.data() + k0, R.data() + k0, P.data() + k0, Q.data() + k0);
         for (int c = c0; c < c1; ++c)
             es::junctions(c, jr - k0, j.cell_first.data(), j.parent.data(), D.data(), R.data(), P.data(), Q.data(),
                           rhs + o);

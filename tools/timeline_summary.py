@@ -17,7 +17,7 @@ a = ap.parse_args()
 try:
     with open(a.csv, newline="") as f:
         rows = list(csv.DictReader(f))
-    marks = [(float(r["us"]) / 1000.0, r["mark"], int(r["step"])) for r in rows]
+    marks = [(float(r["us"]) / 1000.0, r["mark"], int(r["step"]), r["thread"]) for r in rows]
 except (OSError, KeyError, ValueError, TypeError) as e:
     print(f"timeline_summary.py: {a.csv}: not a timeline (thread,us,mark,step): {e}", file=sys.stderr)
     sys.exit(2)
@@ -26,20 +26,22 @@ if not marks:
     sys.exit(2)
 
 def gaps(begin, end):
-    """(ms, step) from each `begin` mark to the next `end` mark, both on the update's side."""
-    out, t0, s0 = [], None, None
-    for t, m, s in marks:
+    """(ms, step) from each `begin` mark to the next `end` mark of the same thread: the
+    update's marks are the main thread's; several GPU groups mark from their OpenMP
+    threads, so within an epoch each group's pieces pair with its own."""
+    out, open_ = [], {}  # thread: (ms, step) of its last unmatched `begin`
+    for t, m, s, th in marks:
         if m == begin:
-            t0, s0 = t, s
-        elif m == end and t0 is not None:
+            open_[th] = (t, s)
+        elif m == end and th in open_:
+            t0, s0 = open_.pop(th)
             out.append((t - t0, s0))
-            t0 = None
     return out
 
 update = gaps("update begin", "update end")
 exposed = gaps("update end", "exchange joined")
 idle = gaps("piece synced", "piece launched")
-first = next((t for t, m, _ in marks if m in ("piece launched", "update begin")), 0.0)
+first = next((t for t, m, _, _ in marks if m in ("piece launched", "update begin")), 0.0)
 length = marks[-1][0] - marks[0][0]
 print(f"run: {length:.3f} ms, {len(update)} epochs; first update or launch at {first:.3f} ms")
 for name, g in (("update", update), ("exposed exchange", exposed), ("device idle between pieces", idle)):
@@ -47,4 +49,5 @@ for name, g in (("update", update), ("exposed exchange", exposed), ("device idle
         continue
     total = sum(ms for ms, _ in g)
     top = ", ".join(f"{ms:.3f} ms (step {s})" for ms, s in sorted(g, reverse=True)[: a.top])
-    print(f"{name}: {total:.3f} ms in {len(g)} ({100 * total / length:.1f} % of the run); largest: {top}")
+    share = f"{100 * total / length:.1f} % of the run" if length > 0 else "a run of no length"
+    print(f"{name}: {total:.3f} ms in {len(g)} ({share}); largest: {top}")

@@ -121,7 +121,7 @@ public:
     }
     T* data() { return p_; }
     const T* data() const { return p_; }
-    std::size_t size() const { return n_; }
+    std::size_t capacity() const { return n_; }  // what grow() allocated, its spare quarter included
 
 private:
     T* p_ = nullptr;

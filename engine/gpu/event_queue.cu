@@ -66,8 +66,13 @@ __global__ void add_block_kernel(std::size_t n, std::uint64_t* __restrict__ key,
 
 }  // namespace
 
-EventQueue::EventQueue(std::uint32_t n_targets) : n_targets_(n_targets) {
+EventQueue::EventQueue(std::uint32_t n_targets) : n_targets_(n_targets), target_bits_(bits_for(n_targets)) {
     CUDA_CHECK(cudaGetDevice(&device_));
+    int pools = 0;  // the slots' buffers grow in stream order (StreamArray: cudaMallocAsync)
+    CUDA_CHECK(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device_));
+    if (!pools)
+        throw std::runtime_error("gpu events: device " + std::to_string(device_) +
+                                 " has no stream-ordered memory pools (cudaMallocAsync), which the GPU groups need");
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     for (Slot& p : slots_) {
         CUDA_CHECK(cudaEventCreateWithFlags(&p.uploaded, cudaEventDisableTiming));
@@ -114,9 +119,7 @@ void EventQueue::sort_by_block(const std::vector<std::uint32_t>& target_block, i
     n_blocks_ = n_blocks;
 }
 
-std::uint64_t EventQueue::target_mask() const {
-    return low_bits(current_ ? current_->target_bits : 0);
-}
+std::uint64_t EventQueue::target_mask() const { return low_bits(target_bits_); }
 
 BlockEvents EventQueue::by_block() const {
     if (!current_) return {};
@@ -131,10 +134,9 @@ void EventQueue::upload(Slot& p, const std::vector<StepEvent>& events, long step
     p.error = nullptr;
     const long n_steps = step_end - step_begin;
     const std::size_t n = events.size();
-    p.target_bits = bits_for(n_targets_);
     const int step_bits = bits_for(static_cast<std::uint64_t>(n_steps));
     const int block_bits = n_blocks_ > 0 ? bits_for(static_cast<std::uint64_t>(n_blocks_) + 1) : 0;
-    const int end_bit = std::max(1, p.target_bits + step_bits + block_bits);
+    const int end_bit = std::max(1, target_bits_ + step_bits + block_bits);
     if (end_bit > 64) throw std::runtime_error("gpu events: block, step and target do not fit a 64-bit key");
     if (n > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("gpu events: too many events in one epoch");
 
@@ -149,15 +151,15 @@ void EventQueue::upload(Slot& p, const std::vector<StepEvent>& events, long step
     copy_packed(p, events, stream);
     if (n == 0) {
         if (n_blocks_ > 0)
-            CUDA_CHECK(cudaMemsetAsync(p.block_offset.data(), 0, p.block_offset.size() * sizeof(unsigned), stream));
+            CUDA_CHECK(cudaMemsetAsync(p.block_offset.data(), 0, p.block_offset.capacity() * sizeof(unsigned), stream));
         CUDA_CHECK(cudaEventRecord(p.uploaded, stream));
         return;
     }
     auto* dk = reinterpret_cast<std::uint64_t*>(p.in.data());
-    const std::uint64_t mask = low_bits(p.target_bits);
+    const std::uint64_t mask = target_mask();
     if (n_blocks_ > 0) {
         add_block_kernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(n, dk, target_block_.data(), mask,
-                                                                                      step_bits + p.target_bits);
+                                                                                      step_bits + target_bits_);
         CUDA_CHECK_LAUNCH();
     }
     const auto* dw = reinterpret_cast<const double*>(p.in.data() + n * 8);
@@ -170,7 +172,7 @@ void EventQueue::upload(Slot& p, const std::vector<StepEvent>& events, long step
     if (n_blocks_ > 0) {
         const long m = n_blocks_ * (n_steps + 1);
         block_offsets_kernel<<<static_cast<unsigned>((m + 255) / 256), 256, 0, stream>>>(
-            p.keys.data(), static_cast<unsigned>(n), n_blocks_, n_steps, p.target_bits, step_bits,
+            p.keys.data(), static_cast<unsigned>(n), n_blocks_, n_steps, target_bits_, step_bits,
             p.block_offset.data());
         CUDA_CHECK_LAUNCH();
     }
@@ -194,7 +196,7 @@ void EventQueue::copy_packed(Slot& p, const std::vector<StepEvent>& events, cuda
             if (e.step < p.step_begin || e.step >= p.step_end || e.target >= n_targets_)
                 throw std::logic_error("gpu events: event outside the epoch or the group's targets");
             const auto s = static_cast<std::uint64_t>(e.step - p.step_begin);
-            hk[i] = s << p.target_bits | e.target;
+            hk[i] = s << target_bits_ | e.target;
             hw[i] = e.weight;
             ++p.offset[s + 1];
         }

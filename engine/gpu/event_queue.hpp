@@ -80,7 +80,6 @@ private:
     // the device. Device buffers grow in stream order (StreamArray): no wait for the kernels.
     struct Slot {
         long step_begin = 0, step_end = -1;
-        int target_bits = 0;  // of the keys (target_mask())
         std::vector<std::size_t> offset;  // per local step: first event (plus the end)
         Chunk chunks[2];
         StreamArray<unsigned char> in, temp;  // the copy; the sort's scratch
@@ -100,6 +99,7 @@ private:
     std::uint64_t target_mask() const;
 
     std::uint32_t n_targets_;
+    int target_bits_;  // a key's target field (target_mask())
     int device_ = 0;
     cudaStream_t stream_ = nullptr;  // pack()'s
     int n_blocks_ = 0;                         // > 0: sorted by block first

@@ -45,7 +45,9 @@ GpuSolverParts gpu_branch_parts(const SolverOptions& opt) {
     const std::string tile = opt.at("tile");
     return numbered_parts<BranchNumbering>(
         [block, cut, tile, o](const std::vector<std::vector<int>>& np) {
-            return branch_level_layout(np, block, o.coupling, cut, tile == "auto" ? edd_auto_tile(np) : std::stoi(tile));
+            const bool edd = o.coupling == Coupling::edd;  // the fold has no tiles
+            const int tiles = !edd ? 0 : tile == "auto" ? edd_auto_tile(np) : std::stoi(tile);
+            return branch_level_layout(np, block, o.coupling, cut, tiles);
         },
         [o](const Layout& l, const BranchNumbering& n) { return std::make_unique<GpuBranchSolve>(l, n, o); });
 }

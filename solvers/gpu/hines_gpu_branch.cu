@@ -48,11 +48,11 @@ __global__ void edd_eliminate(int n, const int* __restrict__ first, const int* _
 
 __global__ void edd_assemble(int n, int base, const int* __restrict__ jparent, const int* __restrict__ jslot,
                              const int* __restrict__ child_first, const int* __restrict__ child_slot,
-                             const int* __restrict__ first, const double* __restrict__ d, const double* __restrict__ u,
+                             const double* __restrict__ d, const double* __restrict__ u,
                              const double* __restrict__ rhs, const double* __restrict__ ends, double* __restrict__ D,
                              double* __restrict__ R, double* __restrict__ P, double* __restrict__ Q) {
     const int k = thread_index();
-    if (k < n) edd_sweeps::assemble(k, base, jparent, jslot, child_first, child_slot, first, d, u, rhs, ends, D, R, P, Q);
+    if (k < n) edd_sweeps::assemble(k, base, jparent, jslot, child_first, child_slot, d, u, rhs, ends, D, R, P, Q);
 }
 
 // EDD's junction systems, 32 consecutive cells (a group) a block, a thread of its first
@@ -130,11 +130,7 @@ __global__ void edd_complete(int n, const int* __restrict__ first, const int* __
 
 // The first wave's default skew (ns; about a block's life on the study's cells: call 17c).
 constexpr int tile_skew_ns = 8000;
-// A tile's ends per slot: the affine coefficients of its interior's last row and the u of
-// its first row (edd_sweeps::End's others are read from the first row itself: y = rhs,
-// a = -d, c = -h).
-enum TileEnd { tile_bottom_y, tile_bottom_a, tile_bottom_c, tile_top_u, n_tile_ends };
-static_assert(n_tile_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
+static_assert(edd_sweeps::n_tile_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
 
 // Per tile, what its block reads first (host-made, so that nothing waits on a chain of
 // loads): its rows, slots, cells, junctions and child lists as first and count, and its
@@ -145,141 +141,6 @@ enum TileInfo { ti_row, ti_rows, ti_slot, ti_slots, ti_cell, ti_cells, ti_juncti
 // 4-byte asynchronous copies of n ints.
 __device__ void copy_ints_async(int* to, const int* from, int n, int tid, int nt) {
     for (int i = tid; i < n; i += nt) __pipeline_memcpy_async(to + i, from + i, sizeof(int));
-}
-
-// edd_sweeps::eliminate and complete for a tile's rows in shared memory, h over u: the same
-// arithmetic in the same order (the same bits: GpuBranch.EddTilesSameBitsAsUntiled), with
-// the control flow the generic loops pay per row taken out: a running pointer per array
-// for the row index products, the padding rows (past the slot's size) and the real ones
-// in separate loops for the per-row choice of the branch point's coupling, and no bounds
-// tests on loads that the real rows' loop never needs.
-__device__ void tile_eliminate(int s, const int* first, const int* stride, const int* size, const int* walk,
-                               const int* up, const int* down, double* d, double* u, double* rhs, double* ends) {
-    const int x0 = first[s], st = stride[s], m = size[s], n = walk[s];
-    if (m == 0) return;
-    const double u_down = down[s] >= 0 ? u[down[s]] : 0.0;
-    const double u_top = u[x0];
-    int row = n - 1;
-    double* pd = d + x0 + row * st;
-    double* pu = u + x0 + row * st;
-    double* pr = rhs + x0 + row * st;
-    double dk = *pd, rk = *pr, gk = row == m - 1 ? u_down : 0.0;
-    for (; row >= m; --row, pd -= st, pu -= st, pr -= st) {  // padding rows (row >= m >= 1)
-        const double uu = *pu, dp = pd[-st], rp = pr[-st];
-        const double inv = gpu::reciprocal_once(dk), f = gpu::divide_by(uu, dk, inv);
-        *pd = f;
-        *pr = gpu::divide_by(rk, dk, inv);
-        *pu = gpu::divide_by(gk, dk, inv);
-        dk = dp - f * uu;
-        rk = rp - f * rk;
-        gk = row - 1 == m - 1 ? u_down : -f * gk;
-    }
-#pragma unroll 2
-    for (; row >= 1; --row, pd -= st, pu -= st, pr -= st) {  // the real rows above the first
-        const double uu = *pu, dp = pd[-st], rp = pr[-st];
-        const double inv = gpu::reciprocal_once(dk), f = gpu::divide_by(uu, dk, inv);
-        *pd = f;
-        *pr = gpu::divide_by(rk, dk, inv);
-        *pu = gpu::divide_by(gk, dk, inv);
-        dk = dp - f * uu;
-        rk = rp - f * rk;
-        gk = -f * gk;
-    }
-    {  // row 0
-        const double uu = *pu, inv = gpu::reciprocal_once(dk), f = gpu::divide_by(uu, dk, inv);
-        *pd = f;
-        *pr = gpu::divide_by(rk, dk, inv);
-        *pu = gpu::divide_by(gk, dk, inv);
-    }
-    double* e = ends + n_tile_ends * s;
-    double y = rhs[x0], a = up[s] >= 0 ? -d[x0] : 0.0, c = -u[x0];
-    e[tile_top_u] = u_top;
-    const double *F = d + x0, *G = rhs + x0, *H = u + x0;
-#pragma unroll 4
-    for (int i = 1; i < m; ++i) {
-        F += st, G += st, H += st;
-        y = *G - *F * y;
-        a = -*F * a;
-        c = -*H - *F * c;
-    }
-    e[tile_bottom_y] = y, e[tile_bottom_a] = a, e[tile_bottom_c] = c;
-}
-
-// edd_sweeps::assemble for a tile: the same arithmetic, the top coefficients of a slot read
-// from its first row (as tile_eliminate left it), and the junction's D, R and P written
-// over its own row's d, rhs and u (read first; no other junction reads them), Q apart.
-__device__ void tile_assemble(int k, int base, const int* jparent, const int* jslot, const int* child_first,
-                              const int* child_slot, const int* first, const int* up, double* d, double* u,
-                              double* rhs, const double* ends, double* Q) {
-    const int x = base + k, s = jslot[k];
-    double dk = d[x], rk = rhs[x], pk = 0.0, qk = 0.0;
-    const double ux = u[x];
-    if (s >= 0) {
-        const double* e = ends + n_tile_ends * s;
-        dk += ux * e[tile_bottom_c];
-        rk -= ux * e[tile_bottom_y];
-        pk = ux * e[tile_bottom_a];
-        qk = e[tile_top_u] * -u[first[s]];
-    } else if (jparent[k] >= 0) {  // hangs from the junction above directly
-        pk = qk = ux;
-    }
-    for (int i = child_first[k]; i < child_first[k + 1]; ++i) {
-        const int c = child_slot[i], x0 = first[c];
-        const double* e = ends + n_tile_ends * c;
-        dk += e[tile_top_u] * (up[c] >= 0 ? -d[x0] : 0.0);
-        rk -= e[tile_top_u] * rhs[x0];
-    }
-    d[x] = dk, rhs[x] = rk, u[x] = pk, Q[k] = qk;
-}
-
-__device__ void tile_complete(int s, const int* first, const int* stride, const int* size, const int* walk,
-                              const int* up, const int* down, const double* d, double* rhs, const double* h) {
-    const int x0 = first[s], st = stride[s], n = walk[s];
-    if (size[s] == 0) return;
-    const double v_down = down[s] >= 0 ? rhs[down[s]] : 0.0;
-    double v = up[s] >= 0 ? rhs[up[s]] : 0.0;
-    const double *F = d + x0, *H = h + x0;
-    double* G = rhs + x0;
-#pragma unroll 4
-    for (int i = 0; i < n; ++i, F += st, G += st, H += st) {
-        v = *G - *H * v_down - *F * v;
-        *G = v;
-    }
-}
-
-// edd_sweeps::junctions<1> for a tile's cell, its rows in shared memory: the same arithmetic
-// in the same order (the same bits), but the row a junction has just updated (its parent's
-// D and R) and the value it has just solved are also kept in registers, and the next
-// junction takes them from there when it is that parent (a chain of cut runs) or a
-// sibling: the serial chain then does not wait on shared memory between junctions.
-// (Windows of 2, 4 and 8 junctions, edd_sweeps::junctions<N>, took 72-178 registers against
-// 56 and were slower here: bench/RESULTS.md, call 17a.)
-__device__ void tile_junctions(int c, int base, const int* cell_first, const int* parent, double* D, double* R,
-                               const double* P, const double* Q, double* rhs, int row0) {
-    const int k0 = cell_first[c], k1 = cell_first[c + 1];
-    int held = -1;  // the junction whose D and R (also in memory) are in dh, rh
-    double dh = 0.0, rh = 0.0;
-    for (int k = k1 - 1; k >= k0; --k) {  // elimination, leaves to root
-        const int r = k - row0, p = parent[r];
-        if (p < 0) continue;
-        const double dd = held == k ? dh : D[r], rr = held == k ? rh : R[r];
-        const double f = gpu::divide(Q[r], dd);
-        const int rp = p - row0;
-        const double dn = (held == p ? dh : D[rp]) - f * P[r];
-        const double rn = (held == p ? rh : R[rp]) - f * rr;
-        D[rp] = dn, R[rp] = rn;
-        held = p, dh = dn, rh = rn;
-    }
-    int last = -1;  // the junction whose value (also in rhs) is in vl
-    double vl = 0.0;
-    for (int k = k0; k < k1; ++k) {  // values, root to leaves
-        const int r = k - row0, p = parent[r];
-        double vp = 0.0;
-        if (p >= 0) vp = p == last ? vl : rhs[base + p];
-        const double v = gpu::divide(R[r] - (p >= 0 ? P[r] * vp : 0.0), D[r]);
-        rhs[base + k] = v;
-        last = k, vl = v;
-    }
 }
 
 // Hopper's bulk L2 prefetch of [a, a + n) doubles, in whole 16-byte units (the
@@ -321,7 +182,7 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
     // h overwrites u row by row (eliminate reads a row's u before writing its h; the u of
     // each slot's first row, which assemble needs, goes to its ends): 24 B a row. The
     // junctions' D, R and P go over their rows' d, rhs and u (edd_tile_bytes).
-    double *sd = sm, *su = sd + rows, *sr = su + rows, *se = sr + rows, *sQ = se + n_tile_ends * ns;
+    double *sd = sm, *su = sd + rows, *sr = su + rows, *se = sr + rows, *sQ = se + edd_sweeps::n_tile_ends * ns;
     int *sfirst = reinterpret_cast<int*>(sQ + nj), *sstride = sfirst + ns, *ssize = sstride + ns;
     int *swalk = ssize + ns, *sup = swalk + ns, *sdown = sup + ns, *sparent = sdown + ns, *sjslot = sparent + nj;
     int *schild_first = sjslot + nj, *schild = schild_first + nj + 1, *scell_first = schild + nch;
@@ -350,16 +211,16 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
         for (const double* a : {d, u, static_cast<const double*>(rhs)}) prefetch_l2(a + tn[ti_row], tn[ti_rows]);
     }
     for (int s = tid; s < ns; s += nt)
-        tile_eliminate(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, su, sr, se);
+        edd_sweeps::tile_eliminate(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, su, sr, se);
     __syncthreads();
     for (int k = tid; k < nj; k += nt)
-        tile_assemble(k, jr, sparent, sjslot, schild_first, schild, sfirst, sup, sd, su, sr, se, sQ);
+        edd_sweeps::tile_assemble(k, jr, sparent, sjslot, schild_first, schild, sfirst, sup, sd, su, sr, se, sQ);
     __syncthreads();
     for (int c = tid; c < nc; c += nt)
-        tile_junctions(c, jr - k0, scell_first, sparent, sd + jr, sr + jr, su + jr, sQ, sr, k0);
+        edd_sweeps::tile_junctions(c, jr - k0, scell_first, sparent, sd + jr, sr + jr, su + jr, sQ, sr, k0);
     __syncthreads();
     for (int s = tid; s < ns; s += nt)
-        tile_complete(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, sr, su);
+        edd_sweeps::tile_complete(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, sr, su);
     __syncthreads();
     for (int i = tid; i < rows; i += nt) rhs[o + i] = sr[i];
 }
@@ -418,7 +279,7 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
     }
     if (nj > 0) {
         edd_assemble<<<blocks(nj, tj), tj, 0, stream>>>(nj, p.junction_base, p.jparent.data(), p.jslot.data(),
-                                                      p.child_first.data(), p.child_slot.data(), p.first.data(), d, u,
+                                                      p.child_first.data(), p.child_slot.data(), d, u,
                                                       rhs, p.ends.data(), p.D.data(), p.R.data(), p.P.data(),
                                                       p.Q.data());
         CUDA_CHECK_LAUNCH();

@@ -86,8 +86,9 @@ inline Tree star(int n) {
     return p;
 }
 
-// Number of CVs whose parent is not the previous CV (where a new branch starts).
-inline int branch_points(const Tree& p) {
+// Number of CVs whose parent is not the previous CV (where a new branch starts; not
+// arbolito::branch_points, the CVs with two or more children).
+inline int branch_starts(const Tree& p) {
     int k = 0;
     for (std::size_t i = 1; i < p.size(); ++i) k += p[i] != static_cast<int>(i) - 1;
     return k;
@@ -99,7 +100,7 @@ inline int branch_points(const Tree& p) {
 inline Tree variant(const Tree& base, int target, std::mt19937& gen) {
     if (target <= static_cast<int>(base.size())) return Tree(base.begin(), base.begin() + target);
     Tree p = base;
-    const int mean_run = std::max(2, static_cast<int>(base.size()) / (branch_points(base) + 1));
+    const int mean_run = std::max(2, static_cast<int>(base.size()) / (branch_starts(base) + 1));
     while (static_cast<int>(p.size()) < target) {
         const int len = std::min(target - static_cast<int>(p.size()),
                                  std::uniform_int_distribution<int>(1, 2 * mean_run - 1)(gen));

@@ -70,4 +70,13 @@ inline double worst_relative_error(const Layout& l, const std::vector<double>& x
     return worst;
 }
 
+// x (in layout numbering) cell by cell, each cell's CVs in natural order: what tests compare
+// between numberings of the same cells.
+inline std::vector<std::vector<double>> per_cell(const Layout& l, const std::vector<double>& x) {
+    std::vector<std::vector<double>> out(l.index.size());
+    for (std::size_t c = 0; c < l.index.size(); ++c)
+        for (int i : l.index[c]) out[c].push_back(x[i]);
+    return out;
+}
+
 }  // namespace arbolito::test_systems

@@ -236,10 +236,7 @@ TEST(BranchLayout, EddTilesSameBits) {
         test_systems::LayoutSystems sys = test_systems::random_systems(cells, g.layout, same);
         edd_layout_solve(edd_schedule(g.layout, g.slots, g.junctions), sys.d.data(), sys.u.data(), sys.rhs.data(),
                          padding);
-        std::vector<std::vector<double>> x(cells.size());
-        for (std::size_t c = 0; c < cells.size(); ++c)
-            for (int i : g.layout.index[c]) x[c].push_back(sys.rhs[i]);
-        return x;
+        return test_systems::per_cell(g.layout, sys.rhs);
     };
     for (int cut : {0, 7, 32})
         for (Padding p : {Padding::compute, Padding::stop}) {
@@ -253,7 +250,9 @@ TEST(BranchLayout, EddTilesSameBits) {
 // against a long double solve over 4,000 random cables of 11 CVs (a cable's d = 40 + its
 // axial conductances, u = -those, 5 to 2,000): serial, fold, EDD uncut and EDD cut every 8
 // CVs measured 1 : 1.02 : 1.02 : 1.10; with the reciprocal multiplied in (two roundings a
-// quotient) 1 : 1.29 : 1.29 : 1.39. The bounds sit between the two.
+// quotient) 1 : 1.29 : 1.29 : 1.39. The bounds sit between the two. On the host divide_by
+// is a / b: this holds the sweeps' form (one quotient a row's value); that the device's
+// divide_by rounds as a / b is GpuReciprocal.DivideRoundsAsDivision's.
 TEST(BranchLayout, QuotientsRoundOnce) {
     const int n = 11, samples = 4000;
     const std::vector<std::vector<int>> cells = {trees::chain(n)};

@@ -6,6 +6,7 @@
 // without one.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -530,8 +531,8 @@ TEST(GpuCellGroup, PreparedEventsSameBits) {
 
 namespace {
 
-// One epoch's events in StepEvent order: random steps in [b, b + steps), targets, weights.
-// n events (2,000 to 2,999 when n < 0) on random steps of [b, b + steps) and targets.
+// One epoch's events in StepEvent order: n of them (2,000 to 2,999 when n < 0) on random
+// steps of [b, b + steps), targets and weights.
 std::vector<StepEvent> random_epoch(long b, long steps, std::uint32_t targets, unsigned seed, long n = -1) {
     std::vector<StepEvent> ev;
     unsigned x = seed;

@@ -1,6 +1,7 @@
 // The device's reciprocal (solvers/gpu/reciprocal.hpp), which every GPU solver's pivots
 // use: within one ulp of the correctly rounded 1.0 / x over the normal range the pivots
-// can take, and the same value every run; and gpu::divide, EDD's junction division. Skipped on a machine without a GPU.
+// can take, and the same value every run; and gpu::divide, EDD's junction division (and,
+// by divide_by, the branch sweeps' row quotients). Skipped on a machine without a GPU.
 #include <cmath>
 #include <cstdint>
 #include <cstring>

@@ -13,6 +13,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "git_commit.hpp"  // ARBOLITO_GIT_COMMIT, written at build time (cmake/git_commit.cmake)
+
 #include "app/commands.hpp"
 #include "app/suggest.hpp"
 #include "engine/communicator.hpp"
@@ -76,11 +78,8 @@ std::string mistyped(CLI::App& app, int argc, char** argv) {
 }
 
 std::string version_text() {
-#ifndef ARBOLITO_VERSION
-#define ARBOLITO_VERSION "unknown"
-#define ARBOLITO_GIT_COMMIT "unknown"
-#endif
-    std::string v = std::string("arbolito ") + ARBOLITO_VERSION + " (commit " + ARBOLITO_GIT_COMMIT + ")";
+    std::string v = std::string("arbolito ") + ARBOLITO_VERSION;
+    if (const std::string commit = ARBOLITO_GIT_COMMIT; !commit.empty()) v += " (commit " + commit + ")";
 #ifdef ARBOLITO_HAVE_CUDA
     v += ", CUDA on";
 #else

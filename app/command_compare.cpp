@@ -11,6 +11,7 @@
 
 #include "app/commands.hpp"
 #include "app/run_common.hpp"
+#include "app/spike_agreement.hpp"
 #include "engine/simulation.hpp"
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
@@ -43,7 +44,8 @@ public:
             for (std::size_t i = 0; i < count; ++i) {
                 const std::size_t k = offset_ + i;
                 if (k >= ref_->size()) { shape_ok_ = false; break; }
-                max_dv_ = std::max(max_dv_, std::fabs(rows[i] - (*ref_)[k]));
+                const double d = std::fabs(rows[i] - (*ref_)[k]);
+                if (!std::isnan(max_dv_) && !(d <= max_dv_)) max_dv_ = d;  // a NaN stays: the verdict fails
             }
         }
         offset_ += count;
@@ -69,18 +71,65 @@ private:
     std::vector<Spike> spikes_;
 };
 
+// What the traces of a run are, against the reference's.
+enum class Traces {
+    compared,  // the same frames and columns: max_dv holds the largest difference
+    none,      // not recorded (--spikes-only, no probes)
+    mismatch,  // other frames or other columns than the reference's: a disagreement
+};
+
 struct Row {
     std::string solver;
     RunReport r;
     double ns_cv_step = 0, speedup = 1, max_dv = 0;
-    bool spikes_same = true, traces_compared = true;
+    Traces traces = Traces::compared;
+    SpikeAgreement spikes;
+    bool reference = false, agrees = true;
+    std::vector<std::string> why;  // what broke the verdict, one item each
     std::string file;
 };
 
-void sort_spikes(std::vector<Spike>& s) {
-    std::sort(s.begin(), s.end(), [](const Spike& a, const Spike& b) {
-        return a.gid != b.gid ? a.gid < b.gid : a.time < b.time;
-    });
+bool same_columns(const ReportMapping& a, const ReportMapping& b) {
+    return a.node_ids == b.node_ids && a.index_pointers == b.index_pointers && a.element_ids == b.element_ids;
+}
+
+// The verdict on row against the reference, with what broke it (docs/compare.md).
+void judge(Row& row, double spike_tol, double voltage_tol) {
+    const SpikeAgreement& s = row.spikes;
+    if (s.trains_differ > 0)
+        row.why.push_back(fmt::format("{} spikes against {}: {} spike train(s) with another count", s.n, s.n_ref,
+                                      s.trains_differ));
+    if (!(s.max_dt <= spike_tol))
+        row.why.push_back(fmt::format("spike times {:.3g} ms apart (tolerance {:.3g} ms)", s.max_dt, spike_tol));
+    if (row.traces == Traces::mismatch) row.why.push_back("traces of other frames or columns");
+    if (row.traces == Traces::compared && !(row.max_dv <= voltage_tol))
+        row.why.push_back(fmt::format("traces {:.3g} mV apart (tolerance {:.3g} mV)", row.max_dv, voltage_tol));
+    row.agrees = row.why.empty();
+}
+
+std::string verdict_word(const Row& r) { return r.reference ? "reference" : r.agrees ? "agree" : "differ"; }
+
+std::string dv_text(const Row& r) {
+    if (r.traces == Traces::none) return "-";
+    if (r.traces == Traces::mismatch) return "mismatch";
+    return fmt::format("{:.3g}", r.max_dv);
+}
+
+std::string traces_word(Traces t) {
+    return t == Traces::compared ? "compared" : t == Traces::none ? "none" : "mismatch";
+}
+
+// JSON has no infinity: an infinite tolerance (judge nothing of that kind) is "inf".
+nlohmann::json tolerance_json(double v) { return std::isinf(v) ? nlohmann::json("inf") : nlohmann::json(v); }
+
+// mV/ms: a bound on an action potential's steepest slope (267 mV/ms measured on the
+// ring's hh soma). A spike moved by the spike tolerance moves its upstroke's samples by at
+// most this times as much, so the default trace tolerance passes what the spike
+// tolerance passes.
+constexpr double upstroke_slope = 400;
+
+void check_tolerance(const std::string& option, double v) {
+    if (std::isnan(v) || v < 0) throw InputError(option, "", fmt::format("{} is no tolerance: give a number >= 0", v));
 }
 
 }  // namespace
@@ -89,15 +138,20 @@ int command_compare(const CompareArgs& a) {
     // Every solver is checked before any runs (and before the output directory exists).
     const auto specs = parse_solvers(a.solvers);
     check_thread_count("--threads", a.threads);
+    if (a.spike_tolerance) check_tolerance("--spike-tolerance", *a.spike_tolerance);
+    if (a.voltage_tolerance) check_tolerance("--voltage-tolerance", *a.voltage_tolerance);
     Model m = read_model(a.model, a.sets);
     apply_run_overrides(m, a.dt, a.tfinal, "");
     require_run_memory(m, a.model, 1);
+    const double spike_tol = a.spike_tolerance ? *a.spike_tolerance : default_spike_tolerance(m.run.dt);
+    const double voltage_tol = a.voltage_tolerance ? *a.voltage_tolerance : spike_tol * upstroke_slope;
     // Under out/ (git-ignored) unless -o says where: not loose in the work tree.
     const std::filesystem::path dir = a.output.empty() ? std::filesystem::path("out") / (m.name + "_compare") : std::filesystem::path(a.output);
     std::filesystem::create_directories(dir);
 
     std::vector<double> ref_frames;
     std::vector<Spike> ref_spikes;
+    ReportMapping ref_mapping;
     std::vector<Row> rows;
     for (std::size_t k = 0; k < specs.size(); ++k) {
         const SolverSpec& s = specs[k];
@@ -121,31 +175,43 @@ int command_compare(const CompareArgs& a) {
         file.writer().finish();
         row.file = path;
         row.ns_cv_step = ns_per_cv_step(row.r.run_s, row.r.n_cv, row.r.steps);
-        sort_spikes(sink.spike_list());
         if (k == 0) {
             ref_spikes = sink.spike_list();
+            ref_mapping = mapping;
+            row.reference = true;
+            row.traces = report ? Traces::compared : Traces::none;
+            row.spikes = spike_agreement(ref_spikes, ref_spikes);
         } else {
-            const auto& sp = sink.spike_list();
-            row.spikes_same = sp.size() == ref_spikes.size() &&
-                              std::equal(sp.begin(), sp.end(), ref_spikes.begin(), [](const Spike& x, const Spike& y) {
-                                  return x.gid == y.gid && x.time == y.time;
-                              });
+            row.spikes = spike_agreement(sink.spike_list(), ref_spikes);
             row.max_dv = sink.max_dv();
-            row.traces_compared = report && sink.shape_ok();
+            // Both without traces: none; one without, or other frames or columns: mismatch.
+            const bool ref_traces = rows[0].traces == Traces::compared;
+            if (!report && !ref_traces)
+                row.traces = Traces::none;
+            else if (report && ref_traces && sink.shape_ok() && same_columns(mapping, ref_mapping))
+                row.traces = Traces::compared;
+            else
+                row.traces = Traces::mismatch;
             row.speedup = row.r.run_s > 0 ? rows[0].r.run_s / row.r.run_s : 0;
+            judge(row, spike_tol, voltage_tol);
         }
         rows.push_back(row);
     }
 
-    // The table: stdout; CSV and JSON beside the traces.
+    // The table: stdout; CSV and JSON beside the traces. Spike columns: the count, its
+    // difference from the first solver's, the largest spike-time difference (ms) and
+    // whether the spikes are the first solver's bit for bit.
     const std::vector<std::string> phase_names = {"events", "currents", "assemble", "solve", "states", "detect", "sample", "fused"};
-    std::cout << fmt::format("{:<28} {:>8} {:>9} {:>11} {:>8} {:>11} {:>7}", "solver", "setup_s", "run_s", "ns/CV-step",
-                             "speedup", "max|dV|_mV", "spikes")
+    const std::string head = "{:<28} {:>8} {:>9} {:>11} {:>8} {:>11} {:>8} {:>8} {:>11} {:>7} {:>9}";
+    std::cout << fmt::format(head, "solver", "setup_s", "run_s", "ns/CV-step", "speedup", "max|dV|_mV", "spikes",
+                             "d_spikes", "max|dt|_ms", "bitwise", "verdict")
               << "\n";
     for (const Row& r : rows)
-        std::cout << fmt::format("{:<28} {:>8.3f} {:>9.3f} {:>11.2f} {:>8.2f} {:>11.3g} {:>7}", r.solver, r.r.setup_s,
-                                 r.r.run_s, r.ns_cv_step, r.speedup, r.traces_compared ? r.max_dv : NAN,
-                                 r.spikes_same ? "same" : "DIFFER")
+        std::cout << fmt::format("{:<28} {:>8.3f} {:>9.3f} {:>11.2f} {:>8.2f} {:>11} {:>8} {:>+8} {:>11.3g} {:>7} {:>9}",
+                                 r.solver, r.r.setup_s, r.r.run_s, r.ns_cv_step, r.speedup, dv_text(r), r.spikes.n,
+                                 static_cast<long long>(r.spikes.n) - static_cast<long long>(r.spikes.n_ref),
+                                 r.spikes.max_dt, r.spikes.identical ? "yes" : "no",
+                                 r.reference ? "ref" : r.agrees ? "agree" : "DIFFER")
                   << "\n";
     std::cout << "per-phase seconds (summed over cell groups; exch_exp: spike exchange not hidden behind the cell "
                  "update, i.e. time the cells waited for it):\n"
@@ -158,16 +224,34 @@ int command_compare(const CompareArgs& a) {
         for (const auto& p : phase_names) std::cout << fmt::format(" {:>9.3f}", ph.at(p));
         std::cout << fmt::format(" {:>9.3f}\n", r.r.exchange_exposed_s);
     }
+    // The verdict, with the tolerances it used and what broke it.
+    const bool all_agree = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.agrees; });
+    const std::string times = std::isinf(spike_tol) ? "spike times not judged" : fmt::format("spike times within {:.3g} ms", spike_tol);
+    const std::string traces = rows[0].traces == Traces::none ? "no traces recorded"
+                               : std::isinf(voltage_tol)      ? "traces not judged"
+                                                              : fmt::format("traces within {:.3g} mV", voltage_tol);
+    std::cout << fmt::format("verdict against {}: {} (spike counts equal, {}, {})\n", rows[0].solver,
+                             all_agree ? "all agree" : "DIFFER", times, traces);
+    for (const Row& r : rows)
+        for (const auto& w : r.why) std::cout << fmt::format("  {}: {}\n", r.solver, w);
 
     std::ofstream csv(dir / "compare.csv");
-    csv << "solver,setup_s,run_s,steps,n_cv,ns_per_cv_step,speedup,max_abs_dv_mV,spikes_identical,n_spikes";
+    csv << "solver,setup_s,run_s,steps,n_cv,ns_per_cv_step,speedup,traces,max_abs_dv_mV,n_spikes,n_spikes_ref,"
+           "n_spikes_diff,spike_trains_count_differ,max_spike_dt_ms,spikes_identical,spike_tolerance_ms,"
+           "voltage_tolerance_mV,verdict";
     for (const auto& p : phase_names) csv << "," << p << "_s";
     csv << ",exchange_exposed_s,file\n";
     nlohmann::json j = nlohmann::json::array();
     for (const Row& r : rows) {
+        const SpikeAgreement& sp = r.spikes;
+        const long long n_diff = static_cast<long long>(sp.n) - static_cast<long long>(sp.n_ref);
+        // %.17g: doubles read back to the same bits.
+        const auto num = [](double v) { return fmt::format("{:.17g}", v); };
         csv << r.solver << "," << r.r.setup_s << "," << r.r.run_s << "," << r.r.steps << "," << r.r.n_cv << ","
-            << r.ns_cv_step << "," << r.speedup << "," << (r.traces_compared ? std::to_string(r.max_dv) : "nan") << ","
-            << (r.spikes_same ? "yes" : "no") << "," << r.r.n_spikes;
+            << r.ns_cv_step << "," << r.speedup << "," << traces_word(r.traces) << ","
+            << (r.traces == Traces::compared ? num(r.max_dv) : "nan") << "," << sp.n << "," << sp.n_ref << "," << n_diff
+            << "," << sp.trains_differ << "," << num(sp.max_dt) << "," << (sp.identical ? "yes" : "no") << ","
+            << num(spike_tol) << "," << num(voltage_tol) << "," << verdict_word(r);
         const auto ph = r.r.phases.as_map();
         for (const auto& p : phase_names) csv << "," << ph.at(p);
         csv << "," << r.r.exchange_exposed_s << "," << r.file << "\n";
@@ -179,9 +263,18 @@ int command_compare(const CompareArgs& a) {
         e["n_cv"] = r.r.n_cv;
         e["ns_per_cv_step"] = r.ns_cv_step;
         e["speedup"] = r.speedup;
-        e["max_abs_dv_mV"] = r.traces_compared ? nlohmann::json(r.max_dv) : nlohmann::json(nullptr);
-        e["spikes_identical"] = r.spikes_same;
-        e["n_spikes"] = r.r.n_spikes;
+        e["traces"] = traces_word(r.traces);
+        e["max_abs_dv_mV"] = r.traces == Traces::compared ? nlohmann::json(r.max_dv) : nlohmann::json(nullptr);
+        e["n_spikes"] = sp.n;
+        e["n_spikes_ref"] = sp.n_ref;
+        e["n_spikes_diff"] = n_diff;
+        e["spike_trains_count_differ"] = sp.trains_differ;
+        e["max_spike_dt_ms"] = std::isnan(sp.max_dt) ? nlohmann::json(nullptr) : nlohmann::json(sp.max_dt);
+        e["spikes_identical"] = sp.identical;
+        e["spike_tolerance_ms"] = tolerance_json(spike_tol);
+        e["voltage_tolerance_mV"] = tolerance_json(voltage_tol);
+        e["verdict"] = verdict_word(r);
+        e["why"] = r.why;
         e["phases_s"] = ph;
         e["exchange_exposed_s"] = r.r.exchange_exposed_s;
         e["file"] = r.file;
@@ -189,8 +282,8 @@ int command_compare(const CompareArgs& a) {
     }
     std::ofstream(dir / "compare.json") << j.dump(2) << "\n";
     spdlog::info("wrote {}/compare.csv, compare.json and one .h5 per solver", dir.string());
-    const bool all_same = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.spikes_same; });
-    return all_same ? 0 : 1;
+    // Exit status 1: a solver disagrees with the first beyond the tolerances.
+    return all_agree ? 0 : 1;
 }
 
 }  // namespace arbolito

@@ -33,6 +33,8 @@ struct CompareArgs {
     std::optional<double> dt, tfinal;
     int threads = 1;
     bool spikes_only = false;
+    // The verdict's tolerances (docs/compare.md); none: the defaults, from dt.
+    std::optional<double> spike_tolerance, voltage_tolerance;  // ms, mV
 };
 
 // Collective: every rank runs it (rank 0 writes the output, see docs/mpi.md).

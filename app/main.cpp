@@ -160,6 +160,12 @@ int main(int argc, char** argv) {
     cmp_cmd->add_option("--dt", cmp.dt, "time step, ms (overrides the model)");
     cmp_cmd->add_option("--tfinal", cmp.tfinal, "end time, ms (overrides the model)");
     cmp_cmd->add_flag("--spikes-only", cmp.spikes_only, "record spikes, no voltage traces");
+    cmp_cmd->add_option("--spike-tolerance", cmp.spike_tolerance,
+                        "largest spike-time difference to the first solver that still agrees, ms (default: 1e-4 dt; "
+                        "docs/compare.md)");
+    cmp_cmd->add_option("--voltage-tolerance", cmp.voltage_tolerance,
+                        "largest trace difference to the first solver that still agrees, mV (default: 400 mV/ms times "
+                        "the spike tolerance; inf: traces not judged)");
     cmp_cmd->footer(describe_solvers());
 
     InfoArgs info;

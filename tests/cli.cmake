@@ -4,6 +4,10 @@ add_test(NAME cli_bad_input
 # Faults during a run: signals, a full disk, blow-ups, a bad -o (issue 14).
 add_test(NAME cli_faults
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_faults.sh $<TARGET_FILE:arbolito> /usr/bin/python3 ${PROJECT_SOURCE_DIR})
+# compare: spike counts, spike-time differences and bitwise identity per solver, and the
+# verdict at the default tolerances and at 0 (docs/compare.md).
+add_test(NAME cli_compare
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_compare.sh $<TARGET_FILE:arbolito> /usr/bin/python3 ${PROJECT_SOURCE_DIR})
 # --timeline: the ring example's marks as CSV, which tools/timeline_summary.py reads (one
 # line per epoch's update and exposed exchange); a file that is no timeline exits 2.
 add_test(NAME cli_timeline_summary

@@ -574,15 +574,16 @@ def step_thomas_regression(ctx, a):
     return 0 if rc1 == 0 and rc2 == 0 else 1
 
 
-@step("solver-bench", "[SIZES] [CLASSES] [REPS]",
+@step("solver-bench", "[SIZES] [CLASSES] [REPS] [--cpu]",
       "gpu_solver_bench: gpu-cell's solve alone per cell class and layout (default 256,000 cells, every class, "
-      "median of 10, no CPU baseline) into solver_bench.tsv, its summary into the log", positional=(0, 3))
+      "median of 10; --cpu: with the OpenMP baseline on the host's cores) into solver_bench.tsv, its summary "
+      "into the log", positional=(0, 3), flags=("cpu",))
 def step_solver_bench(ctx, a):
     tsv, summary = ctx.file("solver_bench", ".tsv"), ctx.file("solver_summary", ".txt")
     classes = a.at(1, "")
     rc, text, s = ctx.run([ctx.bin("gpu_solver_bench"), "--sizes", a.at(0, "256000"), *(["--classes", classes] if classes
-                          else []), "--reps", a.at(2, "10"), "--no-cpu", "--tsv", tsv, "--summary", summary], 400,
-                          ctx.file("solver_bench", ".log"))
+                          else []), "--reps", a.at(2, "10"), *([] if a.opt.get("cpu") else ["--no-cpu"]), "--tsv", tsv,
+                           "--summary", summary], 500, ctx.file("solver_bench", ".log"))
     ctx.log(f"gpu_solver_bench: rc {rc} in {s:.0f} s ({tsv.name})")
     if summary.exists():
         ctx.log(*summary.read_text().splitlines())

@@ -187,7 +187,8 @@ class Ctx:
             try:
                 r = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
                                    text=True, timeout=30)
-                self._device = r.stdout.strip().splitlines()[0].strip() if r.returncode == 0 and r.stdout.strip() else ""
+                lines = r.stdout.strip().splitlines() if r.returncode == 0 else []
+                self._device = lines[0].strip() if lines else ""
             except (OSError, subprocess.TimeoutExpired):
                 self._device = ""
         return self._device
@@ -245,7 +246,8 @@ def step_tests(ctx, a):
     f = ctx.file("tests", ".log")
     rc, text, s = ctx.run(cmd, 400, f)
     ctx.log(f"gpu_tests {filt or '(all)'}: rc {rc} in {s:.0f} s ({f.name})")
-    ctx.log(*("  " + x for x in grep(text, r"^\[  (PASSED|FAILED)|Failure|Expected|Which is" + (f"|{pat}" if pat else ""))))
+    verdicts = r"^\[  (PASSED|FAILED)|Failure|Expected|Which is" + (f"|{pat}" if pat else "")
+    ctx.log(*("  " + x for x in grep(text, verdicts)))
     return 0 if rc == 0 else 1
 
 
@@ -263,7 +265,8 @@ def step_sanitize(ctx, a):
         rc, text, s = ctx.run(["compute-sanitizer", "--tool", tool, "--error-exitcode", "3", *extra,
                                ctx.bin("gpu_tests"), f"--gtest_filter={filt}"], limit, f)
         ctx.log(f"{tool} {filt}: rc {rc} in {s:.0f} s ({f.name})")
-        ctx.log(*("  " + x for x in grep(text, r"ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|^\[  (PASSED|FAILED)", 6)))
+        summary = r"ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|^\[  (PASSED|FAILED)"
+        ctx.log(*("  " + x for x in grep(text, summary, 6)))
         ok = ok and rc == 0
     return 0 if ok else 1
 
@@ -362,7 +365,8 @@ def step_busyring(ctx, a):
     tsv = ctx.file("busyring", ".tsv")
     t = time.monotonic()
     rows = busyring_table(ctx, cells, solvers, tfinal, tsv, binary, model)
-    ctx.log(f"busyring {tfinal} ms, {binary.name}, {model}: {len(rows)} rows in {time.monotonic() - t:.0f} s ({tsv.name})")
+    ctx.log(f"busyring {tfinal} ms, {binary.name}, {model}: {len(rows)} rows in {time.monotonic() - t:.0f} s "
+            f"({tsv.name})")
     log_busyring(ctx, rows)
     ok = bool(rows) and not any("failed" in r for r in rows)
     if a.opt.get("arbor"):
@@ -402,9 +406,9 @@ def step_host_busyring(ctx, a):
     runs = {}
     for _ in range(reps):
         for spec in ("omp", "omp:lanes=1"):
-            rc, text, _ = ctx.run([ctx.bin("arbolito"), "run", model, "--tfinal", tfinal, "--solver", spec, "--threads", n,
-                                   "--spikes-only", "--timings", "json", "-o", ctx.tmp / "host.h5"], 300,
-                                  env={"OMP_NUM_THREADS": str(n)})
+            rc, text, _ = ctx.run([ctx.bin("arbolito"), "run", model, "--tfinal", tfinal, "--solver", spec,
+                                   "--threads", n, "--spikes-only", "--timings", "json", "-o", ctx.tmp / "host.h5"],
+                                  300, env={"OMP_NUM_THREADS": str(n)})
             j = last_json(text) if rc == 0 else None
             runs.setdefault(spec, []).append(j)
     ctx.log(f"host busyring, {cells} cells x {tfinal} ms, {n} cores, omp --threads {n}:")
@@ -460,8 +464,9 @@ def step_same_outputs(ctx, a):
 def step_compare_solvers(ctx, a):
     model = ctx.busyring_model(int(a.opt.get("cells", 256)), "bench/models/busyring64.json", record=True)
     f = ctx.file("compare", ".txt")
+    solvers = ",".join(a.pos[0].replace(",", " ").split())
     rc, text, s = ctx.run([ctx.bin("arbolito"), "compare", model, "--tfinal", a.opt.get("tfinal", "50"),
-                           "-o", ctx.tmp / "compare", "--solvers", ",".join(a.pos[0].replace(",", " ").split())], 300, f)
+                           "-o", ctx.tmp / "compare", "--solvers", solvers], 300, f)
     ctx.log(f"compare {a.pos[0]}: rc {rc} in {s:.0f} s ({f.name})")
     lines = text.splitlines()
     start = next((i for i, x in enumerate(lines) if x.startswith("solver ")), None)
@@ -518,8 +523,8 @@ def step_branch_study(ctx, a):
 def branch_bench(ctx, binary, cells, sets, variants, reps):
     """branch_bench's rows (dicts of its TSV) for CELLS x SETS x VARIANTS."""
     tsv = ctx.tmp / f"branch_{time.monotonic_ns()}.tsv"
-    rc, text, _ = ctx.run([binary, "--cells", cells, "--sets", sets, "--variants", variants, "--reps", reps, "--tsv", tsv],
-                          300)
+    rc, text, _ = ctx.run([binary, "--cells", cells, "--sets", sets, "--variants", variants, "--reps", reps,
+                           "--tsv", tsv], 300)
     if not tsv.exists():
         ctx.log(f"  {binary.name} rc {rc}: {text.strip()[-300:]}")
         return []
@@ -540,7 +545,8 @@ def step_branch_bench(ctx, a):
         for b in bins:
             rows = branch_bench(ctx, b, a.pos[0], a.pos[1], a.pos[2], a.at(3, "9"))
             ok = ok and bool(rows)
-            table += [[r + 1, b.name, x["set"], x["cells"], x["variant"], x["ms"], x["ns_per_cv"], x["floor_x"]] for x in rows]
+            table += [[r + 1, b.name, x["set"], x["cells"], x["variant"], x["ms"], x["ns_per_cv"], x["floor_x"]]
+                      for x in rows]
     ctx.log(f"branch_bench {a.pos[0]} {a.pos[1]} {a.pos[2]}:")
     ctx.table(["round", "binary", "set", "cells", "variant", "ms", "ns/CV", "x floor"], table)
     return 0 if ok else 1
@@ -581,9 +587,10 @@ def step_thomas_regression(ctx, a):
 def step_solver_bench(ctx, a):
     tsv, summary = ctx.file("solver_bench", ".tsv"), ctx.file("solver_summary", ".txt")
     classes = a.at(1, "")
-    rc, text, s = ctx.run([ctx.bin("gpu_solver_bench"), "--sizes", a.at(0, "256000"), *(["--classes", classes] if classes
-                          else []), "--reps", a.at(2, "10"), *([] if a.opt.get("cpu") else ["--no-cpu"]), "--tsv", tsv,
-                           "--summary", summary], 500, ctx.file("solver_bench", ".log"))
+    rc, text, s = ctx.run([ctx.bin("gpu_solver_bench"), "--sizes", a.at(0, "256000"),
+                           *(["--classes", classes] if classes else []), "--reps", a.at(2, "10"),
+                           *([] if a.opt.get("cpu") else ["--no-cpu"]), "--tsv", tsv, "--summary", summary], 500,
+                          ctx.file("solver_bench", ".log"))
     ctx.log(f"gpu_solver_bench: rc {rc} in {s:.0f} s ({tsv.name})")
     if summary.exists():
         ctx.log(*summary.read_text().splitlines())
@@ -634,8 +641,8 @@ def step_profile(ctx, a):
     model = ctx.busyring_model(int(a.opt.get("cells", 8192)))
     ok = True
     for s in a.pos[0].split():
-        rc, text, _ = ctx.run([ctx.bin("arbolito-prof"), "run", model, "--tfinal", a.opt.get("tfinal", "20"), "--solver", s,
-                               "--spikes-only", "-o", ctx.tmp / "prof.h5"], 120)
+        rc, text, _ = ctx.run([ctx.bin("arbolito-prof"), "run", model, "--tfinal", a.opt.get("tfinal", "20"),
+                               "--solver", s, "--spikes-only", "-o", ctx.tmp / "prof.h5"], 120)
         ctx.log(f"profile {s}: rc {rc}", *grep(text, "resident profile", 60))
         ok = ok and rc == 0
     return 0 if ok else 1
@@ -691,17 +698,19 @@ def step_parareal(ctx, a):
     if "gpu" in parts_wanted:
         rc, text, s = ctx.run([ctx.bin("gpu_tests"), "--gtest_filter=PararealGpu.*"], 60,
                               ctx.file("parareal_tests", ".log"))
-        ctx.log(f"PararealGpu tests: rc {rc} in {s:.0f} s", *("  " + x for x in grep(text, r"^\[  (PASSED|FAILED)|Failure")))
+        ctx.log(f"PararealGpu tests: rc {rc} in {s:.0f} s",
+                *("  " + x for x in grep(text, r"^\[  (PASSED|FAILED)|Failure")))
     scale = float(a.opt.get("budget", 82)) / 82
     gpu = re.sub(r"\s+", "_", ctx.device() or "gpu")
     n = str(os.cpu_count() or 1)
     tsv_gpu, tsv_host = ctx.file("parareal_gpu", ".tsv"), ctx.file("parareal_host", ".tsv")
     # part: label, seconds, study arguments: OUT LABEL SOLVER THREADS "K..." "C..." BUDGET MAX_CV G "F..." MIN_CV
-    parts = [("gpu cable", 22, [tsv_gpu, gpu, "gpu-fine:timing=off", "1", "64", "10", "12", "11000", "cpu", "1 10", "10000"]),
-             ("gpu cable K128", 12, [tsv_gpu, gpu, "gpu-fine:timing=off", "1", "128", "10", "4", "11000", "cpu", "10", "10000"]),
-             ("gpu L5 cell", 14, [tsv_gpu, gpu, "gpu-fine:timing=off", "1", "16", "10", "8", "16000", "cpu", "10 1", "15000"]),
-             ("host cable", 12, [tsv_host, f"host_{n}_cores", "omp", n, "16 32", "10", "8", "11000", "cpu", "1 10", "10000"]),
-             ("host L5 cell", 14, [tsv_host, f"host_{n}_cores", "omp", n, "16", "10", "7", "16000", "cpu", "10 1", "15000"])]
+    fine, host = [tsv_gpu, gpu, "gpu-fine:timing=off", "1"], [tsv_host, f"host_{n}_cores", "omp", n]
+    parts = [("gpu cable", 22, fine + ["64", "10", "12", "11000", "cpu", "1 10", "10000"]),
+             ("gpu cable K128", 12, fine + ["128", "10", "4", "11000", "cpu", "10", "10000"]),
+             ("gpu L5 cell", 14, fine + ["16", "10", "8", "16000", "cpu", "10 1", "15000"]),
+             ("host cable", 12, host + ["16 32", "10", "8", "11000", "cpu", "1 10", "10000"]),
+             ("host L5 cell", 14, host + ["16", "10", "7", "16000", "cpu", "10 1", "15000"])]
     ok = rc == 0
     for label, limit, args in parts:
         if label.split()[0] not in parts_wanted:
@@ -720,8 +729,8 @@ def step_parareal(ctx, a):
 def step_setup_scale(ctx, a):
     old, new = ctx.bin(a.pos[0]), ctx.bin(a.at(1, "arbolito"))
     f = ctx.file("setup_scale", ".log")
-    rc, text, s = ctx.run(["bash", "bench/setup_scale.sh", old, new, a.at(2, "32768"), a.at(3, str(os.cpu_count() or 1)),
-                           a.at(4, "2")], 500, f)
+    rc, text, s = ctx.run(["bash", "bench/setup_scale.sh", old, new, a.at(2, "32768"),
+                           a.at(3, str(os.cpu_count() or 1)), a.at(4, "2")], 500, f)
     ctx.log(f"setup_scale: rc {rc} in {s:.0f} s", *text.splitlines()[-12:])
     return 0 if rc == 0 else 1
 
@@ -747,7 +756,8 @@ class Case:
     """One guarded figure: lower is better."""
 
     def __init__(self, bench, size, variant, unit, control=False, **how):
-        self.bench, self.size, self.variant, self.unit, self.control, self.how = bench, size, variant, unit, control, how
+        self.bench, self.size, self.variant, self.unit = bench, size, variant, unit
+        self.control, self.how = control, how
 
     @property
     def key(self):
@@ -825,7 +835,8 @@ def measure(ctx, cases, reps):
         for line in text.splitlines():
             m = THOMAS_LINE.match(line)
             if m:
-                n, nsys, name, ms = int(m.group(1)), int(m.group(2)), re.sub(r"\s*\(.*\)$", "", m.group(3)), float(m.group(4))
+                n, nsys, ms = int(m.group(1)), int(m.group(2)), float(m.group(4))
+                name = re.sub(r"\s*\(.*\)$", "", m.group(3))  # the tuning it resolved to
                 key = ("thomas_bench", f"n {n} x {nsys} systems", name)
                 if key in got:
                     got[key].append(ms * 1e6 / (n * nsys))
@@ -912,7 +923,8 @@ def compare(cases, ref, got, tol):
             out[c.key] = (r["median"], None, None, "FAILED")
         else:
             ratio = now / r["median"]
-            out[c.key] = (r["median"], now, ratio, "SLOWER" if ratio > 1 + tol else "faster" if ratio < 1 - tol else "ok")
+            status = "SLOWER" if ratio > 1 + tol else "faster" if ratio < 1 - tol else "ok"
+            out[c.key] = (r["median"], now, ratio, status)
     return out
 
 
@@ -925,7 +937,8 @@ def device_slug(name):
     return m.group(1).lower() if m else re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "unknown"
 
 
-@step("speed-guard", "[--record] [--reference FILE] [--tolerance F] [--reps N] [--busyring \"CELLS:MS ...\"] [--no-rerun]",
+@step("speed-guard",
+      "[--record] [--reference FILE] [--tolerance F] [--reps N] [--busyring \"CELLS:MS ...\"] [--no-rerun]",
       "every GPU solver's whole busyring (1,024 cells x 100 ms, 8,192 x 20 ms; median of 3 runs) and the "
       "solve-alone benchmarks (branch_bench: 2,560 and 25,600 multi and deep cells; thomas_bench: n 64 and 512 "
       "x 25,600 and 256,000 systems) against bench/speed_reference_<device>.tsv: a table of ratios; a case more "
@@ -954,13 +967,14 @@ def step_speed_guard(ctx, a):
         stamp = (ctx.prebuilt / "STAMP").read_text() if (ctx.prebuilt / "STAMP").exists() else ""
         commit = re.search(r"repository HEAD when packed: (\S+)", stamp)
         meta = {"device": device, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                "commit": (commit.group(1) if commit else "unknown") + f" (binaries {stamp.splitlines()[0] if stamp else '?'})",
+                "commit": (commit.group(1) if commit else "unknown")
+                + f" (binaries {stamp.splitlines()[0] if stamp else '?'})",
                 "settings": settings}
         write_reference(path, meta, cases, got)
         noisy = [(c, got[c.key]) for c in cases if max(got[c.key]) > (1 + tol) * min(got[c.key])]
         ctx.table(["bench", "size", "variant", "unit", "median", "spread"],
-                  [[*c.key, c.unit, "%.5g" % median(got[c.key]), "%.1f %%" % (100 * (max(got[c.key]) / min(got[c.key]) - 1))]
-                   for c in cases])
+                  [[*c.key, c.unit, "%.5g" % median(got[c.key]),
+                    "%.1f %%" % (100 * (max(got[c.key]) / min(got[c.key]) - 1))] for c in cases])
         for c, xs in noisy:
             ctx.log(f"  noisy: {' / '.join(c.key)} spreads {100 * (max(xs) / min(xs) - 1):.1f} % over {len(xs)} runs")
         ctx.log(f"  wrote {path}: commit it as bench/{path.name}")
@@ -1007,7 +1021,8 @@ def step_speed_guard(ctx, a):
         ctx.log("  a control (cuSPARSE) moved too: the machine may be slower or faster than when recorded")
     bad = failing(cases, result)
     if bad:
-        ctx.log(f"speed-guard: FAILED, {len(bad)} cases more than {100 * tol:.0f} % slower (or without a figure) twice: "
+        ctx.log(f"speed-guard: FAILED, {len(bad)} cases more than {100 * tol:.0f} % slower (or without a figure) "
+                "twice: "
                 + "; ".join(" / ".join(c.key) for c in bad))
         return 1
     ctx.log(f"speed-guard: passed ({len(cases)} cases within {100 * tol:.0f} % or faster)")
@@ -1050,7 +1065,8 @@ print(json.dumps({"run": ns * 1e-3, "fused": 0.0, "setup": 0.1, "ns_per_cv_step"
 
 FAKE_BRANCH_BENCH = FAKE_COMMON + r'''
 with open(arg("--tsv"), "w") as f:
-    f.write("set\tvariant\tcells\treal_cv\tcvs_per_branch\tlevels\tmax_branch_points\tms\tns_per_cv\tfloor_x\trel_err\n")
+    f.write("set\tvariant\tcells\treal_cv\tcvs_per_branch\tlevels\tmax_branch_points\tms\tns_per_cv\tfloor_x"
+            "\trel_err\n")
     for cells in arg("--cells").split(","):
         for s in arg("--sets").split(","):
             for v in arg("--variants").split(","):
@@ -1085,10 +1101,11 @@ def self_test():
     # In-process: the comparison's bound, the grammar, the device names, the default cases.
     one = [Case("b", "s", "v", "ns")]
     ref = {("b", "s", "v"): {"median": 1.0}}
-    check("ratio exactly 1 + tolerance passes", compare(one, ref, {("b", "s", "v"): [1.05]}, 0.05)[one[0].key][3] == "ok")
-    check("just past it fails", compare(one, ref, {("b", "s", "v"): [1.0501]}, 0.05)[one[0].key][3] == "SLOWER")
-    check("the median of the runs counts", compare(one, ref, {("b", "s", "v"): [2.0, 1.01, 0.99]}, 0.05)[one[0].key][3] == "ok")
-    check("no figure is FAILED", compare(one, ref, {}, 0.05)[one[0].key][3] == "FAILED")
+    status = lambda xs: compare(one, ref, {one[0].key: xs} if xs else {}, 0.05)[one[0].key][3]
+    check("ratio exactly 1 + tolerance passes", status([1.05]) == "ok")
+    check("just past it fails", status([1.0501]) == "SLOWER")
+    check("the median of the runs counts", status([2.0, 1.01, 0.99]) == "ok")
+    check("no figure is FAILED", status([]) == "FAILED")
     check("device names: H100", device_slug("NVIDIA H100 80GB HBM3") == "h100")
     check("device names: H200", device_slug("NVIDIA H200") == "h200")
     plan = split_steps(["tests", "", "Gpu.*", "busyring", "1024 8192", "gpu-cell", "50", "--arbor", "speed-guard"])
@@ -1122,8 +1139,8 @@ def self_test():
 
         def runner(name, args, speed=None, fail="", gpu=None):
             out = tmp / name
-            env = dict(os.environ, PATH=f"{fakebin}:{os.environ.get('PATH', '')}", FAKE_STATE=str(tmp / f"{name}.state"),
-                       FAKE_SPEED=json.dumps(speed or {}), FAKE_FAIL=fail)
+            env = dict(os.environ, PATH=f"{fakebin}:{os.environ.get('PATH', '')}",
+                       FAKE_STATE=str(tmp / f"{name}.state"), FAKE_SPEED=json.dumps(speed or {}), FAKE_FAIL=fail)
             env.pop("OUT", None)
             if gpu:
                 env["FAKE_GPU"] = gpu
@@ -1176,11 +1193,11 @@ def self_test():
         bad.write_text("\n".join(lines[:7] + [lines[7].replace("\tno", "\tmaybe")] + lines[8:]) + "\n")
         rc, log, _ = runner("bad", ["speed-guard", "--reference", str(bad), *small])
         check("a malformed reference: exit 2 naming file and line", rc == 2 and f"{bad}:8: control must be" in log)
+        row6 = lines[6].split("\t")
         for text, why in (("\n".join(lines[:5]) + "\nbench\tsize\n", "the header must be"),
                           ("\n".join(lines + [lines[6]]) + "\n", "twice"),
                           ("\n".join(lines[:6] + [lines[6].replace("\t", "\tx\t", 1)]) + "\n", "fields, wants 9"),
-                          ("\n".join(lines[:6] + ["\t".join(lines[6].split("\t")[:4] + ["0"] + lines[6].split("\t")[5:])])
-                           + "\n", "positive numbers")):
+                          ("\n".join(lines[:6] + ["\t".join(row6[:4] + ["0"] + row6[5:])]) + "\n", "positive numbers")):
             bad.write_text(text)
             try:
                 read_reference(bad)
@@ -1200,9 +1217,11 @@ def usage():
     lines = [__doc__.strip(), "", "Steps:"]
     for s in STEPS.values():
         lines += [f"  {s.name} {s.usage}", *("      " + x for x in wrap(s.doc, 86))]
-    lines += ["  self-test", "      the speed guard's comparison and reference checks on fake binaries (no GPU; CI runs it)"]
-    lines += ["", "Example (one device call): python3 bench/gpu_run.py tests sanitize 'GpuBranch.*' 'GpuBranch.EddTiles*' "
-              "busyring \"1024 8192\" \"gpu-fine:step=resident auto\" 200 --arbor speed-guard"]
+    lines += ["  self-test",
+              "      the speed guard's comparison and reference checks on fake binaries (no GPU; CI runs it)"]
+    lines += ["", "Example (one device call):",
+              "  python3 bench/gpu_run.py tests sanitize 'GpuBranch.*' 'GpuBranch.EddTiles*' \\",
+              "      busyring \"1024 8192\" \"gpu-fine:step=resident auto\" 200 --arbor speed-guard"]
     return "\n".join(lines)
 
 
@@ -1218,7 +1237,8 @@ def wrap(text, width):
 
 
 def main(argv):
-    opts = {"out": os.environ.get("OUT") or "gpu_run_out", "deps": str(ROOT / ".gpu_deps"), "budget": "590"}
+    opts = {"out": os.environ.get("OUT") or str(ROOT / "bench" / "out" / "gpu_run"), "deps": str(ROOT / ".gpu_deps"),
+            "budget": "590"}
     tokens = list(argv)
     while tokens and tokens[0].lstrip("-") in opts and tokens[0].startswith("--"):
         if len(tokens) < 2:
@@ -1240,7 +1260,8 @@ def main(argv):
     ctx = Ctx(opts["out"], opts["deps"], budget)
     smi = subprocess.run("nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader", shell=True,
                          capture_output=True, text=True).stdout.strip()
-    cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True, text=True).stdout.strip()
+    cpu = subprocess.run("lscpu | sed -n 's/^Model name: *//p'", shell=True, capture_output=True,
+                         text=True).stdout.strip()
     ctx.log(f"== gpu_run.py {' '.join(tokens)}", f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
             f"device: {smi or 'no nvidia-smi'}; host: {os.cpu_count()} cores, {cpu}", f"binaries: {ctx.stamp()}")
     for z in ctx.prebuilt.glob("*.gz"):  # extra binaries travel gzipped (the carry limit)
@@ -1266,8 +1287,9 @@ def main(argv):
             code = 1
         codes.append((s.name, code, time.monotonic() - t))
     shutil.rmtree(ctx.tmp, ignore_errors=True)
+    verdict = {0: "ok", 1: "FAILED", 2: "BAD INPUT"}
     ctx.log("== done in %.0f s: " % (time.monotonic() - ctx.t0) +
-            ", ".join(f"{n} {'ok' if c == 0 else 'FAILED' if c == 1 else 'BAD INPUT'} ({s:.0f} s)" for n, c, s in codes))
+            ", ".join(f"{n} {verdict[c]} ({s:.0f} s)" for n, c, s in codes))
     return max(c for _, c, _ in codes)
 
 

@@ -95,9 +95,12 @@ def parareal(a):
             if keep and not keep.search(r["device"]):
                 continue
             solver = r["solver"].split(":")[0]
-            key = f"{r['device'].replace('NVIDIA_', '').replace('_80GB_HBM3', '')} {solver} x{r['threads']}, K={r['slices']}, C={r['coarse']}" + (
-                f", G on {r['coarse_solver']}" if r["coarse_solver"] != "-" else "") + (
-                f", coarse-cvs={r['coarse_cvs']}" if r.get("coarse_cvs", "1") not in ("1", None) else "")
+            device = r["device"].replace("NVIDIA_", "").replace("_80GB_HBM3", "")
+            key = f"{device} {solver} x{r['threads']}, K={r['slices']}, C={r['coarse']}"
+            if r["coarse_solver"] != "-":
+                key += f", G on {r['coarse_solver']}"
+            if r.get("coarse_cvs", "1") not in ("1", None):
+                key += f", coarse-cvs={r['coarse_cvs']}"
             series[key].append((int(r["n_cv"]), r["model"], float(r["speedup"]), int(r["iterations"])))
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(14, 8))

@@ -166,7 +166,10 @@ class Ctx:
         limit = min(limit, self.left() - 3)
         if limit < 1:
             return 124, "budget spent: not started\n", 0.0
-        out = Path(out) if out else Path(tempfile.mkstemp(dir=self.tmp)[1])
+        if not out:
+            fd, out = tempfile.mkstemp(dir=self.tmp)
+            os.close(fd)
+        out = Path(out)
         e = dict(self.env, **(env or {}))
         t = time.monotonic()
         with open(out, "w") as f:

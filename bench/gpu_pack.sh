@@ -3,13 +3,15 @@
 # libraries (HDF5, spdlog, fmt, ...): copies arbolito, gpu_tests and the GPU benchmarks
 # from a CUDA build folder into .gpu_deps/prebuilt and the shared libraries they load
 # (except the C/C++ runtime and CUDA's own, which the GPU machine has) into
-# .gpu_deps/lib. bench/gpu_check.sh runs them with LD_LIBRARY_PATH set.
+# .gpu_deps/lib. bench/gpu_run.py runs them there with LD_LIBRARY_PATH set.
 # Usage: bench/gpu_pack.sh BUILD_DIR   (configured with -DCMAKE_CUDA_ARCHITECTURES=90
 #        -DARBOLITO_MPI=OFF, targets arbolito gpu_tests gpu_solver_bench thomas_bench
 #        gpu_step_bench fine_bench branch_bench seed_variants_bench thomas_regression_bench
-#        built). GPU_PACK_BINS="gpu_tests thomas_regression_bench" (names from that list)
-#        packs only those, e.g. for bench/thomas_regression_device.sh (lib/ then holds
-#        only their libraries).
+#        chain_latency_bench built). GPU_PACK_BINS="gpu_tests thomas_regression_bench"
+#        (names from that list) packs only those (lib/ then holds only their libraries).
+#        Other binaries (a baseline arbolito, arbolito-prof of bench/resident_profile.sh)
+#        go beside them by hand, gzipped if the carry limit needs it: gpu_run.py unpacks
+#        prebuilt/*.gz and takes any packed binary by name (e.g. `ab arbolito-base ...`).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${1:?build folder}

@@ -1,13 +1,52 @@
 #!/usr/bin/env bash
-# busyring's set-up at scale (issue 14): the run's `set-up`, the whole process's wall time
-# and its peak resident memory, for two arbolito binaries side by side, interleaved
-# (old, new, old, new, ...) so that both meet the same load. Needs only the binaries and
-# python3 (getrusage of each child: no /usr/bin/time or HDF5 tools on the GPU host).
-# Usage: bench/setup_scale.sh OLD_BIN NEW_BIN [CELLS=32768] [THREADS=16] [REPS=2]
+# Set-up at scale, two studies.
+#
+# bench/setup_scale.sh OLD_BIN NEW_BIN [CELLS=32768] [THREADS=16] [REPS=2]
+# busyring's set-up: the run's `set-up`, the whole process's wall time and its peak
+# resident memory, for two arbolito binaries side by side, interleaved (old, new, old, new,
+# ...) so that both meet the same load. Needs only the binaries and python3 (getrusage of
+# each child: no /usr/bin/time or HDF5 tools on the GPU host).
 #   e.g. on the H100 host (16 cores): bash bench/setup_scale.sh .gpu_deps/prebuilt/arbolito-old .gpu_deps/prebuilt/arbolito 32768 16 2
+#   (bench/gpu_run.py's setup-scale step runs it there)
 # Runs `arbolito run busyring<CELLS>.json --tfinal 0.1 --spikes-only --solver omp
 # --threads THREADS` (OMP_NUM_THREADS=THREADS); output in $TMPDIR (default /tmp).
+#
+# bench/setup_scale.sh discretize [--build DIR] [SIZES...]   (default 12500 25000 50000 100000)
+# Discretisation time against samples per branch: an unbranched SWC chain of N samples (a
+# soma and one dendrite), cut at every sample (policy every_segment), timed through
+# `arbolito info` (reading, discretising, the table); median of 3 per size. Linear is the
+# expectation: the time per sample should stay flat as N doubles.
 set -euo pipefail
+discretize() {
+  cd "$(dirname "$0")/.."
+  local build=build sizes tmp n r s e ts med
+  if [ "${1:-}" = --build ]; then build=$2; shift 2; fi
+  sizes=${*:-12500 25000 50000 100000}
+  tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+  printf "%-9s %-9s %-12s\n" samples info_s us/sample
+  for n in $sizes; do
+    python3 - "$n" "$tmp" <<'PY'
+import json, sys
+n, tmp = int(sys.argv[1]), sys.argv[2]
+with open(f"{tmp}/chain.swc", "w") as f:
+    f.write("1 1 0 0 0 5 -1\n")
+    for i in range(2, n + 1):
+        f.write(f"{i} 3 {i}.0 0 0 0.5 {i - 1}\n")
+json.dump({"name": "chain", "run": {"dt": 0.025, "tfinal": 1},
+           "cells": [{"count": 1, "morphology": {"swc": f"{tmp}/chain.swc"},
+                      "discretization": {"policy": "every_segment"},
+                      "paint": [{"region": "all", "mechanism": "pas"}]}]}, open(f"{tmp}/chain.json", "w"))
+PY
+    ts=()
+    for r in 1 2 3; do
+      s=$(date +%s.%N); $build/app/arbolito info $tmp/chain.json > /dev/null 2>&1; e=$(date +%s.%N)
+      ts+=($(echo "$e - $s" | bc -l))
+    done
+    med=$(printf "%s\n" "${ts[@]}" | sort -g | sed -n 2p)
+    printf "%-9s %-9.3f %-12.2f\n" $n $med $(echo "$med * 1000000 / $n" | bc -l)
+  done
+}
+if [ "${1:-}" = discretize ]; then shift; discretize "$@"; exit 0; fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OLD=${1:?old binary}; NEW=${2:?new binary}; CELLS=${3:-32768}; THREADS=${4:-16}; REPS=${5:-2}
 T=${TMPDIR:-/tmp}

@@ -2,7 +2,7 @@
 # only with the CUDA backend. Each test that needs a device skips itself (GTEST_SKIP) where
 # none is present, so ctest passes on CPU-only machines; the host-run sweep tests
 # (test_gpu_cell_sweeps.cu) run wherever the CUDA backend is built, GPU or not (CI builds
-# it). Run build/gpu_tests on a GPU machine (bench/gpu_check.sh does).
+# it). Run build/gpu_tests on a GPU machine (`python3 bench/gpu_run.py tests` does).
 if(ARBOLITO_HAVE_CUDA)
   add_executable(gpu_tests ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_solvers.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_cell_sweeps.cu

@@ -343,8 +343,8 @@ TEST(GpuCellGroup, Exp2synEqualTausMatchesCpuLoosely) {
     expect_close(run(m, "gpu-cell"), cpu, 1e-5, "exp2syn tau1 = tau2");
 }
 
-// Every kernel once, small enough for compute-sanitizer (gpu_check.sh runs memcheck and
-// racecheck on it); also each solve kernel and block size.
+// Every kernel once, small enough for compute-sanitizer (`python3 bench/gpu_run.py sanitize
+// GpuCellGroup.SanitizerSmoke GpuCellGroup.SanitizerSmoke`); also each solve kernel and block size.
 TEST(GpuCellGroup, SanitizerSmoke) {
     SKIP_WITHOUT_GPU();
     const Model m = mixed_model(true, 1.0, 6);
@@ -706,7 +706,7 @@ TEST(GpuResidentGroup, BudgetBeyondTheDeviceRejected) {
     EXPECT_THROW(run(m, "gpu-fine", "step=resident:shared=1:block=100000"), std::invalid_argument);  // schedule alone
 }
 
-// Small enough for compute-sanitizer (bench/gpu_fine_focus.sh SANITIZE_FILTER): fully
+// Small enough for compute-sanitizer (`python3 bench/gpu_run.py sanitize ...`): fully
 // staged, partly staged, and one-step epochs.
 TEST(GpuResidentGroup, SanitizerSmoke) {
     SKIP_WITHOUT_GPU();

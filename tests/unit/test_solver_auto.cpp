@@ -138,8 +138,8 @@ TEST(SolverAuto, WithinTenPercentOnTheSolveStudy) {
 }
 
 // Whole busyring runs, 200 ms (bench/busyring_table.sh on the H100, every solver at every
-// size from the sixteenth session's calls bench/gpu_session16l.sh and 16m;
-// bench/RESULTS.md): run time without set-up.
+// size; bench/RESULTS.md, "Busyring on the GPU against Arbor's GPU busyring"): run time
+// without set-up.
 TEST(SolverAuto, WithinTenPercentOnBusyring) {
     const auto rows = read_tsv(source_path("bench/busyring_solvers_h100.tsv"));
     ASSERT_GE(rows.size(), 9u) << "bench/busyring_solvers_h100.tsv missing or short";

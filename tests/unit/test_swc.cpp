@@ -379,7 +379,7 @@ TEST_F(SwcTemp, NoSomaStartsAtTheRoot) {
 // quadratic in the samples of a branch, 23 s here): every piece's area is its frustum's,
 // so the total is the cylinder's lateral area to rounding (1e-9 relative: 1e5 additions of
 // terms of one sign, each correct to an ulp), and the resistances add up to the chain's.
-// Its run time is in bench/discretize_scale.sh, not asserted here.
+// Its run time is in `bench/setup_scale.sh discretize`, not asserted here.
 TEST(Swc, LongChainDiscretisesLinearly) {
     const int n = 100000;
     std::string text = "1 1 0 0 0 5 -1\n";

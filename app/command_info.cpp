@@ -45,6 +45,7 @@ int command_info(const InfoArgs& a) {
                 if (cvs.area[i] > 0 && (p.tag < 0 || morph->branches[cvs.branch[i]].tag == p.tag)) ++instances[p.mechanism];
         }
         for (const auto& s : c.synapses) ++instances[s.mechanism];
+        if (c.drawn_synapses.count > 0) instances[c.drawn_synapses.mechanism] += c.drawn_synapses.count;
         for (const auto& s : c.stimuli) ++instances[s.mechanism];
         if (gid < 20 || gid + 1 == m.cells.size()) {
             const BranchTree bt = branch_tree(cvs.parent);

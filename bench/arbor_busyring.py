@@ -30,9 +30,13 @@ processes, detectors, connections (weights, float32 delays) and generator times.
     min-delay, synapses-1 weightless random ones; one event at 1 ms on each ring's first cell).
 Arbor has its own event rules: compare spikes with `arbolito run --event-rules arbor`.
 
-Difference from Arbor's own busyring (ring.cpp branch_cell): it also places `synapses` unconnected
-expsyn at random locations ("s", ls::uniform); arbolito does not, and neither does this script
-unless --arbor-extra-synapses (then the mechanisms' cost is Arbor's benchmark's, spikes the same).
+Arbor's own busyring (ring.cpp branch_cell) also places `synapses` unconnected expsyn at random
+locations ("s", ls::uniform). So does arbolito (network.unconnected-synapses, default `synapses`):
+they are in the dump like any synapse, and Arbor gets them at arbolito's sites (the same
+distribution as ls::uniform's, other draws), coalescing identical ones on a CV as its busyring
+does. --arbor-extra-synapses is for a model with unconnected-synapses 0: it places Arbor's own
+ls::uniform draw of `synapses` instead (the mechanisms' cost is then Arbor's benchmark's, spikes
+the same).
 
 Prints one JSON line: simulator, cells, cvs, cvs_arbolito, steps, setup_s (recipe, decomposition and
 simulation construction; the arbolito dump is dump_s), run_s (sim.run() per repetition; reset in
@@ -197,7 +201,8 @@ def main(argv):
                     help="arbolito binary for `info --geometry` (default build/app/arbolito)")
     ap.add_argument("--spikes", help="write the spikes of the last repetition here, 'gid time' per line")
     ap.add_argument("--arbor-extra-synapses", action="store_true",
-                    help="also place `synapses` unconnected expsyn per cell, as ring.cpp does")
+                    help="also place `synapses` unconnected expsyn per cell, as ring.cpp does "
+                         "(for a model with unconnected-synapses 0)")
     args = ap.parse_args(argv)
 
     with open(args.model) as fh:
@@ -205,6 +210,9 @@ def main(argv):
     net = model.get("network", {})
     if net.get("builder") != "busyring":
         print("warning: not a busyring model; mapping the dump anyway", file=sys.stderr)
+    if args.arbor_extra_synapses and int(net.get("unconnected-synapses", net.get("synapses", 1))) > 0:
+        ap.error("--arbor-extra-synapses: the model places its own unconnected synapses "
+                 "(network.unconnected-synapses, default `synapses`); set it to 0 to use Arbor's draw instead")
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as work:
         path = args.model

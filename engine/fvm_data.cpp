@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/parallel_for.hpp"
+#include "engine/drawn_synapses.hpp"
 #include "mechanisms/catalogue.hpp"
 
 namespace arbolito {
@@ -104,7 +105,10 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         const auto& idx = f.layout.index[c];
         const auto& branches = shape->branches;
         CellPoints& at = points_of[c];
-        for (const Placement& s : desc.synapses) at.synapse.push_back(idx[cvs.locate(s.where.branch, s.where.x)]);
+        at.synapse.reserve(desc.n_synapses());
+        for_each_synapse(desc, *shape, [&](std::size_t, const Location& w, const std::string&, const std::vector<double>&) {
+            at.synapse.push_back(idx[cvs.locate(w.branch, w.x)]);
+        });
         for (const Placement& s : desc.stimuli) at.stimulus.push_back(idx[cvs.locate(s.where.branch, s.where.x)]);
         for (const Detector& d : desc.detectors) at.detector.push_back(idx[cvs.locate(d.where.branch, d.where.x)]);
         for (const Probe& p : desc.probes) {
@@ -196,12 +200,12 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     for (int c = 0; c < f.n_cells(); ++c) {
         const CellDesc& desc = m.cells.at(f.gids[c]);
         CellPoints& at = points_of[c];
-        for (std::size_t k = 0; k < desc.synapses.size(); ++k) {
-            const int x = point_index(desc.synapses[k].mechanism);
+        for (std::size_t k = 0; k < desc.n_synapses(); ++k) {
+            const int x = point_index(desc.synapse_mechanism(k));
             pending_targets.push_back({x, static_cast<int>(points[x].size())});
-            points[x].push_back({at.synapse[k], &desc.synapses[k].params});
+            points[x].push_back({at.synapse[k], &desc.synapse_params(k)});
         }
-        f.target_offset.push_back(f.target_offset.back() + desc.synapses.size());
+        f.target_offset.push_back(f.target_offset.back() + desc.n_synapses());
         for (std::size_t k = 0; k < desc.stimuli.size(); ++k)
             points[point_index(desc.stimuli[k].mechanism)].push_back({at.stimulus[k], &desc.stimuli[k].params});
         for (std::size_t k = 0; k < desc.detectors.size(); ++k) {

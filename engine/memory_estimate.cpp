@@ -24,10 +24,14 @@ namespace {
 // discretisation or drawn shape); per mechanism value a double, per instance a CV index.
 // Beside it about 40 bytes per connection while the spike fan-out is built. Measured on
 // busyring (examples/, 2,000 to 16,000 cells, 10 and 1,000 synapses, cpu, --spikes-only),
-// peak resident memory was 2% to 4% below this estimate. Model: a morphology point is an
+// peak resident memory was 2% to 4% below this estimate. Per synapse 16 bytes: its
+// target's mechanism and instance (5) and, at the peak, the set-up's numbering of the
+// instances by CV: busyring's 1,000 unconnected synapses a cell raised the peak by 52.6
+// bytes each (1,024 cells, cpu, --spikes-only), 36 of them the instance's. Model: a morphology point is an
 // xyz and a radius; a cell description ~600 bytes with its vectors; a connection 40 bytes.
 constexpr double cv_state_bytes = 6 * 8 + 3 * 4;
 constexpr double instance_index_bytes = 4;
+constexpr double target_bytes = 16;
 constexpr double run_state_factor = 1.03;
 constexpr double point_bytes = 4 * 8;
 constexpr double cell_desc_bytes = 600;
@@ -68,6 +72,7 @@ ModelSize& ModelSize::operator+=(const ModelSize& o) {
     points += o.points;
     instances += o.instances;
     mech_values += o.mech_values;
+    targets += o.targets;
     connections += o.connections;
     events += o.events;
     return *this;
@@ -75,7 +80,8 @@ ModelSize& ModelSize::operator+=(const ModelSize& o) {
 
 ModelSize ModelSize::times(double k) const {
     ModelSize s = *this;
-    for (double* v : {&s.cells, &s.cvs, &s.points, &s.instances, &s.mech_values, &s.connections, &s.events}) *v *= k;
+    for (double* v : {&s.cells, &s.cvs, &s.points, &s.instances, &s.mech_values, &s.targets, &s.connections, &s.events})
+        *v *= k;
     return s;
 }
 
@@ -99,6 +105,9 @@ ModelSize cell_size(const CellDesc& c, bool with_morphology) {
             s.instances += 1;
             s.mech_values += values_of(p.mechanism);
         }
+    s.instances += c.drawn_synapses.count;
+    s.targets = static_cast<double>(c.n_synapses());
+    if (c.drawn_synapses.count > 0) s.mech_values += c.drawn_synapses.count * values_of(c.drawn_synapses.mechanism);
     return s;
 }
 
@@ -130,8 +139,11 @@ ModelSize busyring_size(const BusyringNetwork& p) {
     one.cells = 1;
     one.points = 0;  // drawn again when needed, not kept (CellDesc::draw_morphology)
     one.cvs = 3 + shape.segments + shape.sections;
-    one.instances = one.cvs + 1;  // hh on the soma, pas on the dendrites, one expsyn
-    one.mech_values = one.cvs * values_of("pas") + values_of("expsyn");
+    // hh on the soma, pas on the dendrites; the connected expsyn and the unconnected ones
+    const double synapses = 1.0 + p.unconnected_synapses.value_or(p.synapses);
+    one.instances = one.cvs + synapses;
+    one.mech_values = one.cvs * values_of("pas") + synapses * values_of("expsyn");
+    one.targets = synapses;
     ModelSize s = one.times(static_cast<double>(p.num_cells));
     s.connections = static_cast<double>(p.num_cells) * p.synapses;
     s.events = std::ceil(static_cast<double>(p.num_cells) / std::max(1u, p.ring_size));
@@ -142,7 +154,8 @@ MemoryEstimate estimate_memory(const ModelSize& s, int ranks) {
     MemoryEstimate e;
     e.model_bytes = s.cells * cell_desc_bytes + s.points * point_bytes + s.connections * connection_model_bytes +
                     s.events * event_bytes;
-    e.state_bytes = s.cvs * cv_state_bytes + s.mech_values * 8 + s.instances * instance_index_bytes;
+    e.state_bytes = s.cvs * cv_state_bytes + s.mech_values * 8 + s.instances * instance_index_bytes +
+                    s.targets * target_bytes;
     e.run_bytes = std::max(1, ranks) * (process_bytes + e.model_bytes) + run_state_factor * e.state_bytes +
                   s.connections * connection_run_bytes + s.events * event_run_bytes;
     return e;

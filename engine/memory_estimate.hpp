@@ -18,6 +18,7 @@ struct ModelSize {
     double points = 0;        // morphology points held (a morphology shared by cells once)
     double instances = 0;     // mechanism instances (density: one per CV painted; point: one each)
     double mech_values = 0;   // their parameters, states, constants and weights, summed
+    double targets = 0;       // synapses (connection targets, connected or not)
     double connections = 0;
     double events = 0;        // generator event times
 

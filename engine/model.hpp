@@ -33,6 +33,17 @@ struct Placement {
     std::vector<double> params;
 };
 
+// Synapses placed by a rule rather than one by one: `count` instances of `mechanism` at
+// sites drawn over the cell's shape from `seed` (drawn_synapse_sites). Listed as
+// Placements, busyring's 1,000 unconnected synapses a cell would take about 100 KB a
+// cell, as much as the shape that is drawn again rather than kept.
+struct DrawnSynapses {
+    std::uint32_t count = 0;
+    std::uint64_t seed = 0;
+    std::string mechanism;
+    std::vector<double> params;  // catalogue order, defaults filled in
+};
+
 struct Detector {
     Location where;
     double threshold = -10.0;  // mV
@@ -54,12 +65,21 @@ struct CellDesc {
     std::map<int, double> cm, ra;            // per tag; key -1 is the cell default
     std::vector<Paint> paints;
     std::vector<Placement> synapses;         // targets of connections, numbered in order
+    DrawnSynapses drawn_synapses;            // numbered after `synapses`
     std::vector<Placement> stimuli;
     std::vector<Detector> detectors;         // sources of spikes, numbered in order
     std::vector<Probe> probes;
 
     std::shared_ptr<const Morphology> shape() const {
         return morphology ? morphology : std::make_shared<const Morphology>(draw_morphology());
+    }
+    std::size_t n_synapses() const { return synapses.size() + drawn_synapses.count; }
+    // Synapse k's mechanism and parameters, listed or drawn (its site: for_each_synapse).
+    const std::string& synapse_mechanism(std::size_t k) const {
+        return k < synapses.size() ? synapses[k].mechanism : drawn_synapses.mechanism;
+    }
+    const std::vector<double>& synapse_params(std::size_t k) const {
+        return k < synapses.size() ? synapses[k].params : drawn_synapses.params;
     }
     double cm_of(int tag) const { auto it = cm.find(tag); return it != cm.end() ? it->second : cm.at(-1); }
     double ra_of(int tag) const { auto it = ra.find(tag); return it != ra.end() ? it->second : ra.at(-1); }

@@ -14,7 +14,7 @@ void build_ring(Model& m, double weight, double delay, double kick_time, double 
     const std::uint64_t n = m.cells.size();
     for (std::uint64_t gid = 0; gid < n; ++gid) {
         if (m.cells[gid].detectors.empty()) throw std::invalid_argument("ring: cell " + std::to_string(gid) + " has no detector");
-        if (m.cells[gid].synapses.empty()) throw std::invalid_argument("ring: cell " + std::to_string(gid) + " has no synapse");
+        if (m.cells[gid].n_synapses() == 0) throw std::invalid_argument("ring: cell " + std::to_string(gid) + " has no synapse");
     }
     for (std::uint64_t gid = 0; gid < n; ++gid) m.connections.push_back({gid, 0, (gid + 1) % n, 0, weight, delay});
     m.generators.push_back({0, 0, kick_weight, {kick_time}});
@@ -33,6 +33,7 @@ void build_busyring(Model& m, const BusyringNetwork& p) {
     proto.paints.push_back({tag_dend, "pas", resolve_params("pas", {})});
     proto.detectors.push_back({{0, 0.0}, 10.0});
     proto.synapses.push_back({{1, 0.0}, "expsyn", resolve_params("expsyn", {})});
+    proto.drawn_synapses = {p.unconnected_synapses.value_or(p.synapses), 0, "expsyn", resolve_params("expsyn", {})};
     if (p.record) proto.probes.push_back({false, {0, 0.5}});
 
     // Every cell and its fan-in come from the cell's own seed: draw them in parallel, each
@@ -44,6 +45,7 @@ void build_busyring(Model& m, const BusyringNetwork& p) {
         const std::uint64_t i = static_cast<std::uint64_t>(li), gid = first + i;
         CellDesc& c = m.cells[gid];
         c = proto;
+        c.drawn_synapses.seed = i;
         const BusyringParams shape = p.cell;
         c.draw_morphology = [i, shape] { return busyring_cell(i, shape); };
 

@@ -1,6 +1,7 @@
 #pragma once
 // Networks drawn by code: a ring over the model's cells, and Arbor's busyring benchmark.
 #include <cstdint>
+#include <optional>
 
 #include "engine/cell_builders.hpp"
 #include "engine/model.hpp"
@@ -15,6 +16,8 @@ void build_ring(Model& m, double weight, double delay, double kick_time, double 
 struct BusyringNetwork {
     std::uint64_t num_cells = 1000;
     unsigned synapses = 1;       // connections per cell: 1 from the ring, the rest weight 0
+    // expsyn per cell that no connection targets; unset: `synapses`, as Arbor places them
+    std::optional<unsigned> unconnected_synapses;
     double min_delay = 10;       // ms
     unsigned ring_size = 10;
     double event_weight = 0.05;  // µS
@@ -24,7 +27,11 @@ struct BusyringNetwork {
 
 // Appends the network's cells, connections and generators. Cell: busyring_cell(gid), hh
 // soma, pas dendrites, Ra 100 Ω·cm, one CV per segment, detector at the soma's proximal
-// end (10 mV), expsyn at the proximal end of the first dendrite. Ring: the predecessor in
+// end (10 mV), expsyn at the proximal end of the first dendrite (synapse 0, the only
+// target), then unconnected_synapses expsyn drawn over the whole cell, uniform in arc
+// length, seeded with the cell's index in the network (drawn_synapse_sites; Arbor's
+// ls::uniform(reg::all(), 0, synapses − 1, gid) draws the same distribution with another
+// generator, so the sites differ cell by cell). Ring: the predecessor in
 // each ring of ring_size cells, delay min_delay; then synapses − 1 connections of weight 0
 // from random cells (no self-connections) with float delays uniform in [min_delay,
 // 3·min_delay), drawn as Arbor draws them (std::mt19937 seeded with the gid). One event

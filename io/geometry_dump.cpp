@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/drawn_synapses.hpp"
 #include "engine/fvm_data.hpp"
 #include "mechanisms/catalogue.hpp"
 
@@ -145,12 +146,11 @@ nlohmann::json geometry_dump(const Model& m) {
             const auto [sec, x] = node_of(p.where);
             pps.push_back({{"kind", p.mechanism}, {"section", sec}, {"x", x}, {"params", named_params(p.mechanism, p.params)}});
         }
-        for (std::size_t s = 0; s < c.synapses.size(); ++s) {
-            const Placement& p = c.synapses[s];
-            const auto [sec, x] = node_of(p.where);
-            pps.push_back({{"kind", p.mechanism}, {"section", sec}, {"x", x}, {"synapse", s},
-                           {"params", named_params(p.mechanism, p.params)}});
-        }
+        for_each_synapse(c, morph, [&](std::size_t s, const Location& where, const std::string& mech,
+                                       const std::vector<double>& params) {
+            const auto [sec, x] = node_of(where);
+            pps.push_back({{"kind", mech}, {"section", sec}, {"x", x}, {"synapse", s}, {"params", named_params(mech, params)}});
+        });
         json dets = json::array();
         for (const Detector& d : c.detectors) {
             const auto [sec, x] = node_of(d.where);

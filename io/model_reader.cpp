@@ -411,9 +411,9 @@ std::vector<double> generator_times(const Reader& r, const json& j, const std::s
 
 // Arbor's busyring configuration (its JSON keys); "dt" and "duration" set the run.
 void busyring(const Reader& r, const json& n, Model& m, const json* run) {
-    r.only_keys(n, "network", {"builder", "name", "num-cells", "synapses", "min-delay", "duration", "ring-size", "event-weight",
-                               "dt", "depth", "branch-probs", "compartments", "lengths", "record", "spikes", "complex", "stdp",
-                               "cpu-group-size"});
+    r.only_keys(n, "network", {"builder", "name", "num-cells", "synapses", "unconnected-synapses", "min-delay", "duration",
+                               "ring-size", "event-weight", "dt", "depth", "branch-probs", "compartments", "lengths", "record",
+                               "spikes", "complex", "stdp", "cpu-group-size"});
     for (const char* k : {"complex", "stdp"})
         if (n.contains(k) && !(n[k].is_boolean() && !n[k].get<bool>()))
             r.fail(Reader::join("network", k), "only the simple cell without STDP is supported (false)");
@@ -426,6 +426,8 @@ void busyring(const Reader& r, const json& n, Model& m, const json* run) {
     };
     p.num_cells = static_cast<std::uint64_t>(integer("num-cells", 2, 100000000, 1000));
     p.synapses = static_cast<unsigned>(integer("synapses", 1, 1000000, 1));
+    // Arbor's ring.cpp places `synapses` unconnected expsyn beside the connected one.
+    p.unconnected_synapses = static_cast<unsigned>(integer("unconnected-synapses", 0, 1000000, p.synapses));
     p.ring_size = static_cast<unsigned>(integer("ring-size", 1, 100000000, 10));
     p.min_delay = r.positive(n, "network", "min-delay", 10.0);
     p.event_weight = r.number(n, "network", "event-weight", 0.05);
@@ -557,7 +559,7 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
         return static_cast<std::uint32_t>(i);
     };
     auto synapse_of = [&](const json& obj, const std::string& p, std::uint64_t gid) {
-        return index_on(obj, p, "synapse", gid, m.cells[gid].synapses.size(), "synapse", "target");
+        return index_on(obj, p, "synapse", gid, m.cells[gid].n_synapses(), "synapse", "target");
     };
     if (j.contains("connections")) {
         const json& a = r.array(j["connections"], "connections");

@@ -19,3 +19,6 @@ add_test(NAME cli_timeline_summary
                         echo x,y > $d/bad.csv; rc=0; /usr/bin/python3 '${PROJECT_SOURCE_DIR}/tools/timeline_summary.py' $d/bad.csv 2>/dev/null || rc=$?
                         test $rc -eq 2"
                  $<TARGET_FILE:arbolito>)
+# Busyring's unconnected synapses (Arbor's) change no bit of a run's output.
+add_test(NAME cli_unconnected_synapses
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_unconnected_synapses.sh $<TARGET_FILE:arbolito> ${PROJECT_SOURCE_DIR})

@@ -1,6 +1,7 @@
 #pragma once
 // Adding the currents of point-mechanism instances to d and rhs of their CVs, where many
-// instances may share a CV (busyring's synapses all sit on one CV). Instances are sorted
+// instances may share a CV (busyring's unconnected synapses: up to about 10 on one; a
+// cell's every connection on its own instance: all on one). Instances are sorted
 // by CV at set-up (build_fvm), so the instances of one CV are consecutive: a run.
 //
 // The lanes of a warp sum their terms by key (CV) with shuffles and the first lane of each

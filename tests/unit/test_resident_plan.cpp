@@ -2,6 +2,7 @@
 // instance, detector, probe and target belongs to exactly one block, and each block's
 // staged arrays fit its budget without overlapping, in the documented order.
 #include <algorithm>
+#include <iostream>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "engine/fvm_data.hpp"
 #include "engine/gpu/resident_plan.hpp"
 #include "engine/network_builders.hpp"
+#include "mechanisms/catalogue.hpp"
 #include "solvers/fine_layout.hpp"
 
 using namespace arbolito;
@@ -131,6 +133,32 @@ TEST(ResidentPlan, StagingOrder) {
     for (int a = 0; a < res_n_arrays; ++a)
         if (a != res_rhs) EXPECT_LT(tight.blocks[0].offset[a], 0) << a;  // the budget is spent
     EXPECT_LT(tight.staged_bytes, tight.total_bytes);
+}
+
+// Arbor's busyring cell (examples/busyring.json: depth 10, about 1,700 CVs) with its 1,001
+// synapses, at gpu-fine's resident defaults (74 KiB, blocks of 74 · 16 CVs, a cell never
+// split): every block plans, owning its cells' 1,001 expsyn each; what does not fit the
+// budget stays in device memory (expsyn's 28 KB a cell, behind the per-CV arrays).
+TEST(ResidentPlan, ArborsBusyringSynapses) {
+    Model m;
+    BusyringNetwork p;
+    p.num_cells = 6;
+    p.synapses = 1000;  // and, by default, 1,000 unconnected synapses a cell
+    p.ring_size = 3;
+    build_busyring(m, p);
+    const int budget = 74 * 1024;
+    const Built b = build(m, 74 * 16);
+    const ResidentPlan plan = resident_plan(b.f, b.s, budget);
+    check_plan(b, plan, budget);
+    const int x = find_mechanism("expsyn")->index;
+    for (std::size_t k = 0; k < plan.blocks.size(); ++k) {
+        const ResidentBlock& rb = plan.blocks[k];
+        const int cells = rb.det_n;  // one detector a cell
+        EXPECT_EQ(rb.inst_n[x], 1001 * cells) << "block " << k;
+        std::cout << "[ info     ] block " << k << ": " << cells << " cell(s), " << b.s.blocks[k].n_cv << " CVs, "
+                  << rb.inst_n[x] << " expsyn " << (rb.offset[res_mech0 + x] >= 0 ? "staged" : "in device memory")
+                  << "; " << rb.data_bytes << " bytes staged\n";
+    }
 }
 
 TEST(ResidentPlan, ScheduleOverBudgetRejected) {

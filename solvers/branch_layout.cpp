@@ -167,7 +167,7 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
             j.cell_first.push_back(j.n());
         }
         // Each junction's run above it (ending at it) and runs below it (starting from it),
-        // in slot order.
+        // in slot order, then the junctions hanging from it directly (no run between).
         j.slot.assign(j.n(), -1);
         std::vector<std::vector<int>> below(j.n());
         for (int s = 0; s < ns; ++s) {
@@ -178,6 +178,8 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
             if (np[r.cell][top] >= 0) below[jnum[r.cell][np[r.cell][top]]].push_back(s);
             if (next < t.length(r.branch)) j.slot[jnum[r.cell][t.cv[t.offset[r.branch] + next]]] = s;
         }
+        for (int k = 0; k < j.n(); ++k)
+            if (j.slot[k] < 0 && j.parent[k] >= 0) below[j.parent[k]].push_back(-1 - k);
         j.child_first.push_back(0);
         for (int k = 0; k < j.n(); ++k) {
             j.child_slot.insert(j.child_slot.end(), below[k].begin(), below[k].end());
@@ -302,7 +304,8 @@ EddSchedule edd_schedule(const Layout& l, const BranchSlots& sl, const Junctions
         }
         for (int k = k0; k < sj.cell_first[sj.tile_cell[t + 1]]; ++k) {
             if (j.slot[k] >= 0) s.down[j.slot[k]] = s.junction_row[t] + k - k0, sj.slot[k] -= s0;
-            for (int i = j.child_first[k]; i < j.child_first[k + 1]; ++i) sj.child_slot[i] -= s0;
+            for (int i = j.child_first[k]; i < j.child_first[k + 1]; ++i)
+                sj.child_slot[i] += j.child_slot[i] >= 0 ? -s0 : k0;  // -1 - junction: the tile's junction
         }
     }
     return s;
@@ -312,10 +315,10 @@ void edd_layout_solve(const EddSchedule& s, double* d, const double* u, double* 
     namespace es = edd_sweeps;
     const int* walk = padding == Padding::compute ? s.padded.data() : s.size.data();
     const Junctions& j = s.junctions;
-    std::vector<double> h, ends, D(j.n()), R(j.n()), P(j.n()), Q(j.n());
+    std::vector<double> h, ends, E(j.n()), R(j.n()), P(j.n()), Q(j.n());
     // Tile by tile, each in its own frame (pointers from its first row, slot and
     // junction). Tiled, with the tiled GPU kernel's steps and storage (es::tile_*: h over
-    // a copy of the tile's u, D, R and P over the junction rows); untiled (one tile), with
+    // a copy of the tile's u, E, R and P over the junction rows); untiled (one tile), with
     // the untiled kernels'. Both give the same bits (BranchLayout.EddTilesSameBits).
     for (int t = 0; t < j.n_tiles(); ++t) {
         const int o = j.tile_row[t], rows = j.tile_row[t + 1] - o, s0 = j.tile_slot[t], ns = j.tile_slot[t + 1] - s0;
@@ -330,7 +333,7 @@ void edd_layout_solve(const EddSchedule& s, double* d, const double* u, double* 
             for (int i = 0; i < ns; ++i)
                 es::tile_eliminate(i, first, stride, size, wk, up, down, d + o, h.data(), rhs + o, ends.data());
             for (int k = 0; k < nj; ++k)
-                es::tile_assemble(k, jr, parent, slot, child_first, j.child_slot.data(), first, up, d + o, h.data(),
+                es::tile_assemble(k, jr, parent, slot, child_first, j.child_slot.data(), first, d + o, h.data(),
                                   rhs + o, ends.data(), Q.data() + k0);
             for (int c = c0; c < c1; ++c)
                 es::tile_junctions(c, jr - k0, j.cell_first.data(), parent, d + o + jr, rhs + o + jr, h.data() + jr,
@@ -345,9 +348,9 @@ void edd_layout_solve(const EddSchedule& s, double* d, const double* u, double* 
             es::eliminate(i, first, stride, size, wk, up, down, d + o, u + o, rhs + o, h.data(), ends.data());
         for (int k = 0; k < nj; ++k)
             es::assemble(k, jr, parent, slot, child_first, j.child_slot.data(), d + o, u + o, rhs + o, ends.data(),
-                         D.data() + k0, R.data() + k0, P.data() + k0, Q.data() + k0);
+                         E.data() + k0, R.data() + k0, P.data() + k0, Q.data() + k0);
         for (int c = c0; c < c1; ++c)
-            es::junctions(c, jr - k0, j.cell_first.data(), j.parent.data(), D.data(), R.data(), P.data(), Q.data(),
+            es::junctions(c, jr - k0, j.cell_first.data(), j.parent.data(), E.data(), R.data(), P.data(), Q.data(),
                           rhs + o);
         for (int i = 0; i < ns; ++i) es::complete(i, first, stride, size, wk, up, down, d + o, rhs + o, h.data());
     }

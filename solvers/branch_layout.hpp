@@ -45,8 +45,9 @@ struct Junctions {
     std::vector<int> cell_first;   // cell c's junctions: cell_first[c] .. cell_first[c+1]-1
     std::vector<int> parent;       // per junction: the junction above it, -1 for a cell's first
     std::vector<int> slot;         // per junction: the slot of the interior it ends, -1 if none
-    std::vector<int> child_first;  // per junction: the interiors hanging from it, slots
-    std::vector<int> child_slot;   //   child_slot[child_first[k] .. child_first[k+1]-1]
+    std::vector<int> child_first;  // per junction: the interiors hanging from it, slots, then
+    std::vector<int> child_slot;   //   the junctions hanging from it directly as -1 - junction:
+                                   //   child_slot[child_first[k] .. child_first[k+1]-1]
     // Tiles: tile t holds cells tile_cell[t] .. tile_cell[t+1]-1, their slots tile_slot[t]
     // .. tile_slot[t+1]-1 and the layout rows tile_row[t] .. tile_row[t+1]-1: its slots'
     // rows, then from tile_junction[t] its junctions' (junction k at tile_junction[t] + k -
@@ -123,7 +124,7 @@ struct EddSchedule {
     std::vector<int> first, stride, size, padded;  // per slot, BranchSlots' own (first: the tile's row)
     std::vector<int> up;    // per slot: the tile's row of the branch point above, -1 for a cell's root
     std::vector<int> down;  // per slot: the tile's row of the branch point ending it, -1 for a leaf
-    Junctions junctions;    // slot and child_slot: the tile's slots
+    Junctions junctions;    // slot and child_slot: the tile's slots (and junctions)
     std::vector<int> junction_row;  // per tile: its first junction's row in its frame
     int n_slots() const { return static_cast<int>(first.size()); }
     int n_cells() const { return static_cast<int>(junctions.cell_first.size()) - 1; }

@@ -49,10 +49,10 @@ __global__ void edd_eliminate(int n, const int* __restrict__ first, const int* _
 __global__ void edd_assemble(int n, int base, const int* __restrict__ jparent, const int* __restrict__ jslot,
                              const int* __restrict__ child_first, const int* __restrict__ child_slot,
                              const double* __restrict__ d, const double* __restrict__ u,
-                             const double* __restrict__ rhs, const double* __restrict__ ends, double* __restrict__ D,
+                             const double* __restrict__ rhs, const double* __restrict__ ends, double* __restrict__ E,
                              double* __restrict__ R, double* __restrict__ P, double* __restrict__ Q) {
     const int k = thread_index();
-    if (k < n) edd_sweeps::assemble(k, base, jparent, jslot, child_first, child_slot, d, u, rhs, ends, D, R, P, Q);
+    if (k < n) edd_sweeps::assemble(k, base, jparent, jslot, child_first, child_slot, d, u, rhs, ends, E, R, P, Q);
 }
 
 // EDD's junction systems, 32 consecutive cells (a group) a block, a thread of its first
@@ -95,29 +95,29 @@ JunctionGroups junction_groups(const Junctions& j, int n_cells, int cap) {
 
 __global__ void __launch_bounds__(junction_threads)
     edd_junctions_staged(const int* __restrict__ groups, int n, int base, const int* __restrict__ cell_first,
-                         const int* __restrict__ jparent, const double* __restrict__ D, const double* __restrict__ R,
+                         const int* __restrict__ jparent, const double* __restrict__ E, const double* __restrict__ R,
                          const double* __restrict__ P, const double* __restrict__ Q, double* __restrict__ rhs) {
     extern __shared__ double sm[];
     const int t = static_cast<int>(threadIdx.x);
     const int c0 = groups[blockIdx.x] * junction_cells, c1 = min(n, c0 + junction_cells);
     const int kb = cell_first[c0], m = cell_first[c1] - kb, c = c0 + t;
-    double *sD = sm, *sR = sm + m, *sP = sm + 2 * m, *sQ = sm + 3 * m;
+    double *sE = sm, *sR = sm + m, *sP = sm + 2 * m, *sQ = sm + 3 * m;
     int* sparent = reinterpret_cast<int*>(sm + 4 * m);
 #pragma unroll 4
     for (int i = t; i < m; i += junction_threads) {
-        sD[i] = D[kb + i], sR[i] = R[kb + i], sP[i] = P[kb + i], sQ[i] = Q[kb + i];
+        sE[i] = E[kb + i], sR[i] = R[kb + i], sP[i] = P[kb + i], sQ[i] = Q[kb + i];
         sparent[i] = jparent[kb + i];
     }
     __syncthreads();
-    if (t < junction_cells && c < c1) edd_sweeps::junctions(c, base, cell_first, sparent, sD, sR, sP, sQ, rhs, kb);
+    if (t < junction_cells && c < c1) edd_sweeps::junctions(c, base, cell_first, sparent, sE, sR, sP, sQ, rhs, kb);
 }
 
 __global__ void __launch_bounds__(junction_cells)
     edd_junctions_in_memory(const int* __restrict__ groups, int n, int base, const int* __restrict__ cell_first,
-                            const int* __restrict__ jparent, double* __restrict__ D, double* __restrict__ R,
+                            const int* __restrict__ jparent, double* __restrict__ E, double* __restrict__ R,
                             const double* __restrict__ P, const double* __restrict__ Q, double* __restrict__ rhs) {
     const int c = groups[blockIdx.x] * junction_cells + static_cast<int>(threadIdx.x);
-    if (c < n) edd_sweeps::junctions(c, base, cell_first, jparent, D, R, P, Q, rhs);
+    if (c < n) edd_sweeps::junctions(c, base, cell_first, jparent, E, R, P, Q, rhs);
 }
 
 __global__ void edd_complete(int n, const int* __restrict__ first, const int* __restrict__ stride,
@@ -181,7 +181,7 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
     const int ch0 = ti[ti_child], nch = ti[ti_children];
     // h overwrites u row by row (eliminate reads a row's u before writing its h; the u of
     // each slot's first row, which assemble needs, goes to its ends): 24 B a row. The
-    // junctions' D, R and P go over their rows' d, rhs and u (edd_tile_bytes).
+    // junctions' E, R and P go over their rows' d, rhs and u (edd_tile_bytes).
     double *sd = sm, *su = sd + rows, *sr = su + rows, *se = sr + rows, *sQ = se + edd_sweeps::n_tile_ends * ns;
     int *sfirst = reinterpret_cast<int*>(sQ + nj), *sstride = sfirst + ns, *ssize = sstride + ns;
     int *swalk = ssize + ns, *sup = swalk + ns, *sdown = sup + ns, *sparent = sdown + ns, *sjslot = sparent + nj;
@@ -214,7 +214,7 @@ __global__ void edd_tiles(const int* __restrict__ info, const int* __restrict__ 
         edd_sweeps::tile_eliminate(s, sfirst, sstride, ssize, swalk, sup, sdown, sd, su, sr, se);
     __syncthreads();
     for (int k = tid; k < nj; k += nt)
-        edd_sweeps::tile_assemble(k, jr, sparent, sjslot, schild_first, schild, sfirst, sup, sd, su, sr, se, sQ);
+        edd_sweeps::tile_assemble(k, jr, sparent, sjslot, schild_first, schild, sfirst, sd, su, sr, se, sQ);
     __syncthreads();
     for (int c = tid; c < nc; c += nt)
         edd_sweeps::tile_junctions(c, jr - k0, scell_first, sparent, sd + jr, sr + jr, su + jr, sQ, sr, k0);
@@ -280,7 +280,7 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
     if (nj > 0) {
         edd_assemble<<<blocks(nj, tj), tj, 0, stream>>>(nj, p.junction_base, p.jparent.data(), p.jslot.data(),
                                                       p.child_first.data(), p.child_slot.data(), d, u,
-                                                      rhs, p.ends.data(), p.D.data(), p.R.data(), p.P.data(),
+                                                      rhs, p.ends.data(), p.E.data(), p.R.data(), p.P.data(),
                                                       p.Q.data());
         CUDA_CHECK_LAUNCH();
         // One solving thread per cell: a warp of 32 cells per block spreads the serial
@@ -288,12 +288,12 @@ void enqueue_edd(const GpuBranchPlan& p, double* d, const double* u, double* rhs
         if (p.groups_staged.size() > 0) {
             edd_junctions_staged<<<static_cast<unsigned>(p.groups_staged.size()), junction_threads, p.junction_shared,
                                    stream>>>(p.groups_staged.data(), nc, p.junction_base, p.cell_first.data(),
-                                             p.jparent.data(), p.D.data(), p.R.data(), p.P.data(), p.Q.data(), rhs);
+                                             p.jparent.data(), p.E.data(), p.R.data(), p.P.data(), p.Q.data(), rhs);
             CUDA_CHECK_LAUNCH();
         }
         if (p.groups_in_memory.size() > 0) {
             edd_junctions_in_memory<<<static_cast<unsigned>(p.groups_in_memory.size()), junction_cells, 0, stream>>>(
-                p.groups_in_memory.data(), nc, p.junction_base, p.cell_first.data(), p.jparent.data(), p.D.data(),
+                p.groups_in_memory.data(), nc, p.junction_base, p.cell_first.data(), p.jparent.data(), p.E.data(),
                 p.R.data(), p.P.data(), p.Q.data(), rhs);
             CUDA_CHECK_LAUNCH();
         }
@@ -393,7 +393,7 @@ GpuBranchPlan make_gpu_branch_plan(const Layout& l, const BranchSlots& sl, const
         }
         p.h = DeviceArray<double>(std::vector<double>(j.base, 0.0));
         p.ends = DeviceArray<double>(static_cast<std::size_t>(edd_sweeps::n_ends) * p.n_slots);
-        for (DeviceArray<double>* a : {&p.D, &p.R, &p.P, &p.Q}) *a = DeviceArray<double>(p.n_junctions);
+        for (DeviceArray<double>* a : {&p.E, &p.R, &p.P, &p.Q}) *a = DeviceArray<double>(p.n_junctions);
         // Groups of 32 cells whose rows fit the cap are staged, the others solve in device
         // memory.
         // The limit raised first to the most any cap stages: the occupancy query below

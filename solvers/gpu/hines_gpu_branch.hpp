@@ -20,7 +20,7 @@
 
 namespace arbolito::gpu {
 
-// Bytes of one EDD junction row staged in shared memory: D, R, P, Q and its parent.
+// Bytes of one EDD junction row staged in shared memory: E, R, P, Q and its parent.
 constexpr int edd_junction_row_bytes = 4 * sizeof(double) + sizeof(int);
 
 struct GpuBranchOptions {
@@ -68,15 +68,15 @@ struct GpuBranchPlan {
     int tile_prefetch = 0;     // blocks ahead (GpuBranchOptions::prefetch resolved)
     int tile_skew_step = 0;    // ns a first-wave block waits per SM-round of the wave
     DeviceArray<int> tile_info;
-    mutable DeviceArray<double> h, ends, D, R, P, Q;  // workspace
+    mutable DeviceArray<double> h, ends, E, R, P, Q;  // workspace
     mutable GraphReplay graph;
 };
 
 // Shared memory of an EDD tile's block: its rows' d, u (then h) and rhs; its slots' ends
-// (the bottom's three affine coefficients and the first row's u; the top's are read from
-// the rows) and schedule (six ints); its junctions' Q (D, R and P are written over the
-// junction rows' d, rhs and u), parent, slot and child list start; its child list; its
-// cells' first junctions.
+// (the bottom's a, the first row's u and the two excess gains; the top's coefficients are
+// read from the rows, the bottom's y goes into the branch point's rhs) and schedule (six
+// ints); its junctions' Q (E, R and P are written over the junction rows' d, rhs and u),
+// parent, slot and child list start; its child list; its cells' first junctions.
 constexpr int edd_tile_ends = 4;
 constexpr long edd_tile_bytes(long rows, long slots, long junctions, long children, long cells) {
     return 3 * 8 * rows + (edd_tile_ends * 8 + 6 * 4) * slots + (8 + 3 * 4) * junctions + 4 * (children + cells + 2);

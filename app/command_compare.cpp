@@ -132,11 +132,22 @@ void check_tolerance(const std::string& option, double v) {
     if (std::isnan(v) || v < 0) throw InputError(option, "", fmt::format("{} is no tolerance: give a number >= 0", v));
 }
 
+// Every solver must be able to run here before the first runs: a GPU solver on a machine
+// without a usable device would otherwise fail after the ones before it wrote their files.
+void check_available(const std::vector<SolverSpec>& specs) {
+    for (const SolverSpec& s : specs) {
+        std::string why;
+        if (!solver_available(*s.solver, &why))
+            throw InputError("--solvers", "", fmt::format("{}: {} (no solver was run)", s.text(), why));
+    }
+}
+
 }  // namespace
 
 int command_compare(const CompareArgs& a) {
     // Every solver is checked before any runs (and before the output directory exists).
     const auto specs = parse_solvers(a.solvers);
+    check_available(specs);
     check_thread_count("--threads", a.threads);
     if (a.spike_tolerance) check_tolerance("--spike-tolerance", *a.spike_tolerance);
     if (a.voltage_tolerance) check_tolerance("--voltage-tolerance", *a.voltage_tolerance);

@@ -156,4 +156,26 @@ elif [[ "${whole1:-}" != whole || -n "${why1:-}" ]]; then bad "SIGTERM: cpu.h5 n
 elif [[ ${frames:-0} -lt 1 || "${whole:-}" != whole || "${why:-}" != "stopped by SIGTERM at t = "* ]]; then bad "SIGTERM: cpu_lanes=1.h5.partial: '${why:-unreadable}', ${frames:-no} frames"
 elif ! msg=$(results "$out" cpu:reference cpu:lanes=1:interrupted 2>&1); then bad "SIGTERM: results: $msg"
 else ok "SIGTERM in the second solver: exit 143, cpu.h5 whole, $frames frames in cpu_lanes=1.h5.partial, two rows"; fi
+
+# A second SIGINT 50 ms after the first, within the second solver's epoch (64 busyring
+# cells: epochs of about 0.2 s on two loaded cores) ends compare at once: the finished solver's file is
+# whole and the results, rewritten whole after each solver, hold its row. (The running
+# solver's .partial is what a second signal leaves of run's file; not judged here.)
+out="$tmp/twice"
+"$bin" compare "$src/examples/busyring.json" --set network.num-cells=64 --set network.record=true \
+  --solvers $solvers --tfinal 50 -o "$out" >"$tmp/stdout" 2>"$tmp/stderr" &
+pid=$!
+for _ in $(seq 1500); do [[ -e "$out/cpu_lanes=1.h5.partial" ]] && break; sleep 0.02; done
+sleep 0.2
+kill -INT $pid; sleep 0.05; kill -INT $pid 2>/dev/null; reap $pid; rc=$?
+read -r frames1 whole1 why1 < <(opens "$out/cpu.h5" 2>/dev/null)
+if [[ $rc -ne 130 ]]; then bad "second SIGINT: exit $rc, expected 130"
+elif [[ "${whole1:-}" != whole || -n "${why1:-}" ]]; then bad "second SIGINT: cpu.h5 not whole (${frames1:-unreadable} frames)"
+elif ! msg=$("$py" -c "
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1] + '/compare.csv')))
+js = json.load(open(sys.argv[1] + '/compare.json'))
+assert rows[0]['solver'] == js[0]['solver'] == 'cpu' and rows[0]['verdict'] == 'reference', rows
+assert len(rows) == len(js) in (1, 2), len(rows)" "$out" 2>&1); then bad "second SIGINT: results: $msg"
+else ok "second SIGINT: exit 130, cpu.h5 whole, the results hold its row"; fi
 exit $fail

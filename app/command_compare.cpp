@@ -1,9 +1,12 @@
 // arbolito compare: the same model with several solvers, side by side.
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -12,6 +15,7 @@
 #include "app/commands.hpp"
 #include "app/run_common.hpp"
 #include "app/spike_agreement.hpp"
+#include "app/stop_signals.hpp"
 #include "engine/simulation.hpp"
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
@@ -58,7 +62,8 @@ public:
     void set_width(std::size_t w) { width_ = w; }
 
     double max_dv() const { return max_dv_; }
-    bool shape_ok() const { return shape_ok_ && (!ref_ || offset_ == ref_->size()); }
+    // whole: every frame of the reference came (else a run stopped early: its frames a prefix of them).
+    bool shape_ok(bool whole) const { return shape_ok_ && (!ref_ || !whole || offset_ == ref_->size()); }
     std::vector<Spike>& spike_list() { return spikes_; }
 
 private:
@@ -87,6 +92,9 @@ struct Row {
     bool reference = false, agrees = true;
     std::vector<std::string> why;  // what broke the verdict, one item each
     std::string file;
+    // A signal stopped this solver before tfinal ("stopped by SIGINT at t = 12 ms"): its
+    // file is the .partial and it is judged on the part it ran; "" for a whole run.
+    std::string interrupted;
 };
 
 bool same_columns(const ReportMapping& a, const ReportMapping& b) {
@@ -107,7 +115,13 @@ void judge(Row& row, double spike_tol, double voltage_tol) {
     row.agrees = row.why.empty();
 }
 
-std::string verdict_word(const Row& r) { return r.reference ? "reference" : r.agrees ? "agree" : "differ"; }
+std::string verdict_word(const Row& r) {
+    return !r.interrupted.empty() ? "interrupted" : r.reference ? "reference" : r.agrees ? "agree" : "differ";
+}
+
+std::string table_verdict(const Row& r) {
+    return !r.interrupted.empty() ? "interrupted" : r.reference ? "ref" : r.agrees ? "agree" : "DIFFER";
+}
 
 std::string dv_text(const Row& r) {
     if (r.traces == Traces::none) return "-";
@@ -132,110 +146,34 @@ void check_tolerance(const std::string& option, double v) {
     if (std::isnan(v) || v < 0) throw InputError(option, "", fmt::format("{} is no tolerance: give a number >= 0", v));
 }
 
-}  // namespace
-
-int command_compare(const CompareArgs& a) {
-    // Every solver is checked before any runs (and before the output directory exists).
-    const auto specs = parse_solvers(a.solvers);
-    check_thread_count("--threads", a.threads);
-    if (a.spike_tolerance) check_tolerance("--spike-tolerance", *a.spike_tolerance);
-    if (a.voltage_tolerance) check_tolerance("--voltage-tolerance", *a.voltage_tolerance);
-    Model m = read_model(a.model, a.sets);
-    apply_run_overrides(m, a.dt, a.tfinal, "");
-    require_run_memory(m, a.model, 1);
-    const double spike_tol = a.spike_tolerance ? *a.spike_tolerance : default_spike_tolerance(m.run.dt);
-    const double voltage_tol = a.voltage_tolerance ? *a.voltage_tolerance : spike_tol * upstroke_slope;
-    // Under out/ (git-ignored) unless -o says where: not loose in the work tree.
-    const std::filesystem::path dir = a.output.empty() ? std::filesystem::path("out") / (m.name + "_compare") : std::filesystem::path(a.output);
-    std::filesystem::create_directories(dir);
-
-    std::vector<double> ref_frames;
-    std::vector<Spike> ref_spikes;
-    ReportMapping ref_mapping;
-    std::vector<Row> rows;
-    for (std::size_t k = 0; k < specs.size(); ++k) {
-        const SolverSpec& s = specs[k];
-        SimOptions o;
-        o.solver = s.text();
-        o.threads = a.threads;
-        o.record_samples = !a.spikes_only;
-        spdlog::info("compare: {} ({} cells)", s.text(), m.cells.size());
-        Simulation sim(m, o);
-        const ReportMapping mapping = report_mapping(sim, m.run);
-        const bool report = !a.spikes_only && !mapping.element_ids.empty();
-        std::string fname = s.text();  // gpu-cell:timing=off -> gpu-cell_timing=off.h5
-        std::replace(fname.begin(), fname.end(), ':', '_');
-        const std::string path = (dir / (fname + ".h5")).string();
-        SonataSink file(path, m.name, report ? &mapping : nullptr, true);
-        CompareSink sink(file, k == 0 ? &ref_frames : nullptr, k == 0 ? nullptr : &ref_frames);
-        sink.set_width(std::max<long>(1, sim.n_columns()));
-        Row row;
-        row.solver = s.solver->is_auto ? "auto=" + sim.solver().text() : s.text();
-        row.r = sim.run(sink);
-        file.writer().finish();
-        row.file = path;
-        row.ns_cv_step = ns_per_cv_step(row.r.run_s, row.r.n_cv, row.r.steps);
-        if (k == 0) {
-            ref_spikes = sink.spike_list();
-            ref_mapping = mapping;
-            row.reference = true;
-            row.traces = report ? Traces::compared : Traces::none;
-            row.spikes = spike_agreement(ref_spikes, ref_spikes);
-        } else {
-            row.spikes = spike_agreement(sink.spike_list(), ref_spikes);
-            row.max_dv = sink.max_dv();
-            // Both without traces: none; one without, or other frames or columns: mismatch.
-            const bool ref_traces = rows[0].traces == Traces::compared;
-            if (!report && !ref_traces)
-                row.traces = Traces::none;
-            else if (report && ref_traces && sink.shape_ok() && same_columns(mapping, ref_mapping))
-                row.traces = Traces::compared;
-            else
-                row.traces = Traces::mismatch;
-            row.speedup = row.r.run_s > 0 ? rows[0].r.run_s / row.r.run_s : 0;
-            judge(row, spike_tol, voltage_tol);
-        }
-        rows.push_back(row);
+// Every solver must be able to run here before the first runs: a GPU solver on a machine
+// without a usable device would otherwise fail after the ones before it wrote their files.
+void check_available(const std::vector<SolverSpec>& specs) {
+    for (const SolverSpec& s : specs) {
+        std::string why;
+        if (!solver_available(*s.solver, &why))
+            throw InputError("--solvers", "", fmt::format("{}: {} (no solver was run)", s.text(), why));
     }
+}
 
-    // The table: stdout; CSV and JSON beside the traces. Spike columns: the count, its
-    // difference from the first solver's, the largest spike-time difference (ms) and
-    // whether the spikes are the first solver's bit for bit.
-    const std::vector<std::string> phase_names = {"events", "currents", "assemble", "solve", "states", "detect", "sample", "fused"};
-    const std::string head = "{:<28} {:>8} {:>9} {:>11} {:>8} {:>11} {:>8} {:>8} {:>11} {:>7} {:>9}";
-    std::cout << fmt::format(head, "solver", "setup_s", "run_s", "ns/CV-step", "speedup", "max|dV|_mV", "spikes",
-                             "d_spikes", "max|dt|_ms", "bitwise", "verdict")
-              << "\n";
-    for (const Row& r : rows)
-        std::cout << fmt::format("{:<28} {:>8.3f} {:>9.3f} {:>11.2f} {:>8.2f} {:>11} {:>8} {:>+8} {:>11.3g} {:>7} {:>9}",
-                                 r.solver, r.r.setup_s, r.r.run_s, r.ns_cv_step, r.speedup, dv_text(r), r.spikes.n,
-                                 static_cast<long long>(r.spikes.n) - static_cast<long long>(r.spikes.n_ref),
-                                 r.spikes.max_dt, r.spikes.identical ? "yes" : "no",
-                                 r.reference ? "ref" : r.agrees ? "agree" : "DIFFER")
-                  << "\n";
-    std::cout << "per-phase seconds (summed over cell groups; exch_exp: spike exchange not hidden behind the cell "
-                 "update, i.e. time the cells waited for it):\n"
-              << fmt::format("{:<28}", "solver");
-    for (const auto& p : phase_names) std::cout << fmt::format(" {:>9}", p);
-    std::cout << fmt::format(" {:>9}\n", "exch_exp");
-    for (const Row& r : rows) {
-        std::cout << fmt::format("{:<28}", r.solver);
-        const auto ph = r.r.phases.as_map();
-        for (const auto& p : phase_names) std::cout << fmt::format(" {:>9.3f}", ph.at(p));
-        std::cout << fmt::format(" {:>9.3f}\n", r.r.exchange_exposed_s);
+const std::vector<std::string> phase_names = {"events", "currents", "assemble", "solve", "states", "detect", "sample", "fused"};
+
+// `text` as `path`, whole or not at all: written beside it, then renamed over it, so that
+// a process ended mid-write (a second signal) leaves the previous version.
+void write_whole(const std::filesystem::path& path, const std::string& text) {
+    const std::filesystem::path tmp = path.string() + ".tmp";
+    {
+        std::ofstream f(tmp);
+        f << text;
+        if (!f.flush()) throw std::runtime_error(tmp.string() + ": cannot write");
     }
-    // The verdict, with the tolerances it used and what broke it.
-    const bool all_agree = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.agrees; });
-    const std::string times = std::isinf(spike_tol) ? "spike times not judged" : fmt::format("spike times within {:.3g} ms", spike_tol);
-    const std::string traces = rows[0].traces == Traces::none ? "no traces recorded"
-                               : std::isinf(voltage_tol)      ? "traces not judged"
-                                                              : fmt::format("traces within {:.3g} mV", voltage_tol);
-    std::cout << fmt::format("verdict against {}: {} (spike counts equal, {}, {})\n", rows[0].solver,
-                             all_agree ? "all agree" : "DIFFER", times, traces);
-    for (const Row& r : rows)
-        for (const auto& w : r.why) std::cout << fmt::format("  {}: {}\n", r.solver, w);
+    std::filesystem::rename(tmp, path);
+}
 
-    std::ofstream csv(dir / "compare.csv");
+// compare.csv and compare.json of the rows so far: rewritten after each solver, so that
+// the solvers that ended are on disk whatever ends the comparison.
+void write_results(const std::filesystem::path& dir, const std::vector<Row>& rows, double spike_tol, double voltage_tol) {
+    std::ostringstream csv;
     csv << "solver,setup_s,run_s,steps,n_cv,ns_per_cv_step,speedup,traces,max_abs_dv_mV,n_spikes,n_spikes_ref,"
            "n_spikes_diff,spike_trains_count_differ,max_spike_dt_ms,spikes_identical,spike_tolerance_ms,"
            "voltage_tolerance_mV,verdict";
@@ -275,14 +213,164 @@ int command_compare(const CompareArgs& a) {
         e["voltage_tolerance_mV"] = tolerance_json(voltage_tol);
         e["verdict"] = verdict_word(r);
         e["why"] = r.why;
+        e["interrupted"] = r.interrupted.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.interrupted);
         e["phases_s"] = ph;
         e["exchange_exposed_s"] = r.r.exchange_exposed_s;
         e["file"] = r.file;
         j.push_back(e);
     }
-    std::ofstream(dir / "compare.json") << j.dump(2) << "\n";
-    spdlog::info("wrote {}/compare.csv, compare.json and one .h5 per solver", dir.string());
-    // Exit status 1: a solver disagrees with the first beyond the tolerances.
+    write_whole(dir / "compare.csv", csv.str());
+    write_whole(dir / "compare.json", j.dump(2) + "\n");
+}
+
+// The table on stdout. Spike columns: the count, its difference from the first solver's,
+// the largest spike-time difference (ms) and whether the spikes are the first solver's
+// bit for bit.
+void print_table(const std::vector<Row>& rows, double spike_tol, double voltage_tol) {
+    const std::string head = "{:<28} {:>8} {:>9} {:>11} {:>8} {:>11} {:>8} {:>8} {:>11} {:>7} {:>11}";
+    std::cout << fmt::format(head, "solver", "setup_s", "run_s", "ns/CV-step", "speedup", "max|dV|_mV", "spikes",
+                             "d_spikes", "max|dt|_ms", "bitwise", "verdict")
+              << "\n";
+    for (const Row& r : rows)
+        std::cout << fmt::format("{:<28} {:>8.3f} {:>9.3f} {:>11.2f} {:>8.2f} {:>11} {:>8} {:>+8} {:>11.3g} {:>7} {:>11}",
+                                 r.solver, r.r.setup_s, r.r.run_s, r.ns_cv_step, r.speedup, dv_text(r), r.spikes.n,
+                                 static_cast<long long>(r.spikes.n) - static_cast<long long>(r.spikes.n_ref),
+                                 r.spikes.max_dt, r.spikes.identical ? "yes" : "no", table_verdict(r))
+                  << "\n";
+    std::cout << "per-phase seconds (summed over cell groups; exch_exp: spike exchange not hidden behind the cell "
+                 "update, i.e. time the cells waited for it):\n"
+              << fmt::format("{:<28}", "solver");
+    for (const auto& p : phase_names) std::cout << fmt::format(" {:>9}", p);
+    std::cout << fmt::format(" {:>9}\n", "exch_exp");
+    for (const Row& r : rows) {
+        std::cout << fmt::format("{:<28}", r.solver);
+        const auto ph = r.r.phases.as_map();
+        for (const auto& p : phase_names) std::cout << fmt::format(" {:>9.3f}", ph.at(p));
+        std::cout << fmt::format(" {:>9.3f}\n", r.r.exchange_exposed_s);
+    }
+    // The verdict, with the tolerances it used and what broke it; a stopped solver was
+    // judged on the part it ran.
+    const bool all_agree = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.agrees; });
+    const bool stopped = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !r.interrupted.empty(); });
+    const std::string times = std::isinf(spike_tol) ? "spike times not judged" : fmt::format("spike times within {:.3g} ms", spike_tol);
+    const std::string traces = rows[0].traces == Traces::none ? "no traces recorded"
+                               : std::isinf(voltage_tol)      ? "traces not judged"
+                                                              : fmt::format("traces within {:.3g} mV", voltage_tol);
+    std::cout << fmt::format("verdict against {}{}: {} (spike counts equal, {}, {})\n", rows[0].solver,
+                             stopped ? " so far" : "", all_agree ? "all agree" : "DIFFER", times, traces);
+    for (const Row& r : rows) {
+        for (const auto& w : r.why) std::cout << fmt::format("  {}: {}\n", r.solver, w);
+        if (!r.interrupted.empty()) std::cout << fmt::format("  {}: {}, judged to there\n", r.solver, r.interrupted);
+    }
+}
+
+}  // namespace
+
+int command_compare(const CompareArgs& a) {
+    // From here a first SIGINT/SIGTERM stops the solver running at an epoch boundary,
+    // keeping its file as .partial, and starts no other (docs/compare.md).
+    StopSignals signals;
+    // Every solver is checked before any runs (and before the output directory exists).
+    const auto specs = parse_solvers(a.solvers);
+    check_available(specs);
+    check_thread_count("--threads", a.threads);
+    if (a.spike_tolerance) check_tolerance("--spike-tolerance", *a.spike_tolerance);
+    if (a.voltage_tolerance) check_tolerance("--voltage-tolerance", *a.voltage_tolerance);
+    Model m = read_model(a.model, a.sets);
+    apply_run_overrides(m, a.dt, a.tfinal, "");
+    require_run_memory(m, a.model, 1);
+    const double spike_tol = a.spike_tolerance ? *a.spike_tolerance : default_spike_tolerance(m.run.dt);
+    const double voltage_tol = a.voltage_tolerance ? *a.voltage_tolerance : spike_tol * upstroke_slope;
+    // Under out/ (git-ignored) unless -o says where: not loose in the work tree.
+    const std::filesystem::path dir = a.output.empty() ? std::filesystem::path("out") / (m.name + "_compare") : std::filesystem::path(a.output);
+    std::filesystem::create_directories(dir);
+
+    std::vector<double> ref_frames;
+    std::vector<Spike> ref_spikes;
+    ReportMapping ref_mapping;
+    std::vector<Row> rows;
+    int stopped_by = 0;  // the signal that ended the comparison early; 0: none
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+        // A signal while the solver before ran to its end: the rest do not start.
+        if (k > 0 && StopSignals::received() != 0) {
+            stopped_by = StopSignals::received();
+            std::string rest;
+            for (std::size_t i = k; i < specs.size(); ++i) rest += (rest.empty() ? "" : ", ") + specs[i].text();
+            spdlog::warn("stopped by {} after {}: not run: {}", StopSignals::name(stopped_by), rows.back().solver, rest);
+            break;
+        }
+        const SolverSpec& s = specs[k];
+        SimOptions o;
+        o.solver = s.text();
+        o.threads = a.threads;
+        o.record_samples = !a.spikes_only;
+        spdlog::info("compare: {} ({} cells)", s.text(), m.cells.size());
+        Simulation sim(m, o);
+        const ReportMapping mapping = report_mapping(sim, m.run);
+        const bool report = !a.spikes_only && !mapping.element_ids.empty();
+        std::string fname = s.text();  // gpu-cell:timing=off -> gpu-cell_timing=off.h5
+        std::replace(fname.begin(), fname.end(), ':', '_');
+        const std::string path = (dir / (fname + ".h5")).string();
+        SonataSink file(path, m.name, report ? &mapping : nullptr, true);
+        CompareSink sink(file, k == 0 ? &ref_frames : nullptr, k == 0 ? nullptr : &ref_frames);
+        sink.set_width(std::max<long>(1, sim.n_columns()));
+        Row row;
+        row.solver = s.solver->is_auto ? "auto=" + sim.solver().text() : s.text();
+        row.r = sim.run(sink, {}, [] { return StopSignals::received() != 0; });
+        std::vector<Spike> ref_to_end = ref_spikes;  // the reference's spikes over the time this run covered
+        if (row.r.stopped) {
+            stopped_by = StopSignals::received() != 0 ? StopSignals::received() : SIGTERM;
+            row.interrupted = fmt::format("stopped by {} at t = {:.9g} ms", StopSignals::name(stopped_by), row.r.t_end);
+            const std::string kept = file.writer().interrupt(row.interrupted);
+            row.file = file.writer().partial_path();
+            std::string rest;
+            for (std::size_t i = k + 1; i < specs.size(); ++i) rest += (rest.empty() ? "" : ", ") + specs[i].text();
+            spdlog::warn("{}: {}: kept {}{}", row.solver, row.interrupted, kept, rest.empty() ? "" : "; not run: " + rest);
+            const double t_end = row.r.t_end;
+            ref_to_end.erase(std::remove_if(ref_to_end.begin(), ref_to_end.end(),
+                                            [t_end](const Spike& x) { return x.time > t_end; }),
+                             ref_to_end.end());
+        } else {
+            file.writer().finish();
+            row.file = path;
+        }
+        row.ns_cv_step = ns_per_cv_step(row.r.run_s, row.r.n_cv, row.r.steps);
+        if (k == 0) {
+            ref_spikes = sink.spike_list();
+            ref_mapping = mapping;
+            row.reference = true;
+            row.traces = report ? Traces::compared : Traces::none;
+            row.spikes = spike_agreement(ref_spikes, ref_spikes);
+        } else {
+            row.spikes = spike_agreement(sink.spike_list(), ref_to_end);
+            row.max_dv = sink.max_dv();
+            // Both without traces: none; one without, or other frames or columns: mismatch.
+            const bool ref_traces = rows[0].traces == Traces::compared;
+            if (!report && !ref_traces)
+                row.traces = Traces::none;
+            else if (report && ref_traces && sink.shape_ok(!row.r.stopped) && same_columns(mapping, ref_mapping))
+                row.traces = Traces::compared;
+            else
+                row.traces = Traces::mismatch;
+            // A stopped run ran fewer steps: its speed against the reference's per CV-step.
+            if (row.r.stopped)
+                row.speedup = row.ns_cv_step > 0 ? rows[0].ns_cv_step / row.ns_cv_step : 0;
+            else
+                row.speedup = row.r.run_s > 0 ? rows[0].r.run_s / row.r.run_s : 0;
+            judge(row, spike_tol, voltage_tol);
+        }
+        rows.push_back(row);
+        write_results(dir, rows, spike_tol, voltage_tol);
+        if (row.r.stopped) break;
+    }
+
+    print_table(rows, spike_tol, voltage_tol);
+    spdlog::info("wrote {}/compare.csv, compare.json and one .h5 per solver{}", dir.string(),
+                 stopped_by != 0 ? " that ran (the stopped one's as .h5.partial)" : "");
+    // Exit status 128 + the signal: stopped early; 1: a solver disagrees with the first
+    // beyond the tolerances.
+    if (stopped_by != 0) return 128 + stopped_by;
+    const bool all_agree = std::all_of(rows.begin(), rows.end(), [](const Row& r) { return r.agrees; });
     return all_agree ? 0 : 1;
 }
 

@@ -1,5 +1,7 @@
 #include "engine/solver_registry.hpp"
 
+#include "engine/solver_auto.hpp"
+
 namespace arbolito {
 
 // Each solver's entry, defined in its own file (engine/cpu/cpu_solvers.cpp,
@@ -43,6 +45,16 @@ const SolverInfo* find_solver(const std::string& name) {
     for (const SolverInfo& s : all_solvers())
         if (s.name == name) return &s;
     return nullptr;
+}
+
+bool solver_available(const SolverInfo& s, std::string* why) {
+    std::string reason;
+    if (!s.make_group && !s.is_auto)
+        reason = "needs the CUDA build of arbolito";
+    else if (s.needs_cuda && !gpu_available())
+        reason = "needs a CUDA device, and none is usable here";
+    if (why) *why = reason;
+    return reason.empty();
 }
 
 }  // namespace arbolito

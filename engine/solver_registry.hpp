@@ -52,5 +52,9 @@ const std::vector<SolverInfo>& all_solvers();
 std::string available_solver_names();
 // The solver of that name, or null.
 const SolverInfo* find_solver(const std::string& name);
+// Whether `s` can run in this build on this machine: a GPU solver needs the CUDA build and
+// a usable CUDA device (gpu_available, solver_auto.hpp); cpu, omp and auto always can.
+// Where not, `why` (if given) gets the reason, e.g. "needs a CUDA device, and none is usable here".
+bool solver_available(const SolverInfo& s, std::string* why = nullptr);
 
 }  // namespace arbolito

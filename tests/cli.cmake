@@ -5,7 +5,9 @@ add_test(NAME cli_bad_input
 add_test(NAME cli_faults
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_faults.sh $<TARGET_FILE:arbolito> /usr/bin/python3 ${PROJECT_SOURCE_DIR})
 # compare: spike counts, spike-time differences and bitwise identity per solver, and the
-# verdict at the default tolerances and at 0 (docs/compare.md).
+# verdict at the default tolerances and at 0; a solver this machine cannot run refused
+# before any runs; SIGINT and SIGTERM keep a readable .partial and the results so far
+# (docs/compare.md).
 add_test(NAME cli_compare
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_compare.sh $<TARGET_FILE:arbolito> /usr/bin/python3 ${PROJECT_SOURCE_DIR})
 # --timeline: the ring example's marks as CSV, which tools/timeline_summary.py reads (one

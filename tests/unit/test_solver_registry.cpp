@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/run_settings.hpp"
+#include "engine/solver_auto.hpp"
 #include "engine/solver_spec.hpp"
 
 using namespace arbolito;
@@ -57,6 +58,27 @@ TEST(SolverRegistry, ContentsPerBuild) {
     }
     EXPECT_TRUE(has(describe_solvers(), "gpu-cell"));
     EXPECT_TRUE(has(describe_solvers(), "timing=on|off (default on)"));
+}
+
+// What can run here: the CPU solvers and auto always; a GPU solver with the CUDA build and
+// a usable device, else not, with the reason (compare checks every solver before any runs).
+TEST(SolverRegistry, AvailableHere) {
+    for (const char* name : {"cpu", "omp", "auto"}) {
+        std::string why = "unset";
+        EXPECT_TRUE(solver_available(*find_solver(name), &why)) << name;
+        EXPECT_EQ(why, "") << name;
+    }
+    for (const char* name : {"gpu-cell", "gpu-fine", "gpu-branch"}) {
+        std::string why;
+        const bool ok = solver_available(*find_solver(name), &why);
+#ifdef ARBOLITO_HAVE_CUDA
+        EXPECT_EQ(ok, gpu_available()) << name;
+        EXPECT_EQ(why, ok ? "" : "needs a CUDA device, and none is usable here") << name;
+#else
+        EXPECT_FALSE(ok) << name;
+        EXPECT_EQ(why, "needs the CUDA build of arbolito") << name;
+#endif
+    }
 }
 
 TEST(SolverSpec, DefaultsAndGivenKeys) {

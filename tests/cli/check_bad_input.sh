@@ -78,7 +78,7 @@ else echo "FAIL --version: $("$bin" --version 2>&1)"; fail=1; fi
 # solver in a CPU-only build says it needs the CUDA build.
 cuda=$("$bin" info | grep -q "gpu-cell (needs the CUDA build)" && echo no || echo yes)
 expect_bad "--solver warp" "this build has: cpu, omp" run "$ex" --solver warp -o "$tmp/out.h5"
-expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: lanes)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
+expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: lanes, solve)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
 expect_bad "--solver cpu:" "is not KEY=VALUE" run "$ex" --solver cpu: -o "$tmp/out.h5"
 expect_bad "--layout" "gone" run "$ex" --solver cpu --layout interleaved -o "$tmp/out.h5"
 if [[ $cuda == yes ]]; then

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "core/lanes.hpp"
 #include "mechanisms/assemble.hpp"
@@ -161,6 +163,13 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     release_per_cv_inputs(f_);  // now in cap_dt_, d_base_, u_ and v_
 }
 
+void CpuCellGroup::solve_cells_by(CellSolve solve) {
+    if (solve && blocks_.width != 1)
+        throw std::invalid_argument("CpuCellGroup::solve_cells_by: lanes " + std::to_string(blocks_.width) +
+                                    ", a cell's own solve needs lanes 1");
+    cell_solve_ = std::move(solve);
+}
+
 MechColumns CpuCellGroup::columns(int x) {
     const MechInstances& mi = f_.mechs[x];
     return {mi.size(), mi.cv.data(), mi.weight.data(), mi.params.data(), mech_[x].states.data(), mech_[x].derived.data()};
@@ -306,8 +315,19 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     // Detectors keep the voltage of the step's start; the solution replaces v.
     for (int c : ck.cells)
         for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v[f_.detector_cv[k]];
-    for (int b = ck.block_begin; b < ck.block_end; ++b)
-        lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v, assemble_rows);
+    if (!cell_solve_) {
+        for (int b = ck.block_begin; b < ck.block_end; ++b)
+            lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v, assemble_rows);
+    } else if constexpr (W == 1) {  // (solve_cells_by: lanes 1) a block is a cell
+        for (int b = ck.block_begin; b < ck.block_end; ++b) {
+            const int first = blocks_.base[b], last = first + blocks_.rows[b];
+            cell_solve_(first, last, f_.layout.parent.data(), d, u_.data(), rhs);
+            for (int i = first; i < last; ++i) {  // the solution, and the next step's base from it
+                v[i] = rhs[i];
+                assemble_rows(i, L::load(v + i));
+            }
+        }
+    }
     base_ready_[chunk] = 1;
     times_.solve += w.lap();
 

@@ -4,6 +4,8 @@
 // lanes (lane_layout's blocks; issue 18): the per-CV loops, the mechanisms and the Hines
 // sweeps run on Lanes<W> (core/lanes.hpp), each lane computing exactly what the scalar
 // code computes for its cell, so every width gives the same bits (W = 1: the scalar path).
+#include <functional>
+
 #include "engine/cell_group.hpp"
 #include "engine/timings.hpp"
 #include "mechanisms/instance.hpp"
@@ -15,9 +17,19 @@ namespace arbolito {
 int native_lane_width();
 const char* native_lane_isa();  // "AVX-512", "AVX2", "AVX" or "SSE2/other"
 
+// A cell's solve in place of the double Hines sweeps, where the lanes are 1 (a lane block
+// is then one cell): rows first..last-1 in layout numbering, first the root, parent and u
+// in layout numbering; on return rhs holds the solution, d may be overwritten. The
+// long double reference (solve=long-double) is one; accuracy tests put in other solvers'
+// host references (the GPU solvers' arithmetic in the CPU's whole run).
+using CellSolve = std::function<void(int first, int last, const int* parent, double* d, const double* u, double* rhs)>;
+
 class CpuCellGroup final : public CellGroup {
 public:
     CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& s);
+    // Every cell's solve from now on by `solve` (null: the double Hines sweeps again).
+    // Throws std::invalid_argument unless the lanes are 1.
+    void solve_cells_by(CellSolve solve);
     void advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
                  std::vector<Spike>& spikes, std::vector<double>& frames) override;
     void initial_frame(std::vector<double>& frames) override;
@@ -63,6 +75,7 @@ private:
     // cap/dt + g_sum (assemble_base's terms, the same bits); padding rows 0 and 1.
     std::vector<double> cap_dt_, d_base_;
     std::vector<double> v_, d_, u_, rhs_;
+    CellSolve cell_solve_;         // null: lane_hines_solve
     MechStates mech_;              // every mechanism's states and constants
     std::vector<double> det_v_;    // detector voltage at the start of the step
     BlownUpCv blown_up_;        // after the last advance

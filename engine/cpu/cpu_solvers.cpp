@@ -1,6 +1,10 @@
 // Solvers cpu and omp: the CPU cell group, cells in SIMD lanes (lane_layout numbering).
+#include <stdexcept>
+#include <vector>
+
 #include "engine/cpu/cpu_cell_group.hpp"
 #include "engine/solver_registry.hpp"
+#include "solvers/hines_long_double.hpp"
 
 namespace arbolito {
 
@@ -9,21 +13,35 @@ namespace {
 std::vector<SolverOption> cpu_keys() {
     return {{"lanes", {"auto", "1", "2", "4", "8"}, "", "auto",
              "cells stepped side by side in SIMD lanes; auto: " +
-                 std::to_string(native_lane_width()) + " here; 1: the scalar path",
+                 std::to_string(native_lane_width()) + " here (1 with solve=long-double); 1: the scalar path",
+             {}},
+            {"solve", {"double", "long-double"}, "", "double",
+             "the Hines solve's arithmetic; long-double: elimination and substitution in long double, cells one at a "
+             "time (a reference for accuracy tests; slow)",
              {}}};
 }
 
 std::unique_ptr<CellGroup> make_cpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
                                           const SolverOptions& o, const StepSettings& s, int) {
     const std::string& lanes = o.at("lanes");
-    const int width = lanes == "auto" ? native_lane_width() : std::stoi(lanes);
+    const bool long_double = o.at("solve") == "long-double";
+    if (long_double && lanes != "auto" && lanes != "1")
+        throw std::invalid_argument("solver cpu: solve=long-double steps cells one at a time: lanes=" + lanes +
+                                    " is not allowed with it (lanes=1 or auto)");
+    const int width = long_double ? 1 : lanes == "auto" ? native_lane_width() : std::stoi(lanes);
     LaneBlocks blocks;  // numbering runs first, once
     FvmData f = build_fvm(m, gid_begin, gid_end, [&](const std::vector<std::vector<int>>& natural_parents) {
         LaneNumbering n = lane_layout(natural_parents, width);
         blocks = std::move(n.blocks);
         return std::move(n.layout);
     });
-    return std::make_unique<CpuCellGroup>(std::move(f), std::move(blocks), s);
+    auto group = std::make_unique<CpuCellGroup>(std::move(f), std::move(blocks), s);
+    if (long_double)
+        group->solve_cells_by([work = std::vector<long double>()](int first, int last, const int* parent, double* d,
+                                                                  const double* u, double* rhs) mutable {
+            hines_solve_long_double(first, last, parent, d, u, rhs, work);
+        });
+    return group;
 }
 
 }  // namespace

@@ -78,8 +78,9 @@ else echo "FAIL --version: $("$bin" --version 2>&1)"; fail=1; fi
 # solver in a CPU-only build says it needs the CUDA build.
 cuda=$("$bin" info | grep -q "gpu-cell (needs the CUDA build)" && echo no || echo yes)
 expect_bad "--solver warp" "this build has: cpu, omp" run "$ex" --solver warp -o "$tmp/out.h5"
-expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: lanes)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
+expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: lanes, solve)" run "$ex" --solver omp:warp=1 -o "$tmp/out.h5"
 expect_bad "--solver cpu:" "is not KEY=VALUE" run "$ex" --solver cpu: -o "$tmp/out.h5"
+expect_bad "--solver cpu:lanes=4:solve=long-double" "solve=long-double steps cells one at a time: lanes=4" run "$ex" --solver cpu:lanes=4:solve=long-double -o "$tmp/out.h5"
 expect_bad "--layout" "gone" run "$ex" --solver cpu --layout interleaved -o "$tmp/out.h5"
 if [[ $cuda == yes ]]; then
   expect_bad "gpu-cell layout=bogus" "layout takes flat|interleaved|block-interleaved" run "$ex" --solver gpu-cell:layout=bogus -o "$tmp/out.h5"

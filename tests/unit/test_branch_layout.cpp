@@ -16,6 +16,7 @@
 #include "solvers/branch_layout.hpp"
 #include "solvers/edd_sweeps.hpp"
 #include "solvers/hines.hpp"
+#include "solvers/hines_long_double.hpp"
 #include "tests/support/layout_systems.hpp"
 
 using namespace arbolito;
@@ -272,24 +273,20 @@ TEST(BranchLayout, QuotientsRoundOnce) {
     std::mt19937_64 gen(11);
     std::uniform_real_distribution<double> conductance(5, 2000), wobble(-1, 1);
     double serial = 0, folded = 0, uncut = 0, cut8 = 0;
+    std::vector<long double> work;
     for (int s = 0; s < samples; ++s) {
         std::vector<double> d(n), u(n, 0.0), b(n);
         for (int i = 1; i < n; ++i) u[i] = -conductance(gen);
         for (int i = 0; i < n; ++i) d[i] = 40.0 - u[i] - (i + 1 < n ? u[i + 1] : 0.0), b[i] = 40.0 * (-65 + wobble(gen));
-        std::vector<long double> dd(d.begin(), d.end()), x(b.begin(), b.end());
-        for (int i = n - 1; i > 0; --i) {
-            const long double f = u[i] / dd[i];
-            dd[i - 1] -= f * u[i], x[i - 1] -= f * x[i];
-        }
-        x[0] /= dd[0];
-        for (int i = 1; i < n; ++i) x[i] = (x[i] - u[i] * x[i - 1]) / dd[i];
-        const auto rms = [&](const std::vector<double>& y) {
-            double sum = 0;
-            for (int i = 0; i < n; ++i) sum += std::pow((y[i] - static_cast<double>(x[i])) / static_cast<double>(x[i]), 2);
-            return sum;
-        };
         std::vector<int> parent(n);
         for (int i = 0; i < n; ++i) parent[i] = i - 1;
+        std::vector<double> x = b;
+        hines_solve_long_double(0, n, parent.data(), d.data(), u.data(), x.data(), work);
+        const auto rms = [&](const std::vector<double>& y) {
+            double sum = 0;
+            for (int i = 0; i < n; ++i) sum += std::pow((y[i] - x[i]) / x[i], 2);
+            return sum;
+        };
         std::vector<double> d1 = d, y = b;
         hines_solve(0, n, parent.data(), d1.data(), u.data(), y.data());
         serial += rms(y);
@@ -345,6 +342,7 @@ TEST(BranchLayout, EddAsAccurateAsHinesOnStiffCells) {
         int cut, tile;
     };
     const std::vector<Way> ways = {{0, 0}, {32, 0}, {8, 0}, {1, 0}, {1, edd_auto_tile_cvs}, {32, edd_auto_tile_cvs}};
+    std::vector<long double> work;
     for (std::size_t ci = 0; ci < cells.size(); ++ci) {
         const std::vector<int>& p = cells[ci].parent;
         const int n = static_cast<int>(p.size());
@@ -363,16 +361,11 @@ TEST(BranchLayout, EddAsAccurateAsHinesOnStiffCells) {
                 const double membrane = 6e-4 * around(gen);
                 d[i] += membrane, b[i] = membrane * (-65 + 10 * wobble(gen));
             }
-            std::vector<long double> dd(d.begin(), d.end()), x(b.begin(), b.end());
-            for (int i = n - 1; i > 0; --i) {
-                const long double f = u[i] / dd[i];
-                dd[p[i]] -= f * u[i], x[p[i]] -= f * x[i];
-            }
-            x[0] /= dd[0];
-            for (int i = 1; i < n; ++i) x[i] = (x[i] - u[i] * x[p[i]]) / dd[i];
+            std::vector<double> x = b;
+            hines_solve_long_double(0, n, p.data(), d.data(), u.data(), x.data(), work);
             const auto squares = [&](const std::vector<double>& y) {
                 double sum = 0;
-                for (int i = 0; i < n; ++i) sum += std::pow(y[i] - static_cast<double>(x[i]), 2);
+                for (int i = 0; i < n; ++i) sum += std::pow(y[i] - x[i], 2);
                 return sum;
             };
             std::vector<double> d1 = d, y = b;

@@ -100,7 +100,7 @@ TEST(SolverSpec, DefaultsAndGivenKeys) {
 TEST(SolverSpec, BadSpecsSayWhatIsAllowed) {
     EXPECT_TRUE(has(error_of("warp"), "unknown solver 'warp' (this build has: cpu, omp"));
     EXPECT_TRUE(has(error_of(""), "unknown solver ''"));
-    EXPECT_TRUE(has(error_of("omp:threads=4"), "unknown option 'threads' (keys: lanes)"));
+    EXPECT_TRUE(has(error_of("omp:threads=4"), "unknown option 'threads' (keys: lanes, solve)"));
     EXPECT_TRUE(has(error_of("cpu:lanes=3"), "lanes=3: unknown value (lanes takes auto|1|2|4|8)"));
     EXPECT_TRUE(has(error_of("cpu:"), "is not KEY=VALUE"));
     EXPECT_TRUE(has(error_of("cpu:=1"), "is not KEY=VALUE"));

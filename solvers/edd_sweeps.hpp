@@ -15,7 +15,7 @@
 // branch_sweeps.hpp; position `size[s] - 1` is always the interior's last.
 #include "core/hd.hpp"
 #include "solvers/branch_sweeps.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 namespace arbolito::edd_sweeps {
 

@@ -20,7 +20,7 @@
 #include <cstring>
 
 #include "core/hd.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 namespace arbolito::fine_sweeps {
 

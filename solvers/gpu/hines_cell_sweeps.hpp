@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "solvers/gpu/loads.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 namespace arbolito::gpu::sweeps {
 

@@ -6,7 +6,7 @@
 
 #include "core/gpu/memory.hpp"
 #include "solvers/gpu/loads.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 namespace arbolito::gpu {
 

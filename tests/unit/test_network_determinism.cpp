@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/decomposition.hpp"
-#include "engine/simulation.hpp"
+#include "run/decomposition.hpp"
+#include "run/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "tests/support/test_util.hpp"
 

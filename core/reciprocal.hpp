@@ -51,7 +51,7 @@ ARB_HD double reciprocal_once(double x) {
 // of a normalised row share one reciprocal): the quotient and one correction step, one
 // rounding where r * a made two. Per solve, the fold's and EDD's errors then match the
 // serial Hines solve's (BranchLayout.QuotientsRoundOnce), and whole runs come closer to
-// the CPU's (bench/RESULTS.md, call 17j). On the host: a / b.
+// the CPU's (bench/HISTORY.md, "one rounding per quotient"). On the host: a / b.
 ARB_HD double divide_by(double a, double b, double r) {
 #ifdef __CUDA_ARCH__
     const double q = a * r;
@@ -65,8 +65,8 @@ ARB_HD double divide_by(double a, double b, double r) {
 // a / b for a serial chain on the device: the reciprocal, the quotient, and one correction
 // step (the residual a - q b, exact in a fused multiply-add, times the reciprocal): the
 // correctly rounded quotient but in rare ties, with no branch to the division subroutine,
-// whose call held each junction of EDD's chain (bench/RESULTS.md, call 16h). On the host:
-// a / b.
+// whose call held each junction of EDD's chain (measured on the H100, bench/HISTORY.md).
+// On the host: a / b.
 ARB_HD double divide(double a, double b) { return divide_by(a, b, reciprocal_once(b)); }
 
 // The same in float (the benchmarks' single-precision kernels): the approximate

@@ -1,7 +1,7 @@
 #pragma once
 // The multicore backend: one cell group integrated by one thread (solver `cpu`; `omp`
 // runs several such groups on OpenMP threads). Cells are stepped W at a time in SIMD
-// lanes (lane_layout's blocks; issue 18): the per-CV loops, the mechanisms and the Hines
+// lanes (lane_layout's blocks): the per-CV loops, the mechanisms and the Hines
 // sweeps run on Lanes<W> (core/lanes.hpp), each lane computing exactly what the scalar
 // code computes for its cell, so every width gives the same bits (W = 1: the scalar path).
 #include "lowered_cell/cell_group.hpp"

@@ -83,7 +83,7 @@ EventQueue::EventQueue(std::uint32_t n_targets) : n_targets_(n_targets), target_
         }
     }
     // The stream-ordered pool's first allocation here, at set-up: at the first epoch's
-    // pack it took 4 ms of the run (call 15b's timeline).
+    // pack it took 4 ms of a resident busyring run (its --timeline, H100).
     void* first = nullptr;
     CUDA_CHECK(cudaMallocAsync(&first, 1, stream_));
     CUDA_CHECK(cudaFreeAsync(first, stream_));

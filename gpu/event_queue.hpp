@@ -70,7 +70,7 @@ private:
     // Keys and weights go up through a slot's two page-locked chunks in turn: a fixed
     // 2 MiB, where a buffer of the epoch's size was page-locked anew as event counts grew
     // (tens of MB at 32,768 busyring cells), holding the driver for 8–31 ms while the
-    // group's launches waited (call 15a).
+    // group's launches waited (a resident busyring run's --timeline, H100).
     static constexpr std::size_t chunk_events = std::size_t(1) << 16;
     struct Chunk {
         PinnedArray<unsigned char> host;  // chunk_events keys, then as many weights

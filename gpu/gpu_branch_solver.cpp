@@ -1,4 +1,4 @@
-// Solver gpu-branch (Valero-Lara's multi-morphology branch-level solver; DESIGN §7): the
+// Solver gpu-branch (Valero-Lara's multi-morphology branch-level solver; docs/solvers.md): the
 // GPU cell group with branch_level_layout's numbering (all branches of all cells by
 // level, a warp's slots interleaved) and the solve of solvers/gpu/hines_gpu_branch, with
 // the fold or the EDD coupling. Plain C++, compiled in every build so that a CPU-only

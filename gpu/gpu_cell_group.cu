@@ -168,7 +168,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     // detector firing every other step, and the frames each stay under 256 MiB. Each piece
     // is a kernel (or a step's kernels) and a pass of the blow-up check: one piece an epoch
     // where possible (a 16-MiB spike budget cut 32,768 busyring cells' 100-step epochs in 64
-    // and 36 steps, 2 ms a piece more, call 15a).
+    // and 36 steps, 2 ms a piece more, on an H100).
     constexpr long piece_bytes = 256L << 20;
     const long n_det = static_cast<long>(f_.detector_cv.size()), ncol = n_columns();
     const long max_spikes = piece_bytes / static_cast<long>(sizeof(DeviceSpike));

@@ -1,5 +1,5 @@
 #pragma once
-// The GPU backend (DESIGN §2, §7): the whole time step on the device. Plain C++ header:
+// The GPU backend (docs/gpu-backend.md): the whole time step on the device. Plain C++ header:
 // gpu_cell_solver.cpp includes it in every build; only the CUDA build defines the groups.
 #include <cstdint>
 #include <functional>

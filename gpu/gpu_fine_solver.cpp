@@ -1,4 +1,4 @@
-// Solver gpu-fine (Huber's fine-grained tree solver; DESIGN §7): the GPU cell group with
+// Solver gpu-fine (Huber's fine-grained tree solver; docs/solvers.md): the GPU cell group with
 // fine_layout's numbering (cells packed into CUDA blocks, branches by level) and the
 // block-level solve of solvers/gpu/hines_gpu_fine. Plain C++, compiled in every build so
 // that a CPU-only build still knows the solver; only the CUDA build has the factory.
@@ -30,9 +30,9 @@ const std::array<std::string, 3> split_names = {"off", "on", "cost"};
 // Shared memory of a resident block by default: as much as lets three blocks
 // (gpu::resident_blocks_per_sm) share a multiprocessor (gpu::resident_shared_kib_for; 74
 // KiB on an H100: 228 KiB each, 1 KiB reserved per block, the kernel's own 0.3 KiB).
-// Measured on busyring (bench/RESULTS.md, issue 13): 110 KiB and 256 threads (two blocks,
+// Measured on busyring (H100, bench/HISTORY.md): 110 KiB and 256 threads (two blocks,
 // all of a cell staged) 23 % slower at 8,192 cells; 50 KiB (four blocks) 7 %; 74 KiB
-// 1.3 % faster than 72 and 75 (two blocks) 36 % slower (call 14l).
+// 1.3 % faster than 72 and 75 (two blocks) 36 % slower.
 // CVs per block of a resident schedule when `block=auto`: about what fits the budget at
 // busyring's ~64 bytes of staged state per CV.
 constexpr int resident_bytes_per_cv = 64;
@@ -53,7 +53,7 @@ ResidentRequest resident_request(const SolverOptions& o) {
 // (more blocks per SM) win over fewer waits per thread (busyring, H100, bench/RESULTS.md:
 // 8 better by 26 % at 1.8 M CVs, 4 better by 7-10 % at 7-29 M CVs solve alone and by 3.6 %
 // on the whole run at 58 M). The resident step takes 4: with the predicted reciprocals
-// (fine_sweeps.hpp) 4 rows ahead beat 8 there by 3-5 % (bench/RESULTS.md, calls 13c, 13d).
+// (fine_sweeps.hpp) 4 rows ahead beat 8 there by 3-5 % (H100, bench/HISTORY.md).
 // Every choice gives the same bits.
 int rows_ahead(const std::string& ahead, const FineSchedule& s, const ResidentRequest& r) {
     if (ahead != "auto") return std::stoi(ahead);

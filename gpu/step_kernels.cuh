@@ -1,7 +1,8 @@
 #pragma once
-// The kernels of one time step (DESIGN §4). Each is a thin loop over CVs, instances,
-// detectors or probes that calls the same ARB_HD functions as the CPU backend; the
-// mechanism kernels are templates over the mechanism (mechanisms/all.hpp).
+// The kernels of one time step (docs/architecture.md, "One time step"). Each is a thin
+// loop over CVs, instances, detectors or probes that calls the same ARB_HD functions as
+// the CPU backend; the mechanism kernels are templates over the mechanism
+// (mechanisms/all.hpp).
 #include <cstdint>
 
 #include <cuda_runtime.h>

@@ -1,7 +1,7 @@
 #pragma once
 // A cell group's discretised model as flat host arrays, in the solver's CV numbering:
 // what both backends upload or use directly. Mechanisms, stimuli, detectors and probes
-// reach CVs through index arrays (DESIGN §2).
+// reach CVs through index arrays (docs/architecture.md, "The lowered cell").
 #include <array>
 #include <cstdint>
 #include <functional>

@@ -1,5 +1,5 @@
 #pragma once
-// How events and spikes meet the time grid (DESIGN §4, docs/event-rules.md): the rules
+// How events and spikes meet the time grid (docs/event-rules.md): the rules
 // and the step that delivers an event under them.
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // The rules a run's settings obey, in one place for the model reader and the command
 // line's overrides: dt > 0, tfinal >= 0, both finite and at most max_run_steps steps,
 // sample_dt > 0 and a whole multiple of dt, every connection delay > 0 and at least dt
-// (the epoch is half the shortest delay and at least one step, DESIGN §6).
+// (the epoch is half the shortest delay and at least one step, docs/architecture.md).
 #include <stdexcept>
 #include <string>
 #include <vector>

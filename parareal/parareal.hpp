@@ -1,5 +1,5 @@
 #pragma once
-// Parallel in time (issue 16, docs/parareal.md): parareal (Lions, Maday and Turinici) over
+// Parallel in time (docs/parareal.md): parareal (Lions, Maday and Turinici) over
 // K time slices of a model without connections. The fine propagator F is the run's solver
 // at the run's dt, all slices at once: one cell group holds a copy of the model's cells per
 // slice (GPU solvers: one group, each slice a cell of the batch; CPU solvers: a group per

@@ -1,5 +1,5 @@
 #pragma once
-// How the ranks of a run talk to each other (DESIGN §6): the few collectives the epoch
+// How the ranks of a run talk to each other (docs/mpi.md): the few collectives the epoch
 // loop and the output need. One serial implementation (a single rank: every collective
 // is a copy) and, when built with MPI, one over MPI_COMM_WORLD (run/communicator.cpp).
 // Collectives must be called by every rank in the same order; the MPI implementation

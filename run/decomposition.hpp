@@ -1,5 +1,5 @@
 #pragma once
-// How cells are shared out (DESIGN §6): contiguous gid blocks with about equal CV
+// How cells are shared out (docs/mpi.md): contiguous gid blocks with about equal CV
 // counts, first across MPI ranks, then, within a rank, across the cell groups that the
 // omp solver runs on its threads. Contiguous blocks keep the gid → owner lookup a binary
 // search and make "rank 0's columns, then rank 1's, ..." the global gid order.

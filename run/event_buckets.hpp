@@ -1,5 +1,5 @@
 #pragma once
-// The events waiting for delivery, bucketed by the epoch they fall in (DESIGN §6). A ring
+// The events waiting for delivery, bucketed by the epoch they fall in (docs/mpi.md). A ring
 // of per-epoch buckets spans the longest connection delay, so queuing an event is one
 // push_back and taking an epoch's events touches only that epoch's; events further
 // ahead (explicit generator times) wait in a far list until their epoch comes. Several
@@ -23,9 +23,9 @@ public:
 
     // Queues e for cell group g through writer w. Calls for one writer must not overlap;
     // calls for different writers may. e must not be due before the epoch take() hands
-    // out next: every connection delay spans at least two epochs (DESIGN §6), and the
-    // groups deliver an event only at its own step. (Such an event would be kept in that
-    // epoch's bucket, not dropped, but never delivered.)
+    // out next: every connection delay spans at least two epochs (an epoch is half the
+    // shortest delay), and the groups deliver an event only at its own step. (Such an
+    // event would be kept in that epoch's bucket, not dropped, but never delivered.)
     void push(int w, int g, const StepEvent& e) {
         if (e.step >= n_steps_) return;
         const long k = std::max(e.step / epoch_steps_, next_);

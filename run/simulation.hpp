@@ -1,7 +1,8 @@
 #pragma once
-// The epoch loop of DESIGN §6: cell groups integrate epoch k while a second thread
-// exchanges the spikes of epoch k−1 (across MPI ranks when there are several), queues
-// their events for epoch k+1 onward and hands epoch k−1's samples and spikes to the sink.
+// The epoch loop (docs/architecture.md, docs/mpi.md): cell groups integrate epoch k
+// while a second thread exchanges the spikes of epoch k−1 (across MPI ranks when there
+// are several), queues their events for epoch k+1 onward and hands epoch k−1's samples
+// and spikes to the sink.
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -3,10 +3,11 @@
 // machine, by a rule derived from the tables measured on the H100 (bench/RESULTS.md,
 // bench/branch_bench_h100.tsv, bench/busyring_solvers_h100.tsv; docs/solvers.md):
 //  - no usable GPU: omp with more than one thread, else cpu;
-//  - long unbranched runs (24 CVs per branch or more, the seed's binary trees):
-//    gpu-branch with EDD (the long runs cut and solved at once; by tiles in shared memory
-//    where tile=auto tiles the cells, edd_auto_tile), unless EDD is untiled and the cells
-//    10,000 or more: then gpu-branch with the fold (memory-bound: it moves fewer bytes);
+//  - long unbranched runs (24 CVs per branch or more: the multi-morphology study's
+//    binary trees): gpu-branch with EDD (the long runs cut and solved at once; by tiles
+//    in shared memory where tile=auto tiles the cells, edd_auto_tile), unless EDD is
+//    untiled and the cells 10,000 or more: then gpu-branch with the fold (memory-bound:
+//    it moves fewer bytes);
 //  - short runs (busyring, real dendrites): below 4,096 cells gpu-branch with EDD if the
 //    cells are deeper than 20 branch levels, else gpu-fine's resident step (threads
 //    within each cell); above, the resident step up to 20 levels, gpu-branch with the

@@ -3,8 +3,8 @@
 // (the update's and the exchange's), each with the microseconds since the timeline
 // started and the step it concerns, to see where a run's time goes outside its kernels.
 // The GPU machine has no Nsight Systems; this found 4 % of a resident run in buffer growth
-// and cut epochs (bench/RESULTS.md, call 15a). Off unless started: a mark is then one
-// relaxed atomic load.
+// and cut epochs (bench/HISTORY.md, "a timeline of the resident run"). Off unless
+// started: a mark is then one relaxed atomic load.
 #include <iosfwd>
 #include <vector>
 

@@ -1,5 +1,5 @@
 // Networks give the same spikes and traces, bit for bit, whatever the threads, the
-// number of cell groups and whether the exchange is pipelined (DESIGN §6; docs/mpi.md).
+// number of cell groups and whether the exchange is pipelined (docs/mpi.md).
 // The runs across MPI ranks are checked by tests/mpi (they need mpirun).
 #include <stdexcept>
 

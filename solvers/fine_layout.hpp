@@ -5,7 +5,7 @@
 // into unbranched branches (branch_tree.hpp), the branches of all the block's cells are
 // grouped by level, and one thread per branch of the current level runs a Thomas sweep,
 // with a block-wide barrier between levels. Plain host data; the kernel
-// (gpu/hines_gpu_fine.cu) and the host reference (fine_layout_solve) read it alike.
+// (solvers/gpu/hines_gpu_fine.cu) and the host reference (fine_layout_solve) read it alike.
 //
 // Numbering inside a block: level after level; within a level, position after position
 // (position 0 is a branch's proximal CV); within a position, the level's branches in

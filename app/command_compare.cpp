@@ -16,7 +16,7 @@
 #include "app/run_common.hpp"
 #include "app/spike_agreement.hpp"
 #include "app/stop_signals.hpp"
-#include "engine/simulation.hpp"
+#include "run/simulation.hpp"
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
 #include "io/sonata_sink.hpp"

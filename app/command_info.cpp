@@ -6,11 +6,11 @@
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
-#include "engine/fvm_data.hpp"
-#include "engine/cpu/cpu_cell_group.hpp"
-#include "engine/memory_estimate.hpp"
-#include "engine/solver_auto.hpp"
-#include "engine/solver_spec.hpp"
+#include "lowered_cell/fvm_data.hpp"
+#include "cpu/cpu_cell_group.hpp"
+#include "model/memory_estimate.hpp"
+#include "run/solver_auto.hpp"
+#include "run/solver_spec.hpp"
 #include "io/geometry_dump.hpp"
 #include "io/model_reader.hpp"
 #include "solvers/branch_tree.hpp"
@@ -57,7 +57,7 @@ int command_info(const InfoArgs& a) {
     }
     std::cout << "total CVs: " << total_cv << "\nmechanism instances:";
     for (const auto& [k, v] : instances) std::cout << " " << k << " " << v;
-    // The estimate `run` checks before it allocates (engine/memory_estimate.hpp).
+    // The estimate `run` checks before it allocates (model/memory_estimate.hpp).
     const MemoryEstimate e = estimate_memory(model_size(m));
     const double avail = available_memory_bytes();
     std::cout << "\nmemory estimate: " << describe_bytes(e.state_bytes) << " of simulation state, "

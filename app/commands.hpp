@@ -5,15 +5,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/communicator.hpp"
+#include "run/communicator.hpp"
 
 namespace arbolito {
 
 struct RunArgs {
     std::string model, output, solver = "cpu", timings, event_rules;  // solver: NAME[:KEY=VALUE]...
     std::vector<std::string> sets;  // --set KEY.PATH=VALUE on the model (io/model_overrides.hpp)
-    std::string time_parallel;      // parareal[:KEY=VALUE,...] (engine/parareal.hpp); empty: sequential
-    std::optional<std::string> timeline;  // --timeline FILE: the run's marks as CSV (engine/timeline.hpp)
+    std::string time_parallel;      // parareal[:KEY=VALUE,...] (parareal/parareal.hpp); empty: sequential
+    std::optional<std::string> timeline;  // --timeline FILE: the run's marks as CSV (run/timeline.hpp)
     std::optional<double> dt, tfinal;
     int threads = 1;
     int exchange_threads = 0;  // 0: Simulation chooses

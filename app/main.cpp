@@ -17,9 +17,9 @@
 
 #include "app/commands.hpp"
 #include "app/suggest.hpp"
-#include "engine/communicator.hpp"
-#include "engine/parareal.hpp"
-#include "engine/solver_spec.hpp"
+#include "run/communicator.hpp"
+#include "parareal/parareal.hpp"
+#include "run/solver_spec.hpp"
 #include "io/input_error.hpp"
 
 namespace {

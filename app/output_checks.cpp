@@ -9,7 +9,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "engine/memory_estimate.hpp"
+#include "model/memory_estimate.hpp"
 #include "io/input_error.hpp"
 
 namespace arbolito {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <thread>
 
-#include "engine/memory_estimate.hpp"
-#include "engine/run_settings.hpp"
+#include "model/memory_estimate.hpp"
+#include "model/run_settings.hpp"
 #include "io/input_error.hpp"
 
 namespace arbolito {

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/model.hpp"
+#include "model/model.hpp"
 
 namespace arbolito {
 
@@ -13,7 +13,7 @@ void apply_run_overrides(Model& m, const std::optional<double>& dt, const std::o
                          const std::string& event_rules);
 
 // Refuses (InputError naming the model file) a run whose memory estimate is more than
-// this machine has available (engine/memory_estimate.hpp); `ranks` on this host.
+// this machine has available (model/memory_estimate.hpp); `ranks` on this host.
 void require_run_memory(const Model& m, const std::string& model_file, int ranks);
 
 // The most threads --threads or --exchange-threads may ask for: 8 per hardware thread of

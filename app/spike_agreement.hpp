@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "engine/spike.hpp"
+#include "lowered_cell/spike.hpp"
 
 namespace arbolito {
 

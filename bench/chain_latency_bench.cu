@@ -28,7 +28,7 @@
 #include "core/gpu/cuda_check.hpp"
 #include "core/gpu/memory.hpp"
 #include "solvers/fine_sweeps.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 using namespace arbolito;
 

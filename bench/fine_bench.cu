@@ -21,7 +21,7 @@
 
 #include "bench/gpu_bench_util.hpp"
 #include "bench/solve_buffers.hpp"
-#include "engine/cell_builders.hpp"
+#include "model/cell_builders.hpp"
 #include "solvers/fine_layout.hpp"
 #include "solvers/gpu/hines_gpu_cell.hpp"
 #include "solvers/gpu/hines_gpu_fine.hpp"

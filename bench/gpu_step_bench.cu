@@ -2,7 +2,7 @@
 // step is compared with; (2) per-CV byte counts of a step (the floor: every per-CV array
 // read or written once; and what the kernels as written move); (3) point-current
 // summation on busyring cells whose 1,000 incoming connections each have their own expsyn
-// instance on one CV (the deterministic warp-segmented sum, engine/gpu/point_sum.cuh)
+// instance on one CV (the deterministic warp-segmented sum, gpu/point_sum.cuh)
 // against the same network with one instance per cell.
 //
 // (4) the solve's kernel and CUDA block size on the plain busyring.
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "bench/gpu_bench_util.hpp"
-#include "engine/gpu/gpu_cell_group.hpp"
-#include "engine/network_builders.hpp"
-#include "engine/simulation.hpp"
+#include "gpu/gpu_cell_group.hpp"
+#include "model/network_builders.hpp"
+#include "run/simulation.hpp"
 
 using namespace arbolito;
 

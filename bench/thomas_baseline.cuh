@@ -12,7 +12,7 @@
 
 #include "core/gpu/memory.hpp"
 #include "solvers/gpu/loads.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 #include "solvers/gpu/thomas_batch.hpp"
 
 namespace arbolito::bench::baseline {

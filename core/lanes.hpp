@@ -1,6 +1,6 @@
 #pragma once
 // W doubles side by side in one SIMD register (or a few): the CPU backend's value type
-// when it steps W cells, or W mechanism instances, at once (issue 18). GCC/Clang vector
+// when it steps W cells, or W mechanism instances, at once. GCC/Clang vector
 // extensions: + - * / and comparisons compile to the target's vector instructions (SSE2,
 // AVX2, AVX-512, NEON) with no code per ISA; W = 1 is a plain double. Every operation is
 // the scalar one lane by lane, with the same rounding, so a lane computes the same bits

@@ -6,8 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "engine/drawn_synapses.hpp"
-#include "engine/fvm_data.hpp"
+#include "model/drawn_synapses.hpp"
+#include "lowered_cell/fvm_data.hpp"
 #include "mechanisms/catalogue.hpp"
 
 namespace arbolito {

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/model.hpp"
+#include "model/model.hpp"
 
 namespace arbolito {
 

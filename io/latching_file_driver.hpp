@@ -5,7 +5,7 @@
 //
 // Why: HDF5 cannot close a file whose metadata it cannot write. On a full disk the
 // output's H5Fclose failed, the file stayed open, and HDF5's clean-up at exit looped on
-// it and crashed (exit 139; issue 14). With the latch the failing call still reports the
+// it and crashed (exit 139). With the latch the failing call still reports the
 // failure (with the system's cause), but closing succeeds, and the file on disk stays as
 // its last successful H5Fflush left it: a readable file that SonataWriter reopens and
 // completes as far as the disk allows.

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/cell_builders.hpp"
-#include "engine/memory_estimate.hpp"
-#include "engine/network_builders.hpp"
-#include "engine/run_settings.hpp"
+#include "model/cell_builders.hpp"
+#include "model/memory_estimate.hpp"
+#include "model/network_builders.hpp"
+#include "model/run_settings.hpp"
 #include "io/input_error.hpp"
 #include "io/input_file.hpp"
 #include "io/model_overrides.hpp"
@@ -350,7 +350,7 @@ CellDesc cell(const Reader& r, const json& j, const std::string& path, std::uint
 
 // Refuses, naming `key`, a model whose description alone (cells, morphologies,
 // connections: what this reader is about to build) cannot fit in this machine's memory;
-// `run` checks the whole run's estimate once the model is read (engine/memory_estimate).
+// `run` checks the whole run's estimate once the model is read (model/memory_estimate).
 void require_room(const Reader& r, const std::string& key, const ModelSize& s) {
     const MemoryEstimate e = estimate_memory(s);
     const std::string why = memory_shortfall(e.model_bytes, available_memory_bytes(), s);

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/simulation.hpp"
+#include "run/simulation.hpp"
 #include "io/sonata_writer.hpp"
 
 namespace arbolito {

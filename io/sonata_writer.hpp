@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/spike.hpp"
+#include "lowered_cell/spike.hpp"
 
 namespace arbolito {
 

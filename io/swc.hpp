@@ -2,7 +2,7 @@
 // SWC morphologies, read by the rules of docs/swc.md.
 #include <string>
 
-#include "engine/morphology.hpp"
+#include "model/morphology.hpp"
 
 namespace arbolito {
 

@@ -1,7 +1,7 @@
 #pragma once
-// Matrix assembly terms of DESIGN §4, shared by both backends. A membrane current I (nA,
-// outward positive) with conductance G (µS), linearised about v, adds G to the diagonal
-// and G·v − I to the right-hand side.
+// Matrix assembly terms of the time step (docs/architecture.md), shared by both
+// backends. A membrane current I (nA, outward positive) with conductance G (µS),
+// linearised about v, adds G to the diagonal and G·v − I to the right-hand side.
 #include "core/hd.hpp"
 #include "core/strided_batches.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // The mechanisms a model file may name, by name: their kind and their parameters with
-// defaults (NEURON's names and units, DESIGN §5), generated from all_mechanisms.
+// defaults (NEURON's names and units, docs/mechanisms.md), generated from all_mechanisms.
 #include <map>
 #include <string>
 #include <vector>

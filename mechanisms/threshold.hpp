@@ -1,5 +1,5 @@
 #pragma once
-// Threshold detector (DESIGN §5): a spike when v rises through the threshold during a
+// Threshold detector (docs/event-rules.md): a spike when v rises through the threshold during a
 // step, at the linearly interpolated crossing time (Arbor) or at the step's end (NEURON's
 // fixed-step rule). Shared by both backends so that spike times agree bit for bit.
 #include "core/hd.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // The CV numbering and schedule of the branch-level GPU solver (gpu-branch, Valero-Lara;
-// DESIGN §7), as plain host data: every cell cut into unbranched branches
+// docs/solvers.md), as plain host data: every cell cut into unbranched branches
 // (branch_tree.hpp), the branches of all cells grouped by level, one thread per branch
 // (a "slot"), the slots of a level interleaved in blocks so that a warp's loads of one
 // position are contiguous. A solve is one pass per level from the deepest up (a Thomas
@@ -35,7 +35,7 @@ struct BranchSlots {
 // points at its two ends, the junction system solved per cell, the interiors completed.
 enum class Coupling { fold, edd };
 // Whether a thread walks its block's padding rows (compute: every thread of a block runs
-// the same count, the seed's "computing padding") or stops at its own branch's length.
+// the same count, cuHinesVBatch's "computing padding") or stops at its own branch's length.
 enum class Padding { compute, stop };
 
 // EDD's branch points (and cut points), after every slot in layout numbering (junction k
@@ -91,12 +91,13 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& natural
 // EDD's tiles by default (gpu-branch's tile=auto): tiles of 1,536 CVs where every cell has
 // at most 64 branch points and 4,096 CVs, else none. A tile's block solves each cell's
 // junction system on one thread while the block's other threads wait, and holds few
-// cells at once: on the H100 tiles (of 1,024) were 1.3-2x untiled EDD on the seed's binary
-// trees and the 64-level caterpillar (64 branch points a cell), 1.5-3x slower on real
-// cells (up to 378); 4,096 CVs keep a cell's rows well inside a block's shared memory
-// (bench/RESULTS.md, calls 16i, 16j). 1,536 rather than 1,024: three cells of 512 CVs a
-// block, five blocks an SM, hold 15 cells an SM in shared memory where two a block held
-// 14 (seven blocks), and were the fastest at 25,600 cells (call 17g).
+// cells at once: on the H100 tiles (of 1,024) were 1.3-2x untiled EDD on the
+// multi-morphology study's binary trees and the 64-level caterpillar (64 branch points a
+// cell), 1.5-3x slower on real cells (up to 378); 4,096 CVs keep a cell's rows well
+// inside a block's shared memory (bench/RESULTS.md, "Solve alone: gpu-branch's
+// multi-morphology study"). 1,536 rather than 1,024: three cells of 512 CVs a block, five
+// blocks an SM, hold 15 cells an SM in shared memory where two a block held 14 (seven
+// blocks), and were the fastest at 25,600 cells.
 constexpr int edd_auto_tile_cvs = 1536;
 int edd_auto_tile(int max_branch_points, long max_cvs);
 int edd_auto_tile(const std::vector<std::vector<int>>& natural_parents);

@@ -12,7 +12,7 @@
 // their arithmetic (a branch's rows change only by its own thread here), so a thread
 // waits one memory latency per chunk, not one per row.
 #include "core/hd.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 namespace arbolito::branch_sweeps {
 

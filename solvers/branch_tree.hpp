@@ -1,6 +1,6 @@
 #pragma once
 // One cell's CV tree cut into unbranched branches, the unit of work of the branch-level
-// GPU solvers (gpu-fine, Huber; gpu-branch, Valero-Lara; DESIGN §7): within a branch the
+// GPU solvers (gpu-fine, Huber; gpu-branch, Valero-Lara; docs/solvers.md): within a branch the
 // Hines elimination is a tridiagonal (Thomas) sweep; branches of one level are
 // independent; a level's branches fold into their parents before the level above runs
 // (branch_layout.hpp).

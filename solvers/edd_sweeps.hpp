@@ -32,7 +32,7 @@
 
 #include "core/hd.hpp"
 #include "solvers/branch_sweeps.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 namespace arbolito::edd_sweeps {
 
@@ -171,7 +171,7 @@ ARB_HD double parent_excess(double e, const JunctionStep& st) { return e + std::
 // updated or a value needed inside the window stays in registers, the rest goes through
 // memory. The same operations in the same order as one junction at a time: the
 // same bits. (One at a time, each junction waited for its row's loads and for its parent's
-// row through memory: 28 % of EDD's solve on 64-level trees, bench/RESULTS.md call 15g.)
+// row through memory: 28 % of EDD's solve on 64-level trees, H100, Nsight Compute.)
 // Divisions by gpu::divide: no division subroutine on the serial path.
 template <int Window = 8>
 ARB_HD void junctions(int c, int base, const int* cell_first, const int* parent, double* E, double* R,
@@ -402,7 +402,7 @@ ARB_UNROLL_BY(4)
 // junction takes them from there when it is that parent (a chain of cut runs) or a
 // sibling: the serial chain then does not wait on shared memory between junctions.
 // (Windows of 2, 4 and 8 junctions, junctions<N>, took 72-178 registers against
-// 56 and were slower here: bench/RESULTS.md, call 17a.)
+// 56 and were slower here: H100.)
 ARB_HD void tile_junctions(int c, int base, const int* cell_first, const int* parent, double* E, double* R,
                            const double* P, const double* Q, double* rhs, int row0) {
     const int k0 = cell_first[c], k1 = cell_first[c + 1];

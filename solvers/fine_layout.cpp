@@ -68,7 +68,7 @@ int shallowest_root(const std::vector<int>& p, const Adjacency& a) {
 }
 
 // What a level costs beside its longest piece's rows, in rows: the phase clock of the
-// resident kernel (H100, busyring, bench/RESULTS.md call 11b) gave an elimination of about
+// resident kernel (H100, busyring; ARBOLITO_RESIDENT_PROFILE) gave an elimination of about
 // 107 cycles per row of a level's longest branch plus 390 per level, a substitution of 35
 // plus 470: (390 + 470) / (107 + 35) ≈ 6.
 constexpr double split_level_rows = 6.0;

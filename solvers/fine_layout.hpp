@@ -1,11 +1,11 @@
 #pragma once
 // The CV numbering and schedule of the fine-grained GPU solver (gpu-fine; Huber's
-// level-based tree solver, DESIGN §7). Cells are packed into CUDA blocks at set-up; a
+// level-based tree solver, docs/solvers.md). Cells are packed into CUDA blocks at set-up; a
 // block solves its cells' systems alone (no grid-wide synchronisation): each cell is cut
 // into unbranched branches (branch_tree.hpp), the branches of all the block's cells are
 // grouped by level, and one thread per branch of the current level runs a Thomas sweep,
 // with a block-wide barrier between levels. Plain host data; the kernel
-// (gpu/hines_gpu_fine.cu) and the host reference (fine_layout_solve) read it alike.
+// (solvers/gpu/hines_gpu_fine.cu) and the host reference (fine_layout_solve) read it alike.
 //
 // Numbering inside a block: level after level; within a level, position after position
 // (position 0 is a branch's proximal CV); within a position, the level's branches in
@@ -23,14 +23,13 @@ namespace arbolito {
 
 // How branches are cut into pieces on successive levels (a piece is a branch of its own,
 // the next piece its only child): not at all; median: a branch longer than twice its
-// level's median in two (the ninth session's default: the resident step's kernel 7 %
-// faster at 1,024 and 8,192 busyring cells than with none, H100); cost: where it lowers
-// the solve's modelled time, split_by_cost (below), the default since the eleventh
-// session (resident kernel 3.3 % faster than median at 8,192 cells, 3.9 % at 32,768;
-// bench/RESULTS.md call 11e).
+// level's median in two (the resident step's kernel 7 % faster at 1,024 and 8,192
+// busyring cells than with none, H100); cost: where it lowers the solve's modelled time,
+// split_by_cost (below), the default (resident kernel 3.3 % faster than median at 8,192
+// cells, 3.9 % at 32,768, H100).
 enum class Split { off, median, cost };
 
-// The passes of the seed (Huber), each switchable per run.
+// The passes of Huber's published fine-grained solver, each switchable per run.
 struct FineOptions {
     bool sort = true;     // each level's branches by length, longest first (no padding, less divergence)
     bool reroot = true;   // each cell re-rooted at the CV that minimises the depth of its branch tree

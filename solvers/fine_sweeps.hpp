@@ -20,7 +20,7 @@
 #include <cstring>
 
 #include "core/hd.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 namespace arbolito::fine_sweeps {
 
@@ -112,7 +112,7 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
 // for the rest), then row 0, whose fold into the parent CV (what the parent's d and rhs
 // lose) goes to FD[b], FR[b]. (Loading the head, row 0's u and the distal row, before the
 // level's barrier, which nothing of the children's level writes them across, measured
-// slower: bench/RESULTS.md, call 13a.)
+// slower on the H100.)
 template <int Ahead>
 ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int* child_begin, const int* child,
                      double* D, const double* U, double* R, double* FD, double* FR) {
@@ -142,7 +142,7 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
 
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
 // stored a row late as in eliminate_rows (here no faster nor slower: the chain bench's
-// 26-29 cycles a row either way, bench/RESULTS.md calls 13a-13c). The indices come in xs
+// 26-29 cycles a row either way, bench/chain_latency_bench.cu). The indices come in xs
 // (rows i ... i+N-1, loaded a chunk before, as in eliminate_rows), and xs leaves holding
 // the next chunk's, rows i+N ... i+N+A-1 (clamped at the last row).
 template <int N, int A>

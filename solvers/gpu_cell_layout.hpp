@@ -1,5 +1,5 @@
 #pragma once
-// CV numberings for the one-thread-per-cell GPU solver (gpu-cell, cuHinesBatch; DESIGN §7).
+// CV numberings for the one-thread-per-cell GPU solver (gpu-cell, cuHinesBatch; docs/solvers.md).
 // Host code only: the numbering and its schedule are chosen once at build time and the
 // kernels read them as plain arrays (hines_gpu_cell.hpp's plan).
 #include <string>

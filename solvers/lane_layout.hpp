@@ -1,5 +1,5 @@
 #pragma once
-// The CPU backend's numbering (issue 18): cells in blocks of W lanes, the CVs of a block's
+// The CPU backend's numbering: cells in blocks of W lanes, the CVs of a block's
 // W cells side by side, so that one row of a block holds W cells' CVs and the Hines sweeps
 // and the per-CV loops run as W-wide vector instructions (the CPU form of gpu-cell's
 // block-interleaved:W). For W > 1 the W cells' rows are chosen together (lane_layout.cpp):

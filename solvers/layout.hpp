@@ -1,5 +1,5 @@
 #pragma once
-// A solver's CV numbering for a group of cells (DESIGN §2). The solver chooses it once,
+// A solver's CV numbering for a group of cells (docs/architecture.md). The solver chooses it once,
 // at build time; every per-CV array of the group lives in this numbering for the run.
 //
 // Layout holds the numbering only: what the groups, FvmData and the assembly read. How a

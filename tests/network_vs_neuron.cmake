@@ -1,4 +1,4 @@
-# Networks against NEURON (issue 3): the spike trains of a ring and a busyring, with the
+# Networks against NEURON: the spike trains of a ring and a busyring, with the
 # network handed to NEURON through `arbolito info --geometry`. With event_rules "neuron"
 # arbolito must give the same spikes in number and order, each within 2·dt of NEURON's;
 # the "arbor" rules are reported only (docs/event-rules.md). Label neuron; skipped

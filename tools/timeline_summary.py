@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarise a run's timeline (arbolito run --timeline FILE.csv, engine/timeline.hpp):
+"""Summarise a run's timeline (arbolito run --timeline FILE.csv, run/timeline.hpp):
 where the update's thread waited and, for GPU groups, how long the device sat idle
 between its pieces. Prints the run's length, the epochs' update time, the exposed
 exchange (from an epoch's `update end` to its `exchange joined`), the device's idle time

@@ -1,6 +1,6 @@
 #pragma once
 // gpu-fine's block-level solve (Huber's level loop), shared by its solve kernel
-// (hines_gpu_fine.cu) and the epoch-resident step (engine/gpu/resident_epoch.cu): the
+// (hines_gpu_fine.cu) and the epoch-resident step (gpu/resident_epoch.cu): the
 // block's schedule copied to shared memory once, then one thread per branch of a level
 // with a block-wide barrier between levels.
 #include <cuda_runtime.h>

@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "solvers/gpu/loads.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 namespace arbolito::gpu::sweeps {
 
@@ -34,7 +34,8 @@ __host__ __device__ __forceinline__ RowLoss<V> eliminate(V d, V u, V r, V* f_out
     return {f * u, f * r};
 }
 
-// DESIGN §4 per slot, padding rows included (their d = 1, u = 0, rhs = 0 make them inert).
+// The serial Hines elimination (hines.hpp) per slot, padding rows included (their d = 1,
+// u = 0, rhs = 0 make them inert).
 __host__ __device__ inline void cell_plain(int s, const int4* __restrict__ slot, const int* __restrict__ parent,
                                             double* __restrict__ d, const double* __restrict__ u,
                                             double* __restrict__ rhs) {
@@ -218,7 +219,7 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
 // j - H every x before row j - H is final; the load needs row j's dist, loaded S - H
 // steps earlier).
 //
-// Pad (padding=compute, the seed's "computing padding"): the padding rows are walked as
+// Pad (padding=compute, cuHinesVBatch's "computing padding"): the padding rows are walked as
 // real ones (loaded, eliminated, written: f = 0 into d, 0 into rhs), so every lane of a
 // block does the same rows; without it (stop) a lane neither reads nor writes past its
 // own size. Same bits on the real rows (padding rows d = 1, u = 0, rhs = 0 subtract 0).

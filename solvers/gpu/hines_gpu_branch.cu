@@ -61,13 +61,13 @@ __global__ void edd_assemble(int n, int base, const int* __restrict__ jparent, c
 // loads, four warps of them in flight), then each cell's system is solved there. The
 // other groups, launched apart with no shared memory (which would hold them to a few
 // blocks an SM), solve in device memory. (Read from device memory a cell per thread, the
-// loads are 32 lines apart and wait on L2: call 15i.)
+// loads are 32 lines apart and wait on L2: Nsight Compute, H100.)
 constexpr int junction_cells = 32;
 constexpr int junction_threads = 128;
 // Staged blocks of up to 96 KiB when they all run at once; beyond one wave, at most 74 KiB
 // (three blocks an SM): real cells at 25,600, whose groups need 74-96 KiB, ran two blocks
 // an SM in four waves and lost 24 % to their rows left in device memory, where at 256 and
-// 2,560 cells (one wave) staging them gained 24-28 % (bench/RESULTS.md, call 15q).
+// 2,560 cells (one wave) staging them gained 24-28 % (H100, the multi-morphology study's cells).
 constexpr int junction_shared_cap = 96 * 1024;
 constexpr int junction_shared_cap_waves = 74 * 1024;
 
@@ -128,7 +128,8 @@ __global__ void edd_complete(int n, const int* __restrict__ first, const int* __
     if (s < n) edd_sweeps::complete(s, first, stride, size, walk, up, down, d, rhs, h);
 }
 
-// The first wave's default skew (ns; about a block's life on the study's cells: call 17c).
+// The first wave's default skew (ns; about a block's life on the multi-morphology study's
+// cells, H100).
 constexpr int tile_skew_ns = 8000;
 static_assert(edd_sweeps::n_tile_ends == edd_tile_ends, "edd_tile_bytes counts the ends of a slot");
 
@@ -159,7 +160,7 @@ __device__ void prefetch_l2(const double* a, int n) {
 // Each row is read and written once, where the four launches above stream the rows
 // through device memory three times; every copy is issued at once (asynchronous, none
 // waiting on another), so a tile waits on device memory once. Two things keep device memory
-// streaming while blocks compute (bench/RESULTS.md, call 17c): once its rows have landed,
+// streaming while blocks compute (measured on the H100): once its rows have landed,
 // a block prefetches into L2 the rows of the tile `prefetch` blocks ahead, which a later
 // block then copies from L2; and the first wave's blocks start skewed (`skew_step` ns per
 // round of SMs), where they would all copy, then all compute, in step.
@@ -340,7 +341,7 @@ void plan_tiles(GpuBranchPlan& p, const EddSchedule& s) {
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, edd_tiles, p.tile_threads, p.tile_shared));
     p.tile_wave = std::max(1, per_sm) * p.sms;
     // Both only where there is more than one wave: a single wave's blocks all copy first
-    // whatever is done (bench/RESULTS.md, call 17c: half a wave ahead was best; a whole
+    // whatever is done (H100: half a wave ahead was best; a whole
     // wave ahead, twice the first wave's rows held in L2, was slower than none).
     const bool waves = p.n_tiles > p.tile_wave;
     const GpuBranchOptions& o = p.options;

@@ -1,5 +1,5 @@
 #pragma once
-// gpu-branch (multi-morphology, Valero-Lara; DESIGN §7) on the device: the branch-level
+// gpu-branch (multi-morphology, Valero-Lara; docs/solvers.md) on the device: the branch-level
 // solve of solvers/branch_layout.hpp, one thread per branch, with either coupling:
 //  fold: three launches per level (a Thomas sweep per branch from the leaves up, the
 //        fixed-order coupling of the level's folds into their parent CVs, and from the

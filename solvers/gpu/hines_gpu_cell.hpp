@@ -1,5 +1,5 @@
 #pragma once
-// gpu-cell (cuHinesBatch, DESIGN §7): one thread per cell solves its Hines system in the
+// gpu-cell (cuHinesBatch, docs/solvers.md): one thread per cell solves its Hines system in the
 // numbering of a gpu_cell_layout (flat, interleaved, block-interleaved or block-shared). A device-side
 // building block: the matrix is assembled on the device in the layout's numbering and
 // solved in place, nothing is copied to or from the host.
@@ -15,8 +15,8 @@
 namespace arbolito::gpu {
 
 enum class CellKernel {
-    // DESIGN §4 as written, per thread: parent index per CV, padding computed as
-    // d = 1, u = 0, rhs = 0 rows. The reference for the others.
+    // The serial Hines elimination (hines.hpp) as written, per thread: parent index per
+    // CV, padding computed as d = 1, u = 0, rhs = 0 rows. The reference for the others.
     plain,
     // Rows prefetched 1, 2 or 4 steps ahead, the unbranched-chain update kept in
     // registers, branch points (parent != previous CV) from a short per-cell list, the
@@ -49,7 +49,7 @@ inline constexpr CellKernel all_cell_kernels[] = {
 const char* to_string(CellKernel k);
 
 // Padding rows (positions past a cell's size up to its block's largest): computed as
-// real rows, or skipped by each lane (the seed's cuHinesVBatch "computing padding" and
+// real rows, or skipped by each lane (the published cuHinesVBatch "computing padding" and
 // "no computing padding"). automatic: the kernel's own (plain computes, the others stop);
 // compute is offered by the rowparent kernels (and plain), stop by all but plain.
 enum class CellPadding { automatic, compute, stop };
@@ -127,7 +127,7 @@ void set_resident(GpuCellPlan& plan, int warps_per_sm, int prefetch);
 
 // Solves every cell's system in place on `stream`: on return rhs holds the solution of the
 // real CVs; d is overwritten; u is read only. Padding rows must hold d = 1, u = 0,
-// rhs = 0 (DESIGN §2); the pipelined kernels leave them untouched.
+// rhs = 0 (inert rows: docs/architecture.md); the pipelined kernels leave them untouched.
 void gpu_cell_solve(const GpuCellPlan& plan, double* d, const double* u, double* rhs, cudaStream_t stream);
 // The same in float, for the benchmarks (the simulator stays double): the rowparent
 // kernels and block-shared only (others: std::invalid_argument).

@@ -1,5 +1,5 @@
 #pragma once
-// gpu-fine (Huber's fine-grained tree solver, DESIGN §7): one CUDA block per block of
+// gpu-fine (Huber's fine-grained tree solver, docs/solvers.md): one CUDA block per block of
 // cells of a fine_layout, one thread per branch of the current level, a block-wide
 // barrier between levels and nothing grid-wide. A block whose d, u and rhs fit is solved
 // in shared memory (loaded and stored once, coalesced); a larger one in device memory.

@@ -6,7 +6,7 @@
 
 #include "core/gpu/memory.hpp"
 #include "solvers/gpu/loads.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 
 namespace arbolito::gpu {
 
@@ -30,7 +30,8 @@ namespace {
 // substitution walks rows w-2 .. 0 with every lane on the same row, a lane idle above its
 // own, so that a warp's loads of one row stay contiguous. Not Var (every system n rows,
 // m and w ignored): the guards fold away and the code is the kernel before variable
-// batches (issue 15 cost it 22 registers and 4 % at 512 x 256,000, bench/RESULTS.md).
+// batches (which cost it 22 registers and 4 % at 512 x 256,000, H100; bench/RESULTS.md,
+// "Batched Thomas").
 template <int K, bool Stream, bool Var, class V>
 __host__ __device__ inline void thomas_system(int s, int t, int T, V* sh, const V* __restrict__ a,
                                               const V* __restrict__ b, const V* __restrict__ c, V* __restrict__ d,

@@ -1,7 +1,7 @@
 #pragma once
 // cuThomasBatch: many independent tridiagonal systems, one thread per system, stored so
 // that a warp's loads of one row are contiguous. For the branch-level solver (gpu-branch,
-// DESIGN §7) and, in float, for the benchmarks only (the simulator stays double). No
+// docs/solvers.md) and, in float, for the benchmarks only (the simulator stays double). No
 // pivoting: the systems must be diagonally dominant (cable equations are). Systems
 // shorter than n are padded with rows a = c = 0, b = 1, d = 0 (their solution is 0); the
 // last real row of a system must have c = 0.
@@ -10,7 +10,7 @@
 //   interleaved     four arrays a, b, c, d, row_stride = nsys (cuThomasBatch);
 //   unified vector  one array v of 4 n nsys values, row i holding a, b, c, d of every
 //                   system one after another: a = v, b = v + nsys, c = v + 2 nsys,
-//                   d = v + 3 nsys, row_stride = 4 nsys (the seed's cuThomasBatch-UV).
+//                   d = v + 3 nsys, row_stride = 4 nsys (the published cuThomasBatch-UV).
 // And two ways with systems of different sizes (cuThomasVBatch):
 //   ThomasPadding::compute  every thread walks all n rows, padding included;
 //   ThomasPadding::stop     each thread stops at its own system's size (sizes[s]); its

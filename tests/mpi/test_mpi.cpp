@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/communicator.hpp"
-#include "engine/simulation.hpp"
+#include "run/communicator.hpp"
+#include "run/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "io/sonata_sink.hpp"
 #include "tests/support/test_util.hpp"

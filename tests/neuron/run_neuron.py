@@ -25,7 +25,7 @@ tests/neuron/README.md):
   * Events (from NetCon connections, delay added to that spike time, and from
     generators) are delivered at the start of the step starting at t when
     event_time <= t + dt/2 (nearest step; exact ties depend on the rounding of NEURON's
-    accumulated t). That is the "neuron" event_rules of DESIGN section 4; comparisons of
+    accumulated t). That is the "neuron" event_rules of docs/event-rules.md; comparisons of
     network spike times are exact only with dumps made with event_rules = "neuron".
   * IClamp injects amp (nA, > 0 depolarising) in a step when the step's midpoint
     t + dt/2 lies in [delay, delay + dur).

@@ -17,8 +17,8 @@
 #if defined(__CUDACC__) && !defined(EIGEN_NO_CUDA)
 #define EIGEN_NO_CUDA
 #endif
-#include "engine/cell_builders.hpp"
-#include "engine/discretization.hpp"
+#include "model/cell_builders.hpp"
+#include "model/discretization.hpp"
 #include "io/swc.hpp"
 #endif
 

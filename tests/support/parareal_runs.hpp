@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/parareal.hpp"
-#include "engine/simulation.hpp"
+#include "parareal/parareal.hpp"
+#include "run/simulation.hpp"
 
 namespace arbolito::parareal_test {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/simulation.hpp"
+#include "run/simulation.hpp"
 
 // Files shipped with the repository for tests (a clone has no ../shared).
 inline std::string test_data(const std::string& rel) { return std::string(ARBOLITO_SOURCE_DIR) + "/tests/data/" + rel; }

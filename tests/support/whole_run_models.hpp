@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/cell_builders.hpp"
-#include "engine/model.hpp"
-#include "engine/network_builders.hpp"
+#include "model/cell_builders.hpp"
+#include "model/model.hpp"
+#include "model/network_builders.hpp"
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
 

@@ -9,11 +9,11 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cell_builders.hpp"
-#include "engine/drawn_synapses.hpp"
-#include "engine/memory_estimate.hpp"
-#include "engine/network_builders.hpp"
-#include "engine/simulation.hpp"
+#include "model/cell_builders.hpp"
+#include "model/drawn_synapses.hpp"
+#include "model/memory_estimate.hpp"
+#include "model/network_builders.hpp"
+#include "run/simulation.hpp"
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
 #include "tests/support/test_util.hpp"
@@ -153,7 +153,7 @@ TEST(BusyringSynapses, DrawnSynapsesAreTargets) {
 
 // The estimate counts every instance: 1,000 unconnected synapses a cell are 1,000
 // instances of expsyn's 4 values each and 1,000 targets, in the builder's size and in the
-// built model's; 52 bytes each of state (engine/memory_estimate.cpp: 4 doubles, a CV
+// built model's; 52 bytes each of state (model/memory_estimate.cpp: 4 doubles, a CV
 // index, 16 bytes a target).
 TEST(BusyringSynapses, MemoryEstimateCountsThem) {
     BusyringNetwork p;

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/simulation.hpp"
+#include "run/simulation.hpp"
 #include "mechanisms/catalogue.hpp"
 #include "tests/support/test_util.hpp"
 

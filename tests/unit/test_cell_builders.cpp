@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cell_builders.hpp"
+#include "model/cell_builders.hpp"
 
 using namespace arbolito;
 

@@ -1,5 +1,5 @@
-// The exchange's event queue and spike fan-out (engine/event_buckets.hpp,
-// engine/spike_fanout.hpp) against the single sorted queue they replaced, and whole runs
+// The exchange's event queue and spike fan-out (run/event_buckets.hpp,
+// run/spike_fanout.hpp) against the single sorted queue they replaced, and whole runs
 // with several exchange threads, long delays and far-future generator events.
 #include <algorithm>
 #include <random>
@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/event_buckets.hpp"
-#include "engine/spike_fanout.hpp"
-#include "engine/thread_team.hpp"
+#include "run/event_buckets.hpp"
+#include "run/spike_fanout.hpp"
+#include "run/thread_team.hpp"
 #include "io/model_reader.hpp"
 #include "tests/support/test_util.hpp"
 

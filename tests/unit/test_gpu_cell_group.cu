@@ -17,12 +17,12 @@
 
 #include <cuda_runtime.h>
 
-#include "engine/cell_builders.hpp"
-#include "engine/gpu/event_queue.hpp"
-#include "engine/gpu/gpu_cell_group.hpp"
-#include "engine/network_builders.hpp"
-#include "engine/simulation.hpp"
-#include "engine/voltage_blowup.hpp"
+#include "model/cell_builders.hpp"
+#include "gpu/event_queue.hpp"
+#include "gpu/gpu_cell_group.hpp"
+#include "model/network_builders.hpp"
+#include "run/simulation.hpp"
+#include "lowered_cell/voltage_blowup.hpp"
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
 #include "tests/support/gpu_skip.hpp"

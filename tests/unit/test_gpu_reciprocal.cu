@@ -1,4 +1,4 @@
-// The device's reciprocal (solvers/gpu/reciprocal.hpp), which every GPU solver's pivots
+// The device's reciprocal (core/reciprocal.hpp), which every GPU solver's pivots
 // use: within one ulp of the correctly rounded 1.0 / x over the normal range the pivots
 // can take, and the same value every run; and gpu::divide, EDD's junction division (and,
 // by divide_by, the branch sweeps' row quotients). Skipped on a machine without a GPU.
@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "core/gpu/memory.hpp"
-#include "solvers/gpu/reciprocal.hpp"
+#include "core/reciprocal.hpp"
 #include "tests/support/gpu_skip.hpp"
 
 using namespace arbolito;

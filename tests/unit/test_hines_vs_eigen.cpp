@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/cell_trees.hpp"
-#include "engine/cell_builders.hpp"
-#include "engine/fvm_data.hpp"
+#include "model/cell_builders.hpp"
+#include "lowered_cell/fvm_data.hpp"
 #include "io/swc.hpp"
 #include "solvers/branch_layout.hpp"
 #include "solvers/hines.hpp"

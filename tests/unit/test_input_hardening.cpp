@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/cell_builders.hpp"
-#include "engine/memory_estimate.hpp"
-#include "engine/network_builders.hpp"
+#include "model/cell_builders.hpp"
+#include "model/memory_estimate.hpp"
+#include "model/network_builders.hpp"
 #include "io/input_error.hpp"
 #include "io/input_file.hpp"
 #include "io/model_overrides.hpp"

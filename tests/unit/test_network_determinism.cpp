@@ -1,12 +1,12 @@
 // Networks give the same spikes and traces, bit for bit, whatever the threads, the
-// number of cell groups and whether the exchange is pipelined (DESIGN §6; docs/mpi.md).
+// number of cell groups and whether the exchange is pipelined (docs/mpi.md).
 // The runs across MPI ranks are checked by tests/mpi (they need mpirun).
 #include <stdexcept>
 
 #include <gtest/gtest.h>
 
-#include "engine/decomposition.hpp"
-#include "engine/simulation.hpp"
+#include "run/decomposition.hpp"
+#include "run/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "tests/support/test_util.hpp"
 

@@ -1,4 +1,4 @@
-// Parallel in time (engine/parareal.hpp, issue 16) against the sequential run of the same
+// Parallel in time (parareal/parareal.hpp, issue 16) against the sequential run of the same
 // solver: K iterations give the sequential record, the error falls with every iteration,
 // the converged record lies within bounds derived from tol, spikes are the same; and the
 // refusals (connections, tol <= 0, slices < 2).
@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cell_state_map.hpp"
-#include "engine/parareal.hpp"
-#include "engine/simulation.hpp"
+#include "lowered_cell/cell_state_map.hpp"
+#include "parareal/parareal.hpp"
+#include "run/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "tests/support/parareal_runs.hpp"
 #include "tests/support/test_util.hpp"

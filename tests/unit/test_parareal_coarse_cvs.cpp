@@ -1,4 +1,4 @@
-// Parareal with G on a coarser discretisation (coarse-cvs, engine/cell_coarsening.hpp):
+// Parareal with G on a coarser discretisation (coarse-cvs, parareal/cell_coarsening.hpp):
 // the maps between the two lists (identity at factor 1, exact on constant and linear
 // fields), K iterations still giving the sequential run bit for bit, the converged record
 // within tol-derived bounds with the same spikes, and the refusals.
@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cell_coarsening.hpp"
-#include "engine/cell_state_map.hpp"
-#include "engine/parareal.hpp"
-#include "engine/simulation.hpp"
+#include "parareal/cell_coarsening.hpp"
+#include "lowered_cell/cell_state_map.hpp"
+#include "parareal/parareal.hpp"
+#include "run/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "tests/support/parareal_runs.hpp"
 #include "tests/support/test_util.hpp"

@@ -1,4 +1,4 @@
-// Parallel in time on the GPU solvers (engine/parareal.hpp): the fine propagator is one
+// Parallel in time on the GPU solvers (parareal/parareal.hpp): the fine propagator is one
 // GPU group holding a copy of the cells per slice, so this checks the batch and the
 // device state copies (CellGroup::state/set_state) against the sequential run of the
 // same solver. Skips without a device.
@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/parareal.hpp"
-#include "engine/simulation.hpp"
+#include "parareal/parareal.hpp"
+#include "run/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "tests/support/gpu_skip.hpp"
 #include "tests/support/parareal_runs.hpp"

@@ -1,4 +1,4 @@
-// The host half of gpu-fine's epoch-resident step (engine/gpu/resident_plan): every
+// The host half of gpu-fine's epoch-resident step (gpu/resident_plan): every
 // instance, detector, probe and target belongs to exactly one block, and each block's
 // staged arrays fit its budget without overlapping, in the documented order.
 #include <algorithm>
@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cell_group.hpp"
-#include "engine/fvm_data.hpp"
-#include "engine/gpu/resident_plan.hpp"
-#include "engine/network_builders.hpp"
+#include "lowered_cell/cell_group.hpp"
+#include "lowered_cell/fvm_data.hpp"
+#include "gpu/resident_plan.hpp"
+#include "model/network_builders.hpp"
 #include "mechanisms/catalogue.hpp"
 #include "solvers/fine_layout.hpp"
 

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/simulation.hpp"
-#include "engine/voltage_blowup.hpp"
+#include "run/simulation.hpp"
+#include "lowered_cell/voltage_blowup.hpp"
 #include "io/model_reader.hpp"
 #include "tests/support/test_util.hpp"
 

@@ -1,4 +1,4 @@
-// `--solver auto` (engine/solver_auto.hpp): the rule on the machine at hand, the model
+// `--solver auto` (run/solver_auto.hpp): the rule on the machine at hand, the model
 // shape it reads, and its choices against the tables measured on the H100
 // (bench/branch_bench_h100.tsv: the seed's multi-morphology study, solve alone;
 // bench/busyring_solvers_h100.tsv: whole busyring runs): on every benchmark model the
@@ -12,9 +12,9 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/network_builders.hpp"
-#include "engine/solver_auto.hpp"
-#include "engine/solver_spec.hpp"
+#include "model/network_builders.hpp"
+#include "run/solver_auto.hpp"
+#include "run/solver_spec.hpp"
 #include "solvers/branch_layout.hpp"
 
 using namespace arbolito;

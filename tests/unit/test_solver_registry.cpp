@@ -1,13 +1,13 @@
-// The solver registry and the spec grammar (engine/solver_registry.hpp, solver_spec.hpp):
+// The solver registry and the spec grammar (run/solver_registry.hpp, solver_spec.hpp):
 // what this build has, and one clear error for each kind of bad spec.
 #include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "engine/run_settings.hpp"
-#include "engine/solver_auto.hpp"
-#include "engine/solver_spec.hpp"
+#include "model/run_settings.hpp"
+#include "run/solver_auto.hpp"
+#include "run/solver_spec.hpp"
 
 using namespace arbolito;
 

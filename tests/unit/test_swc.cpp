@@ -13,9 +13,9 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include "engine/morphology.hpp"
+#include "model/morphology.hpp"
 #include "io/input_error.hpp"
-#include "engine/discretization.hpp"
+#include "model/discretization.hpp"
 #include "io/swc.hpp"
 
 using namespace arbolito;

@@ -1,4 +1,4 @@
-// The run's timeline (--timeline, engine/timeline.hpp): off until started, one thread
+// The run's timeline (--timeline, run/timeline.hpp): off until started, one thread
 // number per marking thread, and in a whole run each epoch's update and exchange marks in
 // the order the epoch loop makes them.
 #include <cmath>
@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/parareal.hpp"  // RecordedRun: a record in memory
-#include "engine/simulation.hpp"
-#include "engine/timeline.hpp"
+#include "parareal/parareal.hpp"  // RecordedRun: a record in memory
+#include "run/simulation.hpp"
+#include "run/timeline.hpp"
 #include "io/model_reader.hpp"
 
 namespace arbolito {

@@ -16,8 +16,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/cpu/cpu_cell_group.hpp"
-#include "engine/simulation.hpp"
+#include "cpu/cpu_cell_group.hpp"
+#include "run/simulation.hpp"
 #include "io/model_reader.hpp"
 #include "solvers/branch_layout.hpp"
 #include "solvers/hines.hpp"

@@ -1,0 +1,343 @@
+#include "cpu/cpu_cell_group.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/lanes.hpp"
+#include "mechanisms/assemble.hpp"
+#include "mechanisms/instance.hpp"
+#include "mechanisms/instance_currents.hpp"
+#include "mechanisms/threshold.hpp"
+#include "solvers/lane_hines.hpp"
+
+namespace arbolito {
+
+// 4 also with AVX-512: on busyring one core (bench/RESULTS.md, CPU lanes) 8 lanes took
+// twice 4's solve time (eight-wide gathers and scatters where the lanes' parents differ,
+// 8 % padding against 3.5 %), and 2 and 4 ran alike: the sweeps are bound by the division's
+// throughput per double, which is the same at every width.
+int native_lane_width() {
+#if defined(__AVX__)
+    return 4;
+#else
+    return 2;
+#endif
+}
+
+const char* native_lane_isa() {
+#if defined(__AVX512F__)
+    return "AVX-512";
+#elif defined(__AVX2__)
+    return "AVX2";
+#elif defined(__AVX__)
+    return "AVX";
+#else
+    return "SSE2/other";
+#endif
+}
+
+namespace {
+
+// W consecutive instances, from k, of mechanism M: their parameters, states and constants
+// (columns: contiguous loads) and their CVs' voltage.
+template <class M, int W>
+struct LaneInstances {
+    using L = Lanes<W>;
+    Values<n_params<M>, L> p;
+    Values<n_states<M>, L> s;
+    Values<n_derived<M>, L> c;
+    L v;
+    const int* cv;
+    bool contiguous;  // the W CVs are consecutive: vector loads and stores of per-CV values
+
+    LaneInstances(const MechColumns& m, int k, const double* volt) : cv(m.cv + k) {
+        // Density instances have distinct CVs (sorted), so consecutive is first + W - 1; point
+        // instances may share a CV and always go lane by lane, in instance order.
+        contiguous = M::kind == MechKind::density && cv[W - 1] - cv[0] == W - 1;
+        v = contiguous ? L::load(volt + cv[0]) : L::gather(volt, cv);
+        for (int j = 0; j < n_params<M>; ++j) p[j] = L::load(m.p + static_cast<long>(j) * m.n + k);
+        for (int j = 0; j < n_states<M>; ++j) s[j] = L::load(m.s + static_cast<long>(j) * m.n + k);
+        for (int j = 0; j < n_derived<M>; ++j) c[j] = L::load(m.c + static_cast<long>(j) * m.n + k);
+    }
+    void store_states(const MechColumns& m, int k) const {
+        for (int j = 0; j < n_states<M>; ++j) s.v[j].store(m.s + static_cast<long>(j) * m.n + k);
+    }
+    // per_cv[cv] += x, lane by lane in instance order (the scalar loop's order).
+    void add(double* per_cv, L x) const {
+        if (contiguous)
+            (L::load(per_cv + cv[0]) + x).store(per_cv + cv[0]);
+        else
+            for (int l = 0; l < W; ++l) per_cv[cv[l]] += x[l];
+    }
+};
+
+// Instances [k0, k1) of M add their currents to d and rhs: W at a time, the rest one by
+// one, each lane's terms instance_terms' (the GPU's and the scalar code's).
+template <class M, int W>
+void add_currents(const MechColumns m, int k0, int k1, const double* v, double t_mid, const typename M::Globals& gl,
+                  double* d, double* rhs) {
+    auto group = [&](auto width, int k) {
+        constexpr int N = decltype(width)::value;
+        using L = Lanes<N>;
+        const LaneInstances<M, N> in(m, k, v);
+        L i_m, g_m, dd, dr;
+        M::current(in.v, t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+        const L w = M::kind == MechKind::density ? L::load(m.weight + k) : L(1.0);  // weight: density only
+        instance_terms<M, L>(i_m, g_m, w, in.v, dd, dr);
+        if constexpr (M::kind != MechKind::stimulus) in.add(d, dd);  // a stimulus adds to the rhs only
+        in.add(rhs, dr);
+    };
+    int k = k0;
+    for (; k + W <= k1; k += W) group(std::integral_constant<int, W>{}, k);
+    for (; k < k1; ++k) group(std::integral_constant<int, 1>{}, k);
+}
+
+template <class M, int W>
+void advance_states(const MechColumns m, int k0, int k1, const double* v, double dt, const typename M::Globals& gl) {
+    auto group = [&](auto width, int k) {
+        constexpr int N = decltype(width)::value;
+        LaneInstances<M, N> in(m, k, v);
+        M::advance(in.v, dt, gl, in.p.v, in.s.v, in.c.v);
+        in.store_states(m, k);
+    };
+    int k = k0;
+    for (; k + W <= k1; k += W) group(std::integral_constant<int, W>{}, k);
+    for (; k < k1; ++k) group(std::integral_constant<int, 1>{}, k);
+}
+
+}  // namespace
+
+CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& s)
+    : f_(std::move(data)), blocks_(std::move(blocks)), s_(s), globals_(all_mechanisms::globals(s.celsius)) {
+    const int n = f_.n_cv();
+    // Each input array is freed as soon as its run-time array holds it, so that set-up
+    // never holds both (busyring 32,768 cells: 1.4 GB less at the peak).
+    AssemblyTerms terms = take_assembly_terms(f_, s_.dt);
+    d_base_ = std::move(terms.d_base);
+    cap_dt_ = std::move(terms.cap_dt);
+    u_ = axial_u(f_);
+    std::vector<double>().swap(f_.g_parent);
+    mech_ = initial_states(f_, globals_);
+    blown_up_ = first_blown_up(f_);
+    v_ = std::move(f_.v_init);
+    f_.v_init.clear();
+    d_.assign(n, 0.0);
+    rhs_.assign(n, 0.0);
+    det_v_.resize(f_.detector_cv.size());
+
+    // About 4096 CVs a chunk (at least one block): ~150 bytes of state per CV keeps a chunk
+    // within L2.
+    constexpr int chunk_cvs = 4096;
+    auto range = [](const MechInstances& mi, int cv0, int cv1, int (&out)[2]) {
+        out[0] = static_cast<int>(std::lower_bound(mi.cv.begin(), mi.cv.end(), cv0) - mi.cv.begin());
+        out[1] = static_cast<int>(std::lower_bound(mi.cv.begin(), mi.cv.end(), cv1) - mi.cv.begin());
+    };
+    const int W = blocks_.width, nb = blocks_.n_blocks();
+    auto block_end = [&](int b) { return blocks_.base[b] + blocks_.rows[b] * W; };
+    for (int b = 0; b < nb;) {
+        Chunk k{};
+        k.block_begin = b;
+        k.cv_begin = blocks_.base[b];
+        while (b < nb && (b == k.block_begin || block_end(b) - k.cv_begin <= chunk_cvs)) ++b;
+        k.block_end = b;
+        k.cv_end = block_end(b - 1);
+        for (int x = 0; x < n_mechanisms; ++x) range(f_.mechs[x], k.cv_begin, k.cv_end, k.instances[x]);
+        for (int j = k.block_begin * W; j < k.block_end * W; ++j)
+            if (blocks_.cell[j] >= 0) k.cells.push_back(blocks_.cell[j]);
+        std::sort(k.cells.begin(), k.cells.end());
+        chunks_.push_back(std::move(k));
+    }
+    auto chunk_of_cv = [&](int cv) {
+        return static_cast<int>(std::upper_bound(chunks_.begin(), chunks_.end(), cv,
+                                                 [](int x, const Chunk& k) { return x < k.cv_begin; }) -
+                                chunks_.begin()) - 1;
+    };
+    for (std::size_t t = 0; t < f_.target_mech.size(); ++t)
+        target_chunk_.push_back(chunk_of_cv(f_.mechs[f_.target_mech[t]].cv[f_.target_instance[t]]));
+    chunk_probes_.resize(chunks_.size());
+    for (std::size_t p = 0; p < f_.probe_cv.size(); ++p) chunk_probes_[chunk_of_cv(f_.probe_cv[p])].push_back(static_cast<int>(p));
+    chunk_events_.resize(chunks_.size());
+    base_ready_.assign(chunks_.size(), 0);
+    release_per_cv_inputs(f_);  // now in cap_dt_, d_base_, u_ and v_
+}
+
+void CpuCellGroup::solve_cells_by(CellSolve solve) {
+    if (solve && blocks_.width != 1)
+        throw std::invalid_argument("CpuCellGroup::solve_cells_by: lanes " + std::to_string(blocks_.width) +
+                                    ", a cell's own solve needs lanes 1");
+    cell_solve_ = std::move(solve);
+}
+
+MechColumns CpuCellGroup::columns(int x) {
+    const MechInstances& mi = f_.mechs[x];
+    return {mi.size(), mi.cv.data(), mi.weight.data(), mi.params.data(), mech_[x].states.data(), mech_[x].derived.data()};
+}
+
+void CpuCellGroup::deliver(const StepEvent& e) {
+    const int x = f_.target_mech[e.target], k = f_.target_instance[e.target];
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        if constexpr (M::kind == MechKind::synapse) {
+            if (x != mech_index<M>) return;
+            const MechColumns m = columns(x);
+            Instance<M> in(m, k);
+            M::on_event(e.weight, in.p.v, in.s.v, in.c.v);
+            in.store_states(m, k);
+        }
+    });
+}
+
+std::vector<double> CpuCellGroup::voltages() const { return natural_order(f_, v_.data()); }
+
+std::vector<double> CpuCellGroup::state() const {
+    std::vector<double> s = v_;
+    for (const MechState& m : mech_) s.insert(s.end(), m.states.begin(), m.states.end());
+    return s;
+}
+
+void CpuCellGroup::set_state(const std::vector<double>& s) {
+    if (s.size() != state_size(f_)) throw std::invalid_argument("CpuCellGroup::set_state: wrong size");
+    auto from = s.begin();
+    std::copy_n(from, v_.size(), v_.begin());
+    std::fill(base_ready_.begin(), base_ready_.end(), 0);  // assembled from the old v
+    from += static_cast<long>(v_.size());
+    for (MechState& m : mech_) {
+        std::copy_n(from, m.states.size(), m.states.begin());
+        from += static_cast<long>(m.states.size());
+    }
+}
+
+void CpuCellGroup::initial_frame(std::vector<double>& frames) {
+    for (int cv : f_.probe_cv) frames.push_back(v_[cv]);
+}
+
+void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
+                           std::vector<Spike>& spikes, std::vector<double>& frames) {
+    // The epoch's frames: rows of every probe, filled chunk by chunk.
+    long first_frame = -1, n_frames = 0;
+    for (long n = step_begin; n < step_end; ++n)
+        if (const long f = s_.frame_after(n); f >= 0) {
+            if (first_frame < 0) first_frame = f;
+            ++n_frames;
+        }
+    const std::size_t n_probes = f_.probe_cv.size(), base = frames.size();
+    frames.resize(base + n_frames * n_probes);
+
+    Stopwatch w;
+    for (auto& e : chunk_events_) e.clear();
+    for (std::size_t i = 0; i < events.size(); ++i) chunk_events_[target_chunk_[events[i].target]].push_back(static_cast<int>(i));
+    times_.events += w.lap();
+
+    blown_up_ = {};
+    for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) {
+        const std::vector<int>& ev = chunk_events_[k];
+        std::size_t next = 0;
+        Stopwatch wc;  // one clock read per phase boundary
+        for (long n = step_begin; n < step_end; ++n) {
+            const double t = n * s_.dt;
+            for (; next < ev.size() && events[ev[next]].step == n; ++next) deliver(events[ev[next]]);
+            times_.events += wc.lap();
+            switch (blocks_.width) {
+                case 1: step_chunk<1>(k, t, wc); break;
+                case 2: step_chunk<2>(k, t, wc); break;
+                case 4: step_chunk<4>(k, t, wc); break;
+                default: step_chunk<8>(k, t, wc); break;
+            }
+            detect_chunk(k, t, spikes);
+            times_.detect += wc.lap();
+            if (const long f = s_.frame_after(n); f >= 0) {
+                double* row = frames.data() + base + (f - first_frame) * n_probes;
+                for (int p : chunk_probes_[k]) row[p] = v_[f_.probe_cv[p]];
+                times_.sample += wc.lap();
+            }
+        }
+        // Once per chunk and epoch, while its v is in cache: chunks run in CV order, so
+        // the first hit is the lowest index.
+        if (!blown_up_)
+            for (int i = chunks_[k].cv_begin; i < chunks_[k].cv_end; ++i)
+                if (blown_up(v_[i])) {
+                    blown_up_ = {i, v_[i]};
+                    break;
+                }
+    }
+}
+
+void CpuCellGroup::detect_chunk(int chunk, double t, std::vector<Spike>& spikes) const {
+    for (int c : chunks_[chunk].cells) {
+        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) {
+            const double v0 = det_v_[k], v1 = v_[f_.detector_cv[k]], th = f_.detector_threshold[k];
+            if (threshold::crossed(v0, v1, th)) {
+                const double ts = threshold::crossing_time(t, s_.dt, v0, v1, th, s_.rules == EventRules::neuron);
+                spikes.push_back({f_.gids[c], static_cast<std::uint32_t>(k - f_.detector_offset[c]), ts});
+            }
+        }
+    }
+}
+
+template <int W>
+void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
+    using L = Lanes<W>;
+    const Chunk& ck = chunks_[chunk];
+    const double dt = s_.dt;
+
+    // The arrays as local restrict pointers: Lanes' loads and stores (memcpy) may alias any
+    // object, so through the members the compiler would reload every pointer every row.
+    double* __restrict v = v_.data();
+    double* __restrict d = d_.data();
+    double* __restrict rhs = rhs_.data();
+    const double* __restrict d_base = d_base_.data();
+    const double* __restrict cap_dt = cap_dt_.data();
+
+    // assemble_base: d = cap/dt + g_sum, rhs = cap/dt · v (the constant terms precomputed),
+    // for rows i at voltages vi. The previous step's forward sweep did it already (in the
+    // rows it had just solved), unless v was set since.
+    auto assemble_rows = [&](int i, L vi) {
+        L di, ri;
+        assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), vi, di, ri);
+        di.store(d + i);
+        ri.store(rhs + i);
+    };
+    if (!base_ready_[chunk])
+        for (int i = ck.cv_begin; i < ck.cv_end; i += W) assemble_rows(i, L::load(v + i));
+    times_.assemble += w.lap();
+
+    // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
+    const double t_mid = t + 0.5 * dt;
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        add_currents<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v, t_mid, std::get<x>(globals_), d, rhs);
+    });
+    times_.currents += w.lap();
+
+    // Detectors keep the voltage of the step's start; the solution replaces v.
+    for (int c : ck.cells)
+        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v[f_.detector_cv[k]];
+    if (!cell_solve_) {
+        for (int b = ck.block_begin; b < ck.block_end; ++b)
+            lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v, assemble_rows);
+    } else if constexpr (W == 1) {  // (solve_cells_by: lanes 1) a block is a cell
+        for (int b = ck.block_begin; b < ck.block_end; ++b) {
+            const int first = blocks_.base[b], last = first + blocks_.rows[b];
+            cell_solve_(first, last, f_.layout.parent.data(), d, u_.data(), rhs);
+            for (int i = first; i < last; ++i) {  // the solution, and the next step's base from it
+                v[i] = rhs[i];
+                assemble_rows(i, L::load(v + i));
+            }
+        }
+    }
+    base_ready_[chunk] = 1;
+    times_.solve += w.lap();
+
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        if constexpr (n_states<M> > 0)
+            advance_states<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v, dt, std::get<x>(globals_));
+    });
+    times_.states += w.lap();
+}
+
+}  // namespace arbolito

@@ -1,0 +1,85 @@
+#pragma once
+// The multicore backend: one cell group integrated by one thread (solver `cpu`; `omp`
+// runs several such groups on OpenMP threads). Cells are stepped W at a time in SIMD
+// lanes (lane_layout's blocks): the per-CV loops, the mechanisms and the Hines
+// sweeps run on Lanes<W> (core/lanes.hpp), each lane computing exactly what the scalar
+// code computes for its cell, so every width gives the same bits (W = 1: the scalar path).
+#include <functional>
+
+#include "lowered_cell/cell_group.hpp"
+#include "lowered_cell/timings.hpp"
+#include "mechanisms/instance.hpp"
+#include "solvers/lane_layout.hpp"
+
+namespace arbolito {
+
+// The lane width of lanes=auto: 4 doubles where the target has AVX (AVX2, AVX-512), else 2.
+int native_lane_width();
+const char* native_lane_isa();  // "AVX-512", "AVX2", "AVX" or "SSE2/other"
+
+// A cell's solve in place of the double Hines sweeps, where the lanes are 1 (a lane block
+// is then one cell): rows first..last-1 in layout numbering, first the root, parent and u
+// in layout numbering; on return rhs holds the solution, d may be overwritten. The
+// long double reference (solve=long-double) is one; accuracy tests put in other solvers'
+// host references (the GPU solvers' arithmetic in the CPU's whole run).
+using CellSolve = std::function<void(int first, int last, const int* parent, double* d, const double* u, double* rhs)>;
+
+class CpuCellGroup final : public CellGroup {
+public:
+    CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& s);
+    // Every cell's solve from now on by `solve` (null: the double Hines sweeps again).
+    // Throws std::invalid_argument unless the lanes are 1.
+    void solve_cells_by(CellSolve solve);
+    void advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
+                 std::vector<Spike>& spikes, std::vector<double>& frames) override;
+    void initial_frame(std::vector<double>& frames) override;
+    BlownUpCv first_blown_up_v() const override { return blown_up_; }
+    const FvmData& data() const override { return f_; }
+    const PhaseTimes& times() const override { return times_; }
+    std::vector<double> voltages() const override;
+    std::vector<double> state() const override;
+    void set_state(const std::vector<double>& s) override;
+
+private:
+    // One step of a chunk; adds each phase's time to times_, taking laps of w.
+    template <int W>
+    void step_chunk(int chunk, double t, Stopwatch& w);
+    void detect_chunk(int chunk, double t, std::vector<Spike>& spikes) const;
+    void deliver(const StepEvent& e);
+    MechColumns columns(int mechanism);  // f_'s instances and mech_'s states
+
+    // Cells are stepped in chunks of about cache size, and each chunk through the whole
+    // epoch before the next starts: within an epoch no cell depends on another (events
+    // come from the queue, spikes leave at its end), so a chunk's state stays in L2 for
+    // the epoch's steps instead of streaming from memory once per step (busyring 1,024
+    // cells: 1.8 M CVs, 270 MB of state). A chunk is whole lane blocks: a contiguous range
+    // of CVs. Per chunk: its blocks, CVs, cells and its instances of every mechanism.
+    struct Chunk {
+        int block_begin, block_end, cv_begin, cv_end;
+        int instances[n_mechanisms][2];  // [first, end) of each mechanism's instances
+        std::vector<int> cells;          // ascending
+    };
+    std::vector<Chunk> chunks_;
+    std::vector<int> target_chunk_;              // chunk of each synapse target
+    std::vector<std::vector<int>> chunk_probes_;  // probes (columns) on each chunk's CVs
+    std::vector<std::vector<int>> chunk_events_;  // this epoch's events per chunk, in order
+    // Per chunk: d and rhs hold the next step's base terms (its last solve wrote them at
+    // the voltage it left in v), so its assembly pass is skipped; 0 at first and after set_state.
+    std::vector<char> base_ready_;
+
+    FvmData f_;
+    LaneBlocks blocks_;
+    StepSettings s_;
+    all_mechanisms::Globals globals_;
+    // Per CV, constant over the run: cap/dt and the diagonal before membrane currents,
+    // cap/dt + g_sum (assemble_base's terms, the same bits); padding rows 0 and 1.
+    std::vector<double> cap_dt_, d_base_;
+    std::vector<double> v_, d_, u_, rhs_;
+    CellSolve cell_solve_;         // null: lane_hines_solve
+    MechStates mech_;              // every mechanism's states and constants
+    std::vector<double> det_v_;    // detector voltage at the start of the step
+    BlownUpCv blown_up_;        // after the last advance
+    PhaseTimes times_;
+};
+
+}  // namespace arbolito

@@ -1,0 +1,480 @@
+// The GPU cell group: state on the device from set-up to the end, kernels for every
+// phase of the step, one copy in (events) and out (spikes, frames) per epoch.
+#include "gpu/gpu_cell_group.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu/event_queue.hpp"
+#include "gpu/gpu_solve.hpp"
+#include "gpu/phase_timer.hpp"
+#include "gpu/resident_epoch.hpp"
+#include "run/timeline.hpp"
+#include "core/gpu/memory.hpp"
+#include "gpu/step_kernels.cuh"
+#include "mechanisms/catalogue.hpp"
+#include "solvers/gpu/hines_gpu_cell.hpp"
+#include "solvers/gpu_cell_layout.hpp"
+
+namespace arbolito {
+
+namespace gpu {
+namespace {
+
+constexpr int threads_per_block = 256;  // a multiple of 32: point_sum needs whole warps
+
+unsigned blocks_for(long n) { return static_cast<unsigned>((n + threads_per_block - 1) / threads_per_block); }
+
+// An empty name: the solver's default (make_gpu_cell_plan).
+std::optional<CellKernel> cell_kernel(const std::string& name) {
+    if (name.empty()) return std::nullopt;
+    if (const auto k = cell_kernel_named(name)) return k;
+    throw std::invalid_argument("unknown gpu-cell solve kernel '" + name + "'");
+}
+
+// One thread per cell leaves most of the GPU idle when cells are few; then small blocks
+// spread the warps over more multiprocessors (each with its own L1 and load pipeline).
+int solve_threads(int requested, int n_slots) {
+    if (requested > 0) return requested;
+    return n_slots < 128 * 2 * device_shape().sms ? 32 : 128;
+}
+
+// One mechanism's instances on the device: parameters, states and constants by column,
+// then instance. The weights (area scaling) only for density mechanisms: a point
+// mechanism's are all 1 and its kernel does not read them.
+struct DeviceMech {
+    int n = 0;
+    DeviceArray<int> cv;
+    DeviceArray<double> weight, p, s, c;
+
+    DeviceMech() = default;
+    DeviceMech(const MechInstances& mi, const MechState& st, bool density)
+        : n(mi.size()), cv(mi.cv), weight(density ? DeviceArray<double>(mi.weight) : DeviceArray<double>()),
+          p(mi.params), s(st.states), c(st.derived) {}
+    MechColumns columns() { return {n, cv.data(), weight.data(), p.data(), s.data(), c.data()}; }
+};
+
+class GpuCellGroup final : public CellGroup {
+public:
+    GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve);
+    ~GpuCellGroup() override {  // no throw from a destructor
+        if (stream_) cudaStreamDestroy(stream_);
+        for (cudaEvent_t e : piece_events_)
+            if (e) cudaEventDestroy(e);
+    }
+    void prepare(long step_begin, long step_end, const std::vector<StepEvent>& events) override;
+    void advance(long step_begin, long step_end, const std::vector<StepEvent>& events, std::vector<Spike>& spikes,
+                 std::vector<double>& frames) override;
+    void initial_frame(std::vector<double>& frames) override;
+    const FvmData& data() const override { return f_; }
+    const PhaseTimes& times() const override { return times_; }
+    std::vector<double> voltages() const override;
+    std::vector<double> state() const override;
+    void set_state(const std::vector<double>& s) override;
+    BlownUpCv first_blown_up_v() const override { return blown_up_; }
+
+private:
+    void run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames);
+    void step(long n, long& rows);
+    void run_resident(long b, long e);
+
+    FvmData f_;
+    StepSettings s_;
+    GpuGroupOptions opt_;
+    all_mechanisms::Globals globals_;
+    cudaStream_t stream_ = nullptr;
+    std::unique_ptr<GpuSolve> solve_;  // the solver's, for f_.layout
+
+    // Per CV (layout numbering). v and rhs swap roles after every solve.
+    DeviceArray<double> va_, vb_, d_, u_;
+    DeviceArray<double> d_base_, cap_dt_;  // take_assembly_terms (the CPU group's too)
+    double* v_ = nullptr;    // V^n during the step, V^{n+1} after it
+    double* rhs_ = nullptr;  // after the swap: V^n, which the detectors compare with
+    std::array<DeviceMech, n_mechanisms> mechs_;  // by all_mechanisms index
+    DeviceArray<std::uint8_t> target_mech_;
+    DeviceArray<int> target_instance_;
+    DeviceArray<int> det_cv_, probe_cv_;
+    DeviceArray<double> det_threshold_;
+    std::vector<int> det_cell_;  // detector -> group cell
+
+    EventQueue events_;
+    EventTargets targets_;
+    DeviceArray<DeviceSpike> spikes_;
+    DeviceArray<unsigned> spike_count_;
+    DeviceArray<double> frames_;
+    PinnedArray<double> host_frames_;
+    PinnedArray<unsigned> host_count_;
+    DeviceArray<unsigned> first_blown_up_;    // the piece's first blown-up v (UINT_MAX: none)
+    PinnedArray<unsigned> host_first_blown_up_;
+    BlownUpCv blown_up_;                    // after the last advance
+    std::vector<DeviceSpike> host_spikes_;
+    long max_piece_steps_ = 0;
+
+    PhaseTimer timer_;
+    PhaseTimes times_;
+
+    std::unique_ptr<ResidentEpoch> resident_;  // gpu-fine step=resident: one kernel per piece
+    std::array<cudaEvent_t, 2> piece_events_{};  // around it (timing=on)
+};
+
+GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve)
+    : f_(std::move(data)), s_(s), opt_(o), globals_(all_mechanisms::globals(s.celsius)), solve_(std::move(solve)),
+      events_(static_cast<std::uint32_t>(f_.target_mech.size())), timer_(o.phase_times) {
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    const int n = f_.n_cv();
+    // Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and the
+    // assembly's terms (take_assembly_terms, the CPU group's too) with v = 0 give the rest.
+    std::vector<double> u = axial_u(f_);
+    for (int x : f_.layout.padding) u[x] = 0.0;
+    AssemblyTerms terms = take_assembly_terms(f_, s_.dt);
+    va_ = DeviceArray<double>(f_.v_init);
+    blown_up_ = first_blown_up(f_);
+    vb_ = DeviceArray<double>(n);  // d and rhs: written in full by every step's assembly
+    d_ = DeviceArray<double>(n);
+    u_ = DeviceArray<double>(u);
+    d_base_ = DeviceArray<double>(terms.d_base);
+    cap_dt_ = DeviceArray<double>(terms.cap_dt);
+    terms = {};  // freed once on the device
+    v_ = va_.data();
+    rhs_ = vb_.data();
+
+    // Mechanism states start as on the CPU (same functions, on the host).
+    const MechStates init = initial_states(f_, globals_);
+    for (int x = 0; x < n_mechanisms; ++x)
+        mechs_[x] = DeviceMech(f_.mechs[x], init[x], mechanism_infos()[x].kind == MechKind::density);
+
+    target_mech_ = DeviceArray<std::uint8_t>(f_.target_mech);
+    target_instance_ = DeviceArray<int>(f_.target_instance);
+    targets_.mech = target_mech_.data();
+    targets_.instance = target_instance_.data();
+    for (int x = 0; x < n_mechanisms; ++x) targets_.columns[x] = mechs_[x].columns();
+
+    det_cv_ = DeviceArray<int>(f_.detector_cv);
+    det_threshold_ = DeviceArray<double>(f_.detector_threshold);
+    for (int c = 0; c < f_.n_cells(); ++c)
+        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_cell_.push_back(c);
+    probe_cv_ = DeviceArray<int>(f_.probe_cv);
+    spike_count_ = DeviceArray<unsigned>(1);
+    host_count_.reserve(1);
+    first_blown_up_ = DeviceArray<unsigned>(1);
+    host_first_blown_up_.reserve(1);
+
+    // An epoch runs in pieces short enough that the spike buffer, large enough for a
+    // detector firing every other step, and the frames each stay under 256 MiB. Each piece
+    // is a kernel (or a step's kernels) and a pass of the blow-up check: one piece an epoch
+    // where possible (a 16-MiB spike budget cut 32,768 busyring cells' 100-step epochs in 64
+    // and 36 steps, 2 ms a piece more, on an H100).
+    constexpr long piece_bytes = 256L << 20;
+    const long n_det = static_cast<long>(f_.detector_cv.size()), ncol = n_columns();
+    const long max_spikes = piece_bytes / static_cast<long>(sizeof(DeviceSpike));
+    max_piece_steps_ = 1L << 30;
+    if (n_det > 0) max_piece_steps_ = std::min(max_piece_steps_, 2 * (std::max(max_spikes, n_det) / n_det));
+    if (ncol > 0 && s_.n_frames > 0)
+        max_piece_steps_ = std::min(max_piece_steps_, std::max(1L, piece_bytes / (8 * ncol)) * s_.steps_per_sample);
+    if (const ResidentRequest* r = solve_->resident()) {
+        resident_ = std::make_unique<ResidentEpoch>(f_, *r->schedule, *r->plan, r->shared_bytes, r->threads, globals_);
+        events_.sort_by_block(resident_->plan().target_block, static_cast<int>(resident_->plan().blocks.size()));
+        if (opt_.phase_times)
+            for (cudaEvent_t& e : piece_events_) CUDA_CHECK(cudaEventCreate(&e));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    release_per_cv_inputs(f_);  // on the device now
+}
+
+std::vector<double> GpuCellGroup::voltages() const {
+    std::vector<double> v(f_.n_cv());
+    if (!v.empty()) {
+        CUDA_CHECK(cudaMemcpyAsync(v.data(), v_, v.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    return natural_order(f_, v.data());
+}
+
+// Device copies on the group's stream, one per array, then one synchronisation.
+std::vector<double> GpuCellGroup::state() const {
+    std::vector<double> s(state_size(f_));
+    double* to = s.data();
+    auto take = [&](const double* from, std::size_t n) {
+        if (n) CUDA_CHECK(cudaMemcpyAsync(to, from, n * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+        to += n;
+    };
+    take(v_, f_.n_cv());
+    for (const DeviceMech& m : mechs_) take(m.s.data(), m.s.size());
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return s;
+}
+
+void GpuCellGroup::set_state(const std::vector<double>& s) {
+    if (s.size() != state_size(f_)) throw std::invalid_argument("GpuCellGroup::set_state: wrong size");
+    const double* from = s.data();
+    auto put = [&](double* to, std::size_t n) {
+        if (n) CUDA_CHECK(cudaMemcpyAsync(to, from, n * sizeof(double), cudaMemcpyHostToDevice, stream_));
+        from += n;
+    };
+    put(v_, f_.n_cv());
+    for (DeviceMech& m : mechs_) put(m.s.data(), m.s.size());
+    CUDA_CHECK(cudaStreamSynchronize(stream_));  // s may go away after the return
+}
+
+void GpuCellGroup::initial_frame(std::vector<double>& frames) {
+    const int ncol = n_columns();
+    if (ncol == 0) return;
+    grow(frames_, ncol);
+    host_frames_.reserve(ncol);
+    sample_kernel<<<blocks_for(ncol), threads_per_block, 0, stream_>>>(ncol, probe_cv_.data(), v_, frames_.data());
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaMemcpyAsync(host_frames_.data(), frames_.data(), ncol * sizeof(double), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    frames.insert(frames.end(), host_frames_.data(), host_frames_.data() + ncol);
+}
+
+// From the exchange's thread: the coming epoch's events packed, copied and sorted on the
+// queue's own stream while the device runs the current epoch (EventQueue::pack).
+void GpuCellGroup::prepare(long step_begin, long step_end, const std::vector<StepEvent>& events) {
+    timeline::mark("events pack begin", step_begin);
+    events_.pack(events, step_begin, step_end);
+    timeline::mark("events packed", step_begin);
+}
+
+void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
+                           std::vector<Spike>& spikes, std::vector<double>& frames) {
+    events_.stage(events, step_begin, step_end, stream_);
+    timeline::mark("events staged", step_begin);
+    blown_up_ = {};
+    for (long b = step_begin; b < step_end && !blown_up_;) {
+        const long e = std::min(step_end, b + max_piece_steps_);
+        run_piece(b, e, spikes, frames);
+        timeline::mark("piece done", b);
+        b = e;
+    }
+    events_.release(stream_);
+}
+
+void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames) {
+    const long n_det = static_cast<long>(f_.detector_cv.size()), ncol = n_columns();
+    long n_rows = 0;
+    for (long n = b; n < e; ++n) n_rows += s_.frame_after(n) >= 0;
+    const std::size_t capacity = static_cast<std::size_t>(n_det) * ((e - b + 1) / 2);
+    grow(spikes_, capacity);
+    grow(frames_, n_rows * ncol);
+    host_frames_.reserve(n_rows * ncol);
+    CUDA_CHECK(cudaMemsetAsync(spike_count_.data(), 0, sizeof(unsigned), stream_));
+
+    long rows = 0;
+    if (resident_) {
+        run_resident(b, e);
+        rows = ncol > 0 ? n_rows : 0;
+    } else {
+        timer_.begin(e - b);
+        for (long n = b; n < e; ++n) step(n, rows);
+    }
+    timeline::mark("piece launched", b);
+
+    // The blow-up check: one pass over v, its answer copied back with the spike count.
+    const int ncv = f_.n_cv();
+    CUDA_CHECK(cudaMemsetAsync(first_blown_up_.data(), 0xff, sizeof(unsigned), stream_));
+    if (ncv > 0) {
+        first_blown_up_kernel<<<blocks_for(ncv), threads_per_block, 0, stream_>>>(ncv, v_, first_blown_up_.data());
+        CUDA_CHECK_LAUNCH();
+    }
+
+    if (rows * ncol > 0)
+        CUDA_CHECK(cudaMemcpyAsync(host_frames_.data(), frames_.data(), rows * ncol * sizeof(double),
+                                   cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(host_count_.data(), spike_count_.data(), sizeof(unsigned), cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaMemcpyAsync(host_first_blown_up_.data(), first_blown_up_.data(), sizeof(unsigned),
+                               cudaMemcpyDeviceToHost, stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    timeline::mark("piece synced", b);
+    if (const unsigned i = host_first_blown_up_[0]; i != ~0u) {
+        // Only on a blow-up: the one voltage, for the message.
+        blown_up_.cv = static_cast<int>(i);
+        CUDA_CHECK(cudaMemcpy(&blown_up_.value, v_ + i, sizeof(double), cudaMemcpyDeviceToHost));
+    }
+    if (resident_ && opt_.phase_times) {
+        float ms = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&ms, piece_events_[0], piece_events_[1]));
+        times_.fused += 1e-3 * ms;
+    } else {
+        timer_.collect(times_);
+    }
+    frames.insert(frames.end(), host_frames_.data(), host_frames_.data() + rows * ncol);
+
+    const std::size_t count = host_count_[0];
+    if (count > capacity) throw std::logic_error("gpu spike buffer overflow");  // cannot happen: see capacity
+    if (count == 0) return;
+    host_spikes_.resize(count);
+    CUDA_CHECK(cudaMemcpyAsync(host_spikes_.data(), spikes_.data(), count * sizeof(DeviceSpike), cudaMemcpyDeviceToHost,
+                               stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    // In the kernel's order, whatever it was: the simulation sorts every epoch's spikes
+    // (time, gid, detector) before they become events or output.
+    for (const DeviceSpike& sp : host_spikes_) {
+        const int c = det_cell_[sp.detector];
+        spikes.push_back({f_.gids[c], sp.detector - f_.detector_offset[c], sp.time});
+    }
+}
+
+// The piece [b, e) as one kernel (resident_epoch.hpp), its frames from row 0 of frames_.
+void GpuCellGroup::run_resident(long b, long e) {
+    ResidentState st;
+    st.v = v_;
+    st.rhs = rhs_;
+    st.d = d_.data();
+    st.u = u_.data();
+    st.d_base = d_base_.data();
+    st.cap_dt = cap_dt_.data();
+    for (int x = 0; x < n_mechanisms; ++x) st.mechs[x] = mechs_[x].columns();
+    st.target_mech = target_mech_.data();
+    st.target_instance = target_instance_.data();
+    st.det_cv = det_cv_.data();
+    st.det_threshold = det_threshold_.data();
+    st.spikes = spikes_.data();
+    st.spike_count = spike_count_.data();
+    st.spike_capacity = static_cast<unsigned>(spikes_.size());
+    st.frames = frames_.data();
+    st.n_columns = n_columns();
+    if (opt_.phase_times) CUDA_CHECK(cudaEventRecord(piece_events_[0], stream_));
+    resident_->run(st, events_.by_block(), b, e, s_, stream_);
+    if (opt_.phase_times) CUDA_CHECK(cudaEventRecord(piece_events_[1], stream_));
+}
+
+void GpuCellGroup::step(long n, long& rows) {
+    const double dt = s_.dt, t = n * dt;
+    const int ncv = f_.n_cv();
+    const unsigned tb = threads_per_block;
+    timer_.mark(stream_);
+
+    events_.deliver(n, targets_, stream_);
+    timer_.mark(stream_);
+
+    if (ncv > 0) {
+        assemble_kernel<<<blocks_for(ncv), tb, 0, stream_>>>(ncv, d_base_.data(), cap_dt_.data(), v_, d_.data(), rhs_);
+        CUDA_CHECK_LAUNCH();
+    }
+    timer_.mark(stream_);
+
+    // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
+    const double t_mid = t + 0.5 * dt;
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        const MechColumns m = mechs_[x].columns();
+        if (m.n == 0) return;
+        const auto& gl = std::get<x>(globals_);
+        current_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
+        CUDA_CHECK_LAUNCH();
+    });
+    timer_.mark(stream_);
+
+    solve_->solve(d_.data(), u_.data(), rhs_, stream_);
+    timer_.mark(stream_);
+
+    // The solution is the new v; the old v stays in the other buffer for the detectors
+    // (and is overwritten by the next assembly).
+    std::swap(v_, rhs_);
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        if constexpr (n_states<M> > 0) {
+            const MechColumns m = mechs_[x].columns();
+            if (m.n == 0) return;
+            advance_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, std::get<x>(globals_), dt, v_);
+            CUDA_CHECK_LAUNCH();
+        }
+    });
+    timer_.mark(stream_);
+
+    const int n_det = static_cast<int>(f_.detector_cv.size());
+    if (n_det) {
+        const unsigned capacity = static_cast<unsigned>(spikes_.size());
+        detect_kernel<<<blocks_for(n_det), tb, 0, stream_>>>(n_det, det_cv_.data(), det_threshold_.data(), rhs_, v_, t, dt,
+                                                             s_.rules == EventRules::neuron, spikes_.data(),
+                                                             spike_count_.data(), capacity);
+        CUDA_CHECK_LAUNCH();
+    }
+    timer_.mark(stream_);
+
+    const int ncol = n_columns();
+    if (s_.frame_after(n) >= 0 && ncol > 0) {
+        sample_kernel<<<blocks_for(ncol), tb, 0, stream_>>>(ncol, probe_cv_.data(), v_, frames_.data() + rows * ncol);
+        CUDA_CHECK_LAUNCH();
+        ++rows;
+    }
+    timer_.mark(stream_);
+}
+
+}  // namespace
+}  // namespace gpu
+
+void select_gpu(int local_rank, const std::string& solver) {
+    int devices = 0;
+    const cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0) {
+        cudaGetLastError();  // clear the sticky error of a failed probe
+        throw std::runtime_error("solver " + solver + " needs a CUDA device, and none is usable" +
+                                 (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : std::string()));
+    }
+    CUDA_CHECK(cudaSetDevice(std::max(0, local_rank) % devices));
+}
+
+namespace {
+
+// gpu-cell's solve: one thread per cell (cuHinesBatch).
+class GpuCellSolve final : public GpuSolve {
+public:
+    GpuCellSolve(const Layout& layout, const CellSlots& slots, const GpuGroupOptions& o)
+        : plan_(gpu::make_gpu_cell_plan(layout, slots, gpu::cell_kernel(o.solve_kernel), plan_options(o))) {
+        plan_.threads = gpu::solve_threads(o.solve_threads, plan_.n_slots);
+    }
+    static gpu::CellPlanOptions plan_options(const GpuGroupOptions& o) {
+        gpu::CellPlanOptions p;
+        p.block_shared = o.layout.rfind("block-shared:", 0) == 0;
+        p.padding = o.solve_padding == "compute" ? gpu::CellPadding::compute
+                    : o.solve_padding == "stop"  ? gpu::CellPadding::stop
+                                                 : gpu::CellPadding::automatic;
+        return p;
+    }
+    void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
+        gpu::gpu_cell_solve(plan_, d, u, rhs, stream);
+    }
+
+private:
+    gpu::GpuCellPlan plan_;
+};
+
+}  // namespace
+
+GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o) {
+    return numbered_parts<GpuCellNumbering>(
+        [layout = o.layout](const std::vector<std::vector<int>>& np) {
+            if (layout != "block-shared:auto") return gpu_cell_layout(np, layout);
+            // The largest block size whose right-hand sides fit (the device is selected).
+            std::size_t rows = 1;
+            for (const auto& c : np) rows = std::max(rows, c.size());
+            const int bs = gpu::block_shared_auto(static_cast<int>(std::min<std::size_t>(rows, 1 << 30)));
+            if (bs == 0)
+                throw std::invalid_argument("gpu-cell: layout=block-shared: a cell of " + std::to_string(rows) +
+                                            " CVs does not fit the shared memory of a CUDA block (" +
+                                            std::to_string(gpu::shared_bytes_per_block() / 1024) +
+                                            " KiB); use layout=block-interleaved");
+            return gpu_cell_layout(np, "block-shared:" + std::to_string(bs));
+        },
+        [o](const Layout& l, const GpuCellNumbering& g) { return std::make_unique<GpuCellSolve>(l, g.slots, o); });
+}
+
+std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
+                                          const std::string& solver, const GpuSolverParts& parts,
+                                          const GpuGroupOptions& o, const StepSettings& s, int local_rank) {
+    select_gpu(local_rank, solver);
+    FvmData f = build_fvm(m, gid_begin, gid_end, parts.numbering);
+    std::unique_ptr<GpuSolve> solve = parts.make_solve(f.layout);
+    return std::make_unique<gpu::GpuCellGroup>(std::move(f), s, o, std::move(solve));
+}
+
+}  // namespace arbolito

@@ -1,0 +1,155 @@
+// Solver gpu-fine (Huber's fine-grained tree solver; docs/solvers.md): the GPU cell group with
+// fine_layout's numbering (cells packed into CUDA blocks, branches by level) and the
+// block-level solve of solvers/gpu/hines_gpu_fine. Plain C++, compiled in every build so
+// that a CPU-only build still knows the solver; only the CUDA build has the factory.
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "gpu/gpu_cell_group.hpp"
+#include "run/solver_registry.hpp"
+#include "run/solver_spec.hpp"
+#include "solvers/fine_layout.hpp"
+#ifdef ARBOLITO_HAVE_CUDA
+#include "gpu/gpu_solve.hpp"
+#include "gpu/resident_epoch.hpp"
+#include "solvers/gpu/hines_gpu_fine.hpp"
+#endif
+
+namespace arbolito {
+
+namespace {
+
+std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" : check_whole_number(v); }
+// `split`'s values, in Split's order: off, median (`on`), cost.
+const std::array<std::string, 3> split_names = {"off", "on", "cost"};
+
+#ifdef ARBOLITO_HAVE_CUDA
+// Shared memory of a resident block by default: as much as lets three blocks
+// (gpu::resident_blocks_per_sm) share a multiprocessor (gpu::resident_shared_kib_for; 74
+// KiB on an H100: 228 KiB each, 1 KiB reserved per block, the kernel's own 0.3 KiB).
+// Measured on busyring (H100, bench/HISTORY.md): 110 KiB and 256 threads (two blocks,
+// all of a cell staged) 23 % slower at 8,192 cells; 50 KiB (four blocks) 7 %; 74 KiB
+// 1.3 % faster than 72 and 75 (two blocks) 36 % slower.
+// CVs per block of a resident schedule when `block=auto`: about what fits the budget at
+// busyring's ~64 bytes of staged state per CV.
+constexpr int resident_bytes_per_cv = 64;
+
+// shared_bytes 0: the streaming step.
+ResidentRequest resident_request(const SolverOptions& o) {
+    ResidentRequest r;
+    if (o.at("step") == "resident") {
+        r.shared_bytes = 1024 * (o.at("shared") == "auto" ? gpu::resident_shared_kib_for(gpu::resident_blocks_per_sm)
+                                                          : std::stoi(o.at("shared")));
+        r.threads = std::stoi(o.at("threads"));
+    }
+    return r;
+}
+
+// ahead=auto: 8 rows, or 4 for the streaming solve of a group of more than about 4 M CVs.
+// There its blocks outnumber what the device runs at once, and fewer registers per thread
+// (more blocks per SM) win over fewer waits per thread (busyring, H100, bench/RESULTS.md:
+// 8 better by 26 % at 1.8 M CVs, 4 better by 7-10 % at 7-29 M CVs solve alone and by 3.6 %
+// on the whole run at 58 M). The resident step takes 4: with the predicted reciprocals
+// (fine_sweeps.hpp) 4 rows ahead beat 8 there by 3-5 % (H100, bench/HISTORY.md).
+// Every choice gives the same bits.
+int rows_ahead(const std::string& ahead, const FineSchedule& s, const ResidentRequest& r) {
+    if (ahead != "auto") return std::stoi(ahead);
+    if (r.shared_bytes > 0) return 4;
+    long cvs = 0;
+    for (const FineSchedule::Block& b : s.blocks) cvs += b.n_cv;
+    return cvs > 4'000'000 ? 4 : 8;
+}
+
+FineOptions fine_options(const SolverOptions& o, const ResidentRequest& r) {
+    FineOptions f;
+    f.sort = o.at("sort") == "on";
+    f.reroot = o.at("reroot") == "on";
+    f.split = static_cast<Split>(std::find(split_names.begin(), split_names.end(), o.at("split")) - split_names.begin());
+    const bool resident = r.shared_bytes > 0;
+    f.block_cvs = o.at("block") != "auto" ? std::stoi(o.at("block"))
+                  : resident            ? r.shared_bytes / resident_bytes_per_cv
+                                        : 8192;
+    f.shared_bytes = o.at("memory") == "shared" && !resident ? 96 * 1024 : 0;
+    return f;
+}
+
+class GpuFineSolve final : public GpuSolve {
+public:
+    GpuFineSolve(const FineSchedule& s, int ahead, const ResidentRequest& r)
+        : schedule_(r.shared_bytes > 0 ? s : FineSchedule{}), plan_(gpu::make_gpu_fine_plan(s, ahead)),
+          resident_(r) {
+        resident_.schedule = &schedule_;
+        resident_.plan = &plan_;
+    }
+    void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
+        gpu::gpu_fine_solve(plan_, d, u, rhs, stream);
+    }
+    const ResidentRequest* resident() const override { return resident_.shared_bytes > 0 ? &resident_ : nullptr; }
+
+private:
+    FineSchedule schedule_;  // kept for the resident step's plan only
+    gpu::GpuFinePlan plan_;
+    ResidentRequest resident_;  // shared_bytes 0: streaming
+};
+
+GpuSolverParts gpu_fine_parts(const SolverOptions& o) {
+    // shared=auto asks the device: resolved in the numbering, which runs once the group
+    // has selected it (a missing device is then reported as such), and kept for the solve.
+    auto r = std::make_shared<ResidentRequest>();
+    const std::string ahead = o.at("ahead");
+    return numbered_parts<FineNumbering>(
+        [o, r](const std::vector<std::vector<int>>& np) {
+            *r = resident_request(o);
+            return fine_layout(np, fine_options(o, *r));
+        },
+        [ahead, r](const Layout&, const FineNumbering& f) {
+            return std::make_unique<GpuFineSolve>(f.schedule, rows_ahead(ahead, f.schedule, *r), *r);
+        });
+}
+#endif
+
+}  // namespace
+
+SolverInfo gpu_fine_solver() {
+    SolverInfo s;
+    s.name = "gpu-fine";
+    s.needs_cuda = true;
+    s.description = "cells packed into CUDA blocks, one thread per branch of a level (Huber), the whole step on the GPU";
+    // The passes' defaults are FineOptions' own (solvers/fine_layout.hpp), as the benches use them.
+    const FineOptions passes;
+    auto on_off = [](bool on) { return std::string(on ? "on" : "off"); };
+    s.options = {
+        {"sort", {"on", "off"}, "", on_off(passes.sort), "each level's branches longest first (off: padded to the longest)", {}},
+        {"reroot", {"on", "off"}, "", on_off(passes.reroot), "each cell re-rooted where its branch tree is shallowest", {}},
+        {"split", {split_names.begin(), split_names.end()}, "", split_names[static_cast<int>(passes.split)],
+         "branches cut into pieces on successive levels; on: those over twice their level's median length in two; "
+         "cost: where the solve's modelled time falls (a level ~ its longest piece + 6 rows)",
+         {}},
+        {"block", {}, "N >= 1 or auto", "auto",
+         "CVs per CUDA block to aim at (a cell is never split); auto: 8192, or what fits shared= with step=resident",
+         check_auto_or_whole},
+        {"memory", {"device", "shared"}, "", "device",
+         "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB", {}},
+        {"ahead", {"4", "8", "auto"}, "", "auto",
+         "rows each thread loads before their arithmetic (more: fewer waits, more registers; the same bits); auto: "
+         "4 for step=resident and for the streaming step over more than 4 M CVs, else 8",
+         {}},
+        {"step", {"streaming", "resident"}, "", "streaming",
+         "resident: every step of an epoch piece in one kernel, each block's state in shared memory", {}},
+        {"shared", {}, "KiB >= 1 or auto", "auto",
+         "step=resident: shared memory per CUDA block (auto: as much as lets three blocks share a "
+         "multiprocessor, 74 on an H100); what does not fit stays in device memory",
+         check_auto_or_whole},
+        {"threads", {"64", "128", "256"}, "", "128", "step=resident: threads per CUDA block", {}},
+    };
+    for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
+#ifdef ARBOLITO_HAVE_CUDA
+    s.make_group = gpu_group_maker("gpu-fine", gpu_fine_parts);
+#endif
+    return s;
+}
+
+}  // namespace arbolito

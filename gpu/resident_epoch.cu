@@ -1,0 +1,426 @@
+#include "gpu/resident_epoch.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "gpu/apply_events.cuh"
+#include "gpu/resident_profile.cuh"
+#include "mechanisms/assemble.hpp"
+#include "mechanisms/instance_currents.hpp"
+#include "mechanisms/threshold.hpp"
+#include "solvers/gpu/fine_block.cuh"
+#include "core/gpu/shared_memory_limit.hpp"
+
+namespace arbolito::gpu {
+
+namespace {
+
+// Where each mechanism's Globals sits in MechGlobals (8-byte aligned, list order).
+template <class... Ms>
+constexpr std::array<int, sizeof...(Ms) + 1> globals_offsets_of(mech_list<Ms...>) {
+    std::array<int, sizeof...(Ms) + 1> o{};
+    const int size[] = {static_cast<int>((sizeof(typename Ms::Globals) + 7) / 8 * 8)...};
+    for (std::size_t i = 0; i < sizeof...(Ms); ++i) o[i + 1] = o[i] + size[i];
+    return o;
+}
+constexpr auto globals_offsets = globals_offsets_of(all_mechanisms{});
+static_assert(globals_offsets[n_mechanisms] <= static_cast<int>(sizeof(MechGlobals::bytes)));
+template <class M>
+constexpr int globals_offset = globals_offsets[mech_index<M>];
+
+template <class M>
+__device__ __forceinline__ const typename M::Globals& globals_of(const MechGlobals& g) {
+    return *reinterpret_cast<const typename M::Globals*>(g.bytes + globals_offset<M>);
+}
+
+struct Args {
+    ResidentState st;
+    BlockEvents ev;
+    const ResidentBlock* blocks;
+    const FineSchedule::Block* fine_blocks;
+    const FineSchedule::Level* levels;
+    const int *pos_base, *length, *parent_cv, *child_begin, *child;
+    double *fold_d, *fold_r;
+    const int *probe_col, *probe_cv;
+    long b, e;
+    long frame0;           // the piece's first frame: step n samples into row frame_after(n) - frame0
+    StepSettings steps;    // dt, the sampling, the event rules
+    MechGlobals g;
+};
+
+// A per-CV array of the block: staged in shared memory, or the group's in device memory.
+template <class T>
+__device__ __forceinline__ T* block_array(const ResidentBlock& rb, int a, char* base, T* global) {
+    return rb.offset[a] >= 0 ? reinterpret_cast<T*>(base + rb.offset[a]) : global;
+}
+
+// Mechanism M's instances of the block as columns: staged (stride: the block's count; see
+// resident_array_bytes for the order), or the group's columns from the block's first
+// instance on. Loads the staged copy with every thread.
+template <class M>
+__device__ __forceinline__ MechColumns block_mech(const ResidentBlock& rb, char* base, const MechColumns& g) {
+    constexpr int x = mech_index<M>;
+    const int n = rb.inst_n[x], i0 = rb.inst_begin[x];
+    if (rb.offset[res_mech0 + x] < 0 || n == 0) {
+        const bool w = M::kind == MechKind::density;
+        return {g.n, g.cv + i0, w ? g.weight + i0 : nullptr, g.p + i0, g.s + i0, g.c + i0};
+    }
+    auto* at = reinterpret_cast<double*>(base + rb.offset[res_mech0 + x]);
+    MechColumns m;
+    m.n = n;
+    double* weight = M::kind == MechKind::density ? at : nullptr;
+    double* p = at + (M::kind == MechKind::density ? n : 0);
+    double* s = p + static_cast<long>(n_params<M>) * n;
+    double* c = s + static_cast<long>(n_states<M>) * n;
+    int* cv = reinterpret_cast<int*>(c + static_cast<long>(n_derived<M>) * n);
+    for (int k = threadIdx.x; k < n; k += blockDim.x) {
+        cv[k] = g.cv[i0 + k];
+        if (weight) weight[k] = g.weight[i0 + k];
+        for (int j = 0; j < n_params<M>; ++j) p[j * n + k] = g.p[static_cast<long>(j) * g.n + i0 + k];
+        for (int j = 0; j < n_states<M>; ++j) s[j * n + k] = g.s[static_cast<long>(j) * g.n + i0 + k];
+        for (int j = 0; j < n_derived<M>; ++j) c[j * n + k] = g.c[static_cast<long>(j) * g.n + i0 + k];
+    }
+    m.cv = cv;
+    m.weight = weight;
+    m.p = p;
+    m.s = s;
+    m.c = c;
+    return m;
+}
+
+template <class M>
+__device__ __forceinline__ void store_mech(const ResidentBlock& rb, const MechColumns& m, const MechColumns& g) {
+    constexpr int x = mech_index<M>;
+    const int n = rb.inst_n[x], i0 = rb.inst_begin[x];
+    if (rb.offset[res_mech0 + x] < 0 || n == 0) return;
+    for (int k = threadIdx.x; k < n; k += blockDim.x)
+        for (int j = 0; j < n_states<M>; ++j) g.s[static_cast<long>(j) * g.n + i0 + k] = m.s[j * n + k];
+}
+
+// M's currents into D and R (block-local CVs), with the streaming kernel's per-instance
+// functions: density instances a few loads at a time (add_density_currents), point
+// instances sharing a CV summed in instance order by the first one's thread.
+template <class M>
+__device__ __forceinline__ void add_currents(const MechColumns& m, int n, int first, const MechGlobals& g, double t_mid,
+                                             const double* V, double* D, double* R) {
+    const auto& gl = globals_of<M>(g);
+    if constexpr (M::kind == MechKind::density) {
+        add_density_currents<M>(threadIdx.x, blockDim.x, m, n, first, gl, t_mid, V, D, R);
+    } else {
+        for (int k = threadIdx.x; k < n; k += blockDim.x) {
+            const int cv = m.cv[k], c = cv - first;
+            if (k > 0 && m.cv[k - 1] == cv) continue;  // not the first instance on its CV
+            double dd, dr;
+            point_terms<M>(m, k, V[c], t_mid, gl, dd, dr);
+            for (int j = k + 1; j < n && m.cv[j] == cv; ++j) {
+                double jd, jr;
+                point_terms<M>(m, j, V[c], t_mid, gl, jd, jr);
+                dd += jd;
+                dr += jr;
+            }
+            D[c] += dd;
+            R[c] += dr;
+        }
+    }
+}
+
+// Where M's states advance independently (hh's gates), state j of instance k goes to
+// thread (32·j + k) mod the block's size: a block's few instances (hh at the soma) advance
+// their states on different warps side by side, each with advance's arithmetic for it.
+template <class M>
+__device__ __forceinline__ void advance_states(const MechColumns& m, int n, int first, const MechGlobals& g, double dt,
+                                               const double* V) {
+    if constexpr (M::independent_states > 1) {
+        const int t = threadIdx.x, nt = blockDim.x;
+#pragma unroll
+        for (int j = 0; j < M::independent_states; ++j)  // unrolled: state j a constant (no local memory)
+            for (int k = ((t - 32 * j) % nt + nt) % nt; k < n; k += nt) {
+                Instance<M> in(m, k);
+                M::advance_state(j, V[m.cv[k] - first], dt, globals_of<M>(g), in.p.v, in.s.v, in.c.v);
+                m.s[static_cast<long>(j) * m.n + k] = in.s.v[j];
+            }
+    } else if constexpr (n_states<M> > 0) {
+        for (int k = threadIdx.x; k < n; k += blockDim.x) {
+            Instance<M> in(m, k);
+            M::advance(V[m.cv[k] - first], dt, globals_of<M>(g), in.p.v, in.s.v, in.c.v);
+            in.store_states(m, k);
+        }
+    }
+}
+
+// The mechanisms, in list order (the order of the additions to D and R).
+template <class... Ms>
+struct ForMechs {
+    template <class F>
+    __device__ __forceinline__ static void run(F&& f) {
+        (f(MechTag<Ms>{}), ...);
+    }
+};
+template <class... Ms>
+ForMechs<Ms...> for_mechs_of(mech_list<Ms...>);
+using for_mechs = decltype(for_mechs_of(all_mechanisms{}));
+
+// The block's per-CV arrays for its steps: V and R trade places after each solve, or,
+// with CopyV (V in device memory, R staged), the new V is copied out to V every step.
+struct StepArrays {
+    double *V, *R, *D;
+    const double *U, *DB, *CDT;  // d_base, cap_dt
+    double *FD, *FR;
+};
+
+// Steps [a.b, a.e) of the block; returns where the final V lies. Inlined three times by
+// the kernel, so that where the solve's arrays are staged the compiler sees shared memory
+// (32-bit shared loads and stores) instead of generic pointers chosen at run time.
+template <int Ahead, bool CopyV, class Clock, class AfterLevel>
+__device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
+                                             const FineBlockSchedule& sched, StepArrays x, int first, int n,
+                                             Clock& clock, AfterLevel after_level) {
+    const int t = threadIdx.x, nt = blockDim.x;
+    double *V = x.V, *R = x.R, *D = x.D;
+    const double *U = x.U, *DB = x.DB, *CDT = x.CDT;
+    const double dt = a.steps.dt;
+    const bool at_step_end = a.steps.rules == EventRules::neuron;
+    const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
+    // The states of density mechanisms (hh) advance at the start of the next step instead
+    // of before the step's last barrier: no event and nothing of the step's end reads
+    // them, so their threads (thread 0 for the soma's hh m gate, a long chain of
+    // divisions and exponentials) overlap the next step's events and assembly instead of
+    // holding every thread at the barrier. Their currents, after the assembly's barrier,
+    // see them advanced. Point mechanisms (which take events) still advance at once.
+    auto advance_density = [&](const double* Vnew) {
+        for_mechs::run([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int m = mech_index<M>;
+            if constexpr (M::kind == MechKind::density) advance_states<M>(loc[m], rb.inst_n[m], first, a.g, dt, Vnew);
+        });
+    };
+    for (long step = a.b; step < a.e; ++step) {
+        if (step > a.b) advance_density(V);  // the last step's, at its new V
+        // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
+        // into what follows): the same spike times and stimulus onsets to the bit.
+        const double t0 = __dmul_rn(static_cast<double>(step), dt), t_mid = __dadd_rn(t0, 0.5 * dt);
+        // Events of the step: the first event of each target applies the target's run.
+        if (eo) {
+            const long s = step - a.ev.step_begin;
+            const unsigned e0 = eo[s], e1 = eo[s + 1];
+            if (e0 < e1) {
+                for (unsigned i = e0 + t; i < e1; i += nt) {
+                    const std::uint64_t k = a.ev.key[i];
+                    if (i > e0 && a.ev.key[i - 1] == k) continue;
+                    const auto target = static_cast<std::uint32_t>(k & a.ev.target_mask);
+                    const int m = a.st.target_mech[target];
+                    const int inst = a.st.target_instance[target] - rb.inst_begin[m];
+                    apply_run_any(all_mechanisms{}, m, loc, inst, i, e1, a.ev.key, k, a.ev.weight);
+                }
+                __syncthreads();
+            }
+        }
+        clock.lap(prof_events);
+        assemble_strided(t, nt, n, DB, CDT, V, D, R);
+        __syncthreads();
+        clock.lap(prof_assemble);
+        for_mechs::run([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int m = mech_index<M>;
+            if (rb.inst_n[m] == 0) return;
+            add_currents<M>(loc[m], rb.inst_n[m], first, a.g, t_mid, V, D, R);
+            __syncthreads();
+        });
+        clock.lap(prof_currents);
+        solve_levels<Ahead>(sched, D, U, R, x.FD, x.FR, after_level);  // ends with a barrier
+        clock.lap(prof_solve);
+        // The solution in R is the new V; the old one stays for the detectors.
+        double *const Vold = V, *const Vnew = R;
+        if constexpr (!CopyV) V = Vnew, R = Vold;
+        for_mechs::run([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int m = mech_index<M>;
+            if constexpr (M::kind != MechKind::density) advance_states<M>(loc[m], rb.inst_n[m], first, a.g, dt, Vnew);
+        });
+        clock.lap(prof_advance);
+        for (int j = t; j < rb.det_n; j += nt) {
+            const int k = rb.det_begin + j, c = a.st.det_cv[k] - first;
+            const double v0 = Vold[c], v1 = Vnew[c], th = a.st.det_threshold[k];
+            if (threshold::crossed(v0, v1, th)) {
+                const unsigned slot = atomicAdd(a.st.spike_count, 1u);  // order-free: the host sorts spikes
+                if (slot < a.st.spike_capacity)
+                    a.st.spikes[slot] = {threshold::crossing_time(t0, dt, v0, v1, th, at_step_end),
+                                         static_cast<std::uint32_t>(k)};
+            }
+        }
+        if (const long frame = a.steps.frame_after(step); frame >= 0)
+            for (int j = t; j < rb.probe_n; j += nt)
+                a.st.frames[(frame - a.frame0) * a.st.n_columns + a.probe_col[rb.probe_begin + j]] =
+                    Vnew[a.probe_cv[rb.probe_begin + j]];
+        if constexpr (CopyV) {
+            __syncthreads();  // the detectors have read the old V
+            for (int i = t; i < n; i += nt) V[i] = R[i];
+        }
+        __syncthreads();
+        clock.lap(prof_states);
+    }
+    advance_density(V);  // the last step's
+    __syncthreads();      // before the states are written back
+    return V;
+}
+
+// Two instances: blocks of at most 128 threads of which shared memory lets at most
+// resident_blocks_per_sm (three) share an SM, the default, may have 168 registers a
+// thread (MaxThreads 128); any other block 128 (MaxThreads 256: two blocks of 256 or four
+// of 128 threads per SM).
+template <int Ahead, int MaxThreads>
+__global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_blocks_per_sm : 2)
+    resident_kernel(const Args a) {
+    extern __shared__ double sm[];
+    __shared__ MechColumns loc[n_mechanisms];
+    __shared__ ResidentBlock rb;
+    const FineSchedule::Block B = a.fine_blocks[blockIdx.x];
+    const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, first = B.first_cv;
+    if (t == 0) rb = a.blocks[blockIdx.x];
+    __syncthreads();
+    char* base = reinterpret_cast<char*>(sm);
+
+    // Stage the voltages and the constant per-CV arrays that the plan put in shared memory.
+    auto staged = [&](int arr, auto* global) {
+        if (rb.offset[arr] >= 0) {
+            auto* to = reinterpret_cast<double*>(base + rb.offset[arr]);
+            for (int i = t; i < n; i += nt) to[i] = global[first + i];
+        }
+        return block_array(rb, arr, base, global + first);
+    };
+    StepArrays x;
+    x.V = staged(res_v, a.st.v);
+    x.R = block_array(rb, res_rhs, base, a.st.rhs + first);
+    x.D = block_array(rb, res_d, base, a.st.d + first);
+    x.U = staged(res_u, a.st.u);
+    x.DB = staged(res_d_base, a.st.d_base);
+    x.CDT = staged(res_cap_dt, a.st.cap_dt);
+    x.FD = block_array(rb, res_fold, base, a.fold_d + B.branch0);
+    x.FR = rb.offset[res_fold] >= 0 ? x.FD + B.n_branches : a.fold_r + B.branch0;
+    const FineBlockSchedule sched = load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels,
+                                                       a.pos_base, a.length, a.parent_cv, a.child_begin, a.child);
+    for_mechs::run([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        const MechColumns m = block_mech<M>(rb, base, a.st.mechs[mech_index<M>]);
+        if (t == 0) loc[mech_index<M>] = m;
+    });
+    __syncthreads();
+
+    // Where rhs, d, u and the folds are all staged (the plan offers them shared memory
+    // first), the step runs on pointers the compiler knows to be shared.
+    ARBOLITO_PROFILE_LEVELS
+    auto in_shared = [&](int arr) { return reinterpret_cast<double*>(base + rb.offset[arr]); };
+    const bool chain_staged =
+        rb.offset[res_rhs] >= 0 && rb.offset[res_d] >= 0 && rb.offset[res_u] >= 0 && rb.offset[res_fold] >= 0;
+    double* V;
+    if (chain_staged) {
+        StepArrays y = x;
+        y.R = in_shared(res_rhs);
+        y.D = in_shared(res_d);
+        y.U = in_shared(res_u);
+        y.FD = in_shared(res_fold);
+        y.FR = y.FD + B.n_branches;
+        if (rb.offset[res_v] >= 0) {
+            y.V = in_shared(res_v);
+            V = run_steps<Ahead, false>(a, rb, loc, sched, y, first, n, clock, after_level);
+        } else {
+            V = run_steps<Ahead, true>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
+        }
+    } else {
+        V = run_steps<Ahead, false>(a, rb, loc, sched, x, first, n, clock, after_level);
+    }
+    if (t == 0) clock.flush();
+
+    // Write back: the final voltage to the group's v, and the staged states.
+    if (V != a.st.v + first)
+        for (int i = t; i < n; i += nt) a.st.v[first + i] = V[i];
+    for_mechs::run([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        store_mech<M>(rb, loc[mech_index<M>], a.st.mechs[mech_index<M>]);
+    });
+}
+
+// The current device's shared memory per SM, and what a block takes of it beside its
+// dynamic bytes (the reserve and the kernel's static shared memory).
+struct SharedPerSm {
+    long per_sm, per_block;
+    long blocks(long dynamic_bytes) const { return per_sm / (dynamic_bytes + per_block); }  // blocks an SM holds
+    long dynamic_for(long blocks) const { return per_sm / blocks - per_block; }            // the most that many hold
+};
+SharedPerSm shared_per_sm() {
+    const DeviceShape d = device_shape();
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_kernel<4, 128>));
+    return {d.shared_per_sm, d.shared_reserved + static_cast<long>(attr.sharedSizeBytes)};
+}
+
+}  // namespace
+
+int resident_shared_kib_for(int blocks_per_sm) {
+    return static_cast<int>(std::max(shared_per_sm().dynamic_for(blocks_per_sm), 1024L) / 1024);
+}
+
+ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
+                             int threads, const all_mechanisms::Globals& globals)
+    : plan_(resident_plan(f, s, budget_bytes)), solve_(solve), threads_(std::max(threads, solve.threads)) {
+    if (threads < 32 || threads > 256 || threads % 32 != 0)
+        throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
+    const int optin = device_shape().shared_optin;
+    const int static_bytes = static_cast<int>(sizeof(MechColumns) * n_mechanisms + sizeof(ResidentBlock));
+    if (budget_bytes + static_bytes > optin)
+        throw std::invalid_argument("gpu-fine step=resident: shared=" + std::to_string(budget_bytes / 1024) +
+                                    " KiB per block is more than the device offers (" +
+                                    std::to_string((optin - static_bytes) / 1024) + " KiB)");
+    if (plan_.shared_bytes + static_bytes > optin)
+        throw std::invalid_argument("gpu-fine step=resident: a block needs " +
+                                    std::to_string(plan_.shared_bytes + static_bytes) +
+                                    " bytes of shared memory, the device offers " + std::to_string(optin) +
+                                    " (lower shared=)");
+    for (auto* k : {resident_kernel<4, 128>, resident_kernel<8, 128>, resident_kernel<4, 256>, resident_kernel<8, 256>})
+        raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
+    wide_registers_ = threads_ <= 128 && shared_per_sm().blocks(plan_.shared_bytes) <= resident_blocks_per_sm;
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        std::memcpy(globals_.bytes + globals_offsets[x], &std::get<x>(globals), sizeof(typename M::Globals));
+    });
+    blocks_ = DeviceArray<ResidentBlock>(plan_.blocks);
+    probe_col_ = DeviceArray<int>(plan_.probe_col);
+    probe_cv_ = DeviceArray<int>(plan_.probe_cv);
+}
+
+ResidentEpoch::~ResidentEpoch() { print_resident_profile(); }
+
+void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, long e, const StepSettings& s,
+                        cudaStream_t stream) {
+    if (plan_.blocks.empty() || e <= b) return;
+    Args a;
+    a.st = st;
+    a.ev = ev;
+    a.blocks = blocks_.data();
+    a.fine_blocks = solve_.blocks.data();
+    a.levels = solve_.levels.data();
+    a.pos_base = solve_.pos_base.data();
+    a.length = solve_.length.data();
+    a.parent_cv = solve_.parent_cv.data();
+    a.child_begin = solve_.child_begin.data();
+    a.child = solve_.child.data();
+    a.fold_d = solve_.fold_d.data();
+    a.fold_r = solve_.fold_r.data();
+    a.probe_col = probe_col_.data();
+    a.probe_cv = probe_cv_.data();
+    a.b = b;
+    a.e = e;
+    a.frame0 = s.first_frame_from(b);
+    a.steps = s;
+    a.g = globals_;
+    auto kernel = wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128> : resident_kernel<8, 128>)
+                                  : (solve_.ahead == 4 ? resident_kernel<4, 256> : resident_kernel<8, 256>);
+    kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
+    CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace arbolito::gpu

@@ -1,0 +1,118 @@
+#include "gpu/resident_plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "mechanisms/catalogue.hpp"
+
+namespace arbolito {
+
+namespace {
+
+long round8(long b) { return (b + 7) / 8 * 8; }
+
+// Block of each layout CV range: blocks are contiguous and ascending.
+int block_of(const FineSchedule& s, int cv) {
+    const auto it = std::upper_bound(s.blocks.begin(), s.blocks.end(), cv,
+                                     [](int c, const FineSchedule::Block& b) { return c < b.first_cv; });
+    if (it == s.blocks.begin()) throw std::logic_error("resident_plan: CV before the first block");
+    const int b = static_cast<int>(it - s.blocks.begin()) - 1;
+    if (cv >= s.blocks[b].first_cv + s.blocks[b].n_cv) throw std::logic_error("resident_plan: CV outside every block");
+    return b;
+}
+
+}  // namespace
+
+long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst) {
+    if (a == res_fold) return 16L * n_branches;
+    if (a < res_mech0) return 8L * n_cv;
+    const MechInfo& m = mechanism_infos()[a - res_mech0];
+    const long doubles = (m.kind == MechKind::density ? 1 : 0) + static_cast<long>(m.params.size() + m.states.size() +
+                                                                                   m.derived.size());
+    return round8(n_inst * (8 * doubles + 4));
+}
+
+ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes) {
+    ResidentPlan p;
+    const int nb = s.n_blocks();
+    p.blocks.resize(nb);
+
+    // Instances: sorted by CV, so each block's are one run.
+    for (int x = 0; x < n_mechanisms; ++x) {
+        const std::vector<int>& cv = f.mechs[x].cv;
+        if (!std::is_sorted(cv.begin(), cv.end())) throw std::logic_error("resident_plan: instances not sorted by CV");
+        for (int b = 0; b < nb; ++b) {
+            const int lo = s.blocks[b].first_cv, hi = lo + s.blocks[b].n_cv;
+            const auto first = std::lower_bound(cv.begin(), cv.end(), lo), last = std::lower_bound(cv.begin(), cv.end(), hi);
+            p.blocks[b].inst_begin[x] = static_cast<int>(first - cv.begin());
+            p.blocks[b].inst_n[x] = static_cast<int>(last - first);
+        }
+        long owned = 0;
+        for (int b = 0; b < nb; ++b) owned += p.blocks[b].inst_n[x];
+        if (owned != f.mechs[x].size()) throw std::logic_error("resident_plan: instances outside every block");
+    }
+
+    // Detectors: numbered by cell, and a block's cells are consecutive; checked.
+    std::vector<int> det_block(f.detector_cv.size());
+    for (std::size_t k = 0; k < det_block.size(); ++k) det_block[k] = block_of(s, f.detector_cv[k]);
+    if (!std::is_sorted(det_block.begin(), det_block.end()))
+        throw std::logic_error("resident_plan: detectors not grouped by block");
+    for (int b = 0; b < nb; ++b) {
+        const auto first = std::lower_bound(det_block.begin(), det_block.end(), b);
+        const auto last = std::upper_bound(det_block.begin(), det_block.end(), b);
+        p.blocks[b].det_begin = static_cast<int>(first - det_block.begin());
+        p.blocks[b].det_n = static_cast<int>(last - first);
+    }
+
+    // Probes: any order; each block lists its own (column, block-local CV).
+    std::vector<std::vector<int>> probes(nb);
+    for (std::size_t k = 0; k < f.probe_cv.size(); ++k) probes[block_of(s, f.probe_cv[k])].push_back(static_cast<int>(k));
+    for (int b = 0; b < nb; ++b) {
+        p.blocks[b].probe_begin = static_cast<int>(p.probe_col.size());
+        p.blocks[b].probe_n = static_cast<int>(probes[b].size());
+        for (int k : probes[b]) {
+            p.probe_col.push_back(k);
+            p.probe_cv.push_back(f.probe_cv[k] - s.blocks[b].first_cv);
+        }
+    }
+
+    // Targets: the block of the instance each leads to.
+    p.target_block.resize(f.target_mech.size());
+    for (std::size_t k = 0; k < p.target_block.size(); ++k)
+        p.target_block[k] = static_cast<std::uint32_t>(block_of(s, f.mechs[f.target_mech[k]].cv[f.target_instance[k]]));
+
+    // Staging, greedily in ResidentArray order (mechanisms smallest first).
+    for (int b = 0; b < nb; ++b) {
+        const FineSchedule::Block& fb = s.blocks[b];
+        ResidentBlock& rb = p.blocks[b];
+        const long schedule = FineSchedule::schedule_bytes(fb);
+        if (schedule > budget_bytes)
+            throw std::invalid_argument("gpu-fine step=resident: a block's schedule takes " + std::to_string(schedule) +
+                                        " bytes of shared memory, more than the " + std::to_string(budget_bytes) +
+                                        " allowed (use a smaller block)");
+        auto bytes = [&](int a) {
+            return resident_array_bytes(a, fb.n_cv, fb.n_branches, a >= res_mech0 ? rb.inst_n[a - res_mech0] : 0);
+        };
+        std::vector<int> order(res_n_arrays);
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin() + res_mech0, order.end(), [&](int a, int c) { return bytes(a) < bytes(c); });
+        long used = 0;
+        for (int a : order) {
+            const long need = bytes(a);
+            rb.offset[a] = -1;
+            if (need == 0) continue;
+            p.total_bytes += need;
+            if (used + need + schedule > budget_bytes) continue;
+            rb.offset[a] = static_cast<int>(used);
+            used += need;
+            p.staged_bytes += need;
+        }
+        rb.data_bytes = static_cast<int>(used);
+        p.shared_bytes = std::max(p.shared_bytes, static_cast<int>(used + schedule));
+    }
+    return p;
+}
+
+}  // namespace arbolito

@@ -1,0 +1,54 @@
+#pragma once
+// The epoch-resident GPU step (gpu-fine's `step=resident`, docs/gpu-backend.md): one CUDA
+// block per block of gpu-fine's schedule runs every step of an epoch piece with its
+// cells' state in shared memory, written back once at the end. This is the host half:
+// what each block stages in shared memory and which of the group's instances,
+// detectors and probes it owns. Plain C++ (the CPU build tests it).
+#include <cstdint>
+#include <vector>
+
+#include "lowered_cell/fvm_data.hpp"
+#include "solvers/fine_layout.hpp"
+
+namespace arbolito {
+
+// The arrays a block may stage, in the order they are offered shared memory: those the
+// solve's dependent chain of rows reads and writes first (rhs, d, the folds, u), then v
+// (read and written element by element, so device memory's latency overlaps), then the
+// constant per-CV ones, then the mechanisms.
+enum ResidentArray : int {
+    res_rhs, res_d, res_fold, res_u, res_v, res_d_base, res_cap_dt,
+    res_mech0,  // mechanism x: res_mech0 + x (all_mechanisms index)
+    res_n_arrays = res_mech0 + n_mechanisms
+};
+
+struct ResidentBlock {
+    int inst_begin[n_mechanisms];  // the block's instances of mechanism x: [inst_begin, + inst_n)
+    int inst_n[n_mechanisms];
+    int det_begin, det_n;          // its detectors (group numbering)
+    int probe_begin, probe_n;      // its entries of ResidentPlan::probe_col, probe_cv
+    int offset[res_n_arrays];      // byte offset in the block's shared memory; -1: device memory
+    int data_bytes;                // the staged arrays; gpu-fine's schedule follows them
+};
+
+struct ResidentPlan {
+    std::vector<ResidentBlock> blocks;         // one per FineSchedule block
+    std::vector<int> probe_col, probe_cv;      // per block: probe columns and their block-local CVs
+    std::vector<std::uint32_t> target_block;   // the block of every synapse target
+    int shared_bytes = 0;                      // dynamic shared memory per CUDA block: the largest need
+    long staged_bytes = 0, total_bytes = 0;    // over all blocks: staged, and what staging all would take
+};
+
+// Bytes of array `a` for a block of n_cv CVs, n_branches branches and n_inst instances of
+// the mechanism (mechanism arrays: weights of density mechanisms, parameters, states,
+// constants, CV indices; rounded up to 8).
+long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst);
+
+// Every block of `s` over `f` (built with s's numbering). Each array is staged where it
+// fits what remains of budget_bytes after the block's schedule, in ResidentArray order,
+// mechanisms smallest first; what does not fit stays in device memory (same arithmetic,
+// slower). Throws std::invalid_argument where a block's schedule alone exceeds the budget,
+// std::logic_error where instances are not sorted by CV or lie outside every block.
+ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_bytes);
+
+}  // namespace arbolito

@@ -1,0 +1,88 @@
+#pragma once
+// The kernels of one time step (docs/architecture.md, "One time step"). Each is a thin
+// loop over CVs, instances, detectors or probes that calls the same ARB_HD functions as
+// the CPU backend; the mechanism kernels are templates over the mechanism
+// (mechanisms/all.hpp).
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "lowered_cell/blow_up_bound.hpp"
+#include "gpu/device_spike.hpp"
+#include "gpu/point_sum.cuh"
+#include "mechanisms/all.hpp"
+#include "mechanisms/assemble.hpp"
+#include "mechanisms/instance.hpp"
+#include "mechanisms/instance_currents.hpp"
+#include "mechanisms/threshold.hpp"
+
+namespace arbolito::gpu {
+
+__device__ __forceinline__ int thread_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
+
+// Padding CVs hold d_base = 1 and cap_dt = 0 on the device, so this gives them the inert
+// row d = 1, rhs = 0 (their v stays 0) without a branch.
+__global__ void assemble_kernel(int n, const double* __restrict__ d_base, const double* __restrict__ cap_dt,
+                                const double* __restrict__ v, double* __restrict__ d, double* __restrict__ rhs) {
+    const int i = thread_index();
+    if (i < n) assemble_precomputed(d_base[i], cap_dt[i], v[i], d[i], rhs[i]);
+}
+
+// The currents of mechanism M's instances, one thread each. Density mechanisms have at
+// most one instance per CV: plain adds of the area-scaled current. Point mechanisms may
+// share a CV: their terms are summed by point_sum (every lane of the warp must reach it,
+// so no early return); a stimulus adds to the rhs only.
+template <class M>
+__global__ void current_kernel(MechColumns m, typename M::Globals gl, double t_mid, const double* __restrict__ v,
+                               double* __restrict__ d, double* __restrict__ rhs) {
+    const int k = thread_index();
+    if constexpr (M::kind == MechKind::density) {
+        if (k >= m.n) return;
+        const int c = m.cv[k];
+        add_density_current<M>(m, k, v[c], t_mid, gl, d[c], rhs[c]);
+    } else {
+        const auto terms = [&](int j, double& dd, double& dr) { point_terms<M>(m, j, v[m.cv[j]], t_mid, gl, dd, dr); };
+        point_sum(k, m.n, m.cv, terms, d, rhs);
+    }
+}
+
+// States after the solve, at V^{n+1}.
+template <class M>
+__global__ void advance_kernel(MechColumns m, typename M::Globals gl, double dt, const double* __restrict__ v) {
+    const int k = thread_index();
+    if (k >= m.n) return;
+    Instance<M> in(m, k);
+    M::advance(v[m.cv[k]], dt, gl, in.p.v, in.s.v, in.c.v);
+    in.store_states(m, k);
+}
+
+// v0: the voltage at the step's start, v1 at its end. Spikes are appended in any order
+// (the simulation sorts them); `capacity` is never exceeded (see GpuCellGroup::advance).
+__global__ void detect_kernel(int n, const int* __restrict__ cv, const double* __restrict__ threshold,
+                              const double* __restrict__ v0, const double* __restrict__ v1, double t, double dt,
+                              bool at_step_end, DeviceSpike* __restrict__ out, unsigned* __restrict__ count,
+                              unsigned capacity) {
+    const int k = thread_index();
+    if (k >= n) return;
+    const int c = cv[k];
+    const double a = v0[c], b = v1[c], th = threshold[k];
+    if (threshold::crossed(a, b, th)) {
+        const unsigned slot = atomicAdd(count, 1u);
+        if (slot < capacity) out[slot] = {threshold::crossing_time(t, dt, a, b, th, at_step_end), static_cast<std::uint32_t>(k)};
+    }
+}
+
+__global__ void sample_kernel(int n, const int* __restrict__ probe_cv, const double* __restrict__ v,
+                              double* __restrict__ row) {
+    const int k = thread_index();
+    if (k < n) row[k] = v[probe_cv[k]];
+}
+
+// The lowest index i < n with v[i] blown up (blow_up_bound.hpp) into *first (set to UINT_MAX before): once
+// per epoch. atomicMin of an index gives the same answer in any order of the threads.
+__global__ void first_blown_up_kernel(int n, const double* __restrict__ v, unsigned* __restrict__ first) {
+    const int i = thread_index();
+    if (i < n && blown_up(v[i])) atomicMin(first, static_cast<unsigned>(i));
+}
+
+}  // namespace arbolito::gpu

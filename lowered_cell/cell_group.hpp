@@ -1,0 +1,119 @@
+#pragma once
+// A set of cells integrated together by one backend and one solver. The simulation
+// hands it the events of an epoch and collects its spikes and samples once per epoch.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/hd.hpp"
+#include "lowered_cell/blow_up_bound.hpp"
+#include "lowered_cell/fvm_data.hpp"
+#include "lowered_cell/spike.hpp"
+#include "lowered_cell/timings.hpp"
+
+namespace arbolito {
+
+// An event resolved to the time step that delivers it (EventRules decide the step).
+struct StepEvent {
+    long step;             // global step index: the step from step·dt to (step+1)·dt
+    double time;           // ms, orders events of one step
+    std::uint32_t target;  // group-local synapse target
+    double weight;         // µS
+
+    friend bool operator<(const StepEvent& a, const StepEvent& b) {
+        if (a.step != b.step) return a.step < b.step;
+        if (a.time != b.time) return a.time < b.time;
+        if (a.target != b.target) return a.target < b.target;
+        return a.weight < b.weight;  // a total order: sums on one target add up identically
+    }
+};
+
+struct StepSettings {
+    double dt = 0.025;
+    double celsius = 6.3;
+    long steps_per_sample = 4;   // a frame after every this many steps
+    long n_frames = 0;           // frames while t < tfinal
+    EventRules rules = EventRules::arbor;
+
+    // The frame that step n completes (its state is at t = (n+1)·dt), or -1. Host and
+    // device (the resident GPU step samples with it).
+    ARB_HD long frame_after(long n) const {
+        const long done = n + 1;
+        return done % steps_per_sample == 0 && done / steps_per_sample < n_frames ? done / steps_per_sample : -1;
+    }
+    // The first frame a piece of steps from b on completes (frame_after of its first
+    // sampling step, if it has one): its frames are rows frame_after(n) - this.
+    ARB_HD long first_frame_from(long b) const { return (b + steps_per_sample) / steps_per_sample; }
+};
+
+// The first CV whose voltage has blown up (lowered_cell/blow_up_bound.hpp: NaN, ±inf or past ±1e9 mV), if any.
+struct BlownUpCv {
+    int cv = -1;        // layout index; -1: none
+    double value = 0;   // its voltage
+    explicit operator bool() const { return cv >= 0; }
+};
+
+class CellGroup {
+public:
+    virtual ~CellGroup() = default;
+    // Integrate steps [step_begin, step_end); `events` are sorted and lie in that range.
+    // Spikes of the interval are appended to `spikes` (group gids), frames taken in it
+    // to `frames` as rows of n_columns() floats, first the one for step_begin's time.
+    virtual void advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
+                         std::vector<Spike>& spikes, std::vector<double>& frames) = 0;
+    // The events of the coming advance(step_begin, step_end, events, ...), handed over as
+    // soon as they are known: from the exchange's thread while the previous advance still
+    // runs on the main thread, so that a group may do host work on them off the critical
+    // path (a GPU group packs them for the device). Never concurrent with another prepare;
+    // `events` stays unchanged until that advance. The default does nothing.
+    virtual void prepare(long step_begin, long step_end, const std::vector<StepEvent>& events) {
+        (void)step_begin, (void)step_end, (void)events;
+    }
+    // Frame 0 (t = 0) after initialisation.
+    virtual void initial_frame(std::vector<double>& frames) = 0;
+    // The lowest layout index whose voltage had blown up at the end of the last advance
+    // (or at initialisation, before any): a blow-up (a huge weight, stimulus or initial voltage) is caught once per
+    // epoch, before the epoch's record reaches the output (Simulation::run).
+    virtual BlownUpCv first_blown_up_v() const = 0;
+    virtual const FvmData& data() const = 0;
+    virtual const PhaseTimes& times() const = 0;
+    // Current membrane voltage in the group's natural per-cell order (tests, compare).
+    virtual std::vector<double> voltages() const = 0;
+    // The whole dynamic state between steps: v per CV (layout numbering, padding
+    // included), then each mechanism's states (MechState::states), in all_mechanisms
+    // order; state_size(data()) values. Detectors keep no state of their own between
+    // steps (each step compares with the v it starts from). Parallel in time
+    // (parareal/parareal.hpp) moves slices' states between groups with these.
+    virtual std::vector<double> state() const = 0;
+    virtual void set_state(const std::vector<double>& s) = 0;
+    int n_columns() const { return static_cast<int>(data().probe_cv.size()); }
+};
+
+// Set-up and read-out shared by the backends, on the host, in layout numbering.
+std::vector<double> axial_u(const FvmData& f);  // the matrix's off-diagonal per CV: -g_parent
+// The assembly's constant terms for the run's dt, the CPU and GPU groups' alike:
+// assemble_base at v = 1, d_base = cap/dt + g_sum and cap_dt = cap/dt, so that each step's
+// assemble_precomputed gives assemble_base's bits with no division; padding rows hold
+// d_base = 1, cap_dt = 0 (the inert row d = 1, rhs = 0: their v stays 0). Made in place of
+// f.g_sum and f.cap, which are left empty: set-up never holds both (busyring 32,768
+// cells: 0.46 GB each).
+struct AssemblyTerms {
+    std::vector<double> d_base, cap_dt;
+};
+AssemblyTerms take_assembly_terms(FvmData& f, double dt);
+// One mechanism's run-time columns, by column then instance (column j of instance k at
+// j·n + k): its states and its per-instance constants (derived from the parameters).
+struct MechState {
+    std::vector<double> states, derived;
+};
+using MechStates = std::array<MechState, n_mechanisms>;
+// Every instance's states at rest at v_init, and its constants.
+MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals);
+// The first CV whose initial voltage (v_init) has blown up already.
+BlownUpCv first_blown_up(const FvmData& f);
+// The length of CellGroup::state() for a group of this data.
+std::size_t state_size(const FvmData& f);
+// Per-CV values (layout numbering) in the cells' natural order, cell after cell.
+std::vector<double> natural_order(const FvmData& f, const double* per_cv);
+
+}  // namespace arbolito

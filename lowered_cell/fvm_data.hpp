@@ -1,0 +1,79 @@
+#pragma once
+// A cell group's discretised model as flat host arrays, in the solver's CV numbering:
+// what both backends upload or use directly. Mechanisms, stimuli, detectors and probes
+// reach CVs through index arrays (docs/architecture.md, "The lowered cell").
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "model/model.hpp"
+#include "mechanisms/all.hpp"
+#include "solvers/layout.hpp"
+
+namespace arbolito {
+
+// Instances of one mechanism, sorted by CV; parameters by parameter, then instance (as
+// the kernels read them): parameter j of instance k at params[j·size() + k].
+struct MechInstances {
+    std::vector<int> cv;
+    std::vector<double> weight;  // density: 1e-2·area (mA/cm² → nA); point: 1
+    std::vector<double> params;
+    int size() const { return static_cast<int>(cv.size()); }
+    double param(int j, int k) const { return params[static_cast<std::size_t>(j) * cv.size() + k]; }
+};
+
+struct FvmData {
+    std::vector<std::uint64_t> gids;   // cells of the group, ascending
+    Layout layout;
+
+    // Per CV, layout numbering (padding: cap 0, g 0, v 0).
+    std::vector<double> cap;       // nF
+    std::vector<double> g_parent;  // µS to the layout parent (Layout::parent)
+    std::vector<double> g_sum;     // Σ of axial conductances to all neighbours, µS
+    std::vector<double> v_init;    // mV
+
+    // Instances of every mechanism, by position in all_mechanisms.
+    std::array<MechInstances, n_mechanisms> mechs;
+    template <class M>
+    const MechInstances& instances() const { return mechs[mech_index<M>]; }
+
+    // Synapse targets numbered across the group: target_offset[c] + synapse index. Each
+    // leads to one instance of a synapse mechanism (its all_mechanisms index).
+    std::vector<std::uint32_t> target_offset;  // n_cells + 1
+    std::vector<std::uint8_t> target_mech;
+    std::vector<int> target_instance;
+
+    // Detectors numbered across the group: detector_offset[c] + detector index.
+    std::vector<std::uint32_t> detector_offset;  // n_cells + 1
+    std::vector<int> detector_cv;
+    std::vector<double> detector_threshold;
+
+    // Probe columns, ordered by cell then probe.
+    std::vector<int> probe_cv;
+    std::vector<std::uint32_t> probe_offset;     // n_cells + 1
+    std::vector<std::uint32_t> probe_element;    // branch
+    std::vector<float> probe_pos;                // CV node position on the branch
+
+    int n_cells() const { return static_cast<int>(gids.size()); }
+    int n_cv() const { return layout.n_cv; }  // padding included
+    long n_real_cv() const { return layout.n_cv - static_cast<long>(layout.padding.size()); }
+};
+
+// Frees cap, g_parent, g_sum and v_init once a group has made its own run-time arrays
+// from them (32 bytes per CV: 1.8 GB at busyring's 32,768 cells); the rest of FvmData
+// (layout, instances, targets, detectors, probes) stays for the run.
+void release_per_cv_inputs(FvmData& f);
+
+using LayoutMaker = std::function<Layout(const std::vector<std::vector<int>>& natural_parents)>;
+
+// Discretises cells [gid_begin, gid_end) of the model; the solver supplies the layout.
+FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout);
+
+// Every CV of one cell in the natural numbering (for `arbolito info` and the geometry dump).
+CellCvs discretize_cell(const CellDesc& c);
+CellCvs discretize_cell(const CellDesc& c, const Morphology& shape);  // c's shape at hand
+// discretize_cell(c).size(), without computing the CVs (load balancing).
+int count_cell_cvs(const CellDesc& c);
+
+}  // namespace arbolito

@@ -1,0 +1,228 @@
+#include "model/memory_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include <unistd.h>
+
+#include "core/parallel_for.hpp"
+#include "mechanisms/catalogue.hpp"
+
+namespace arbolito {
+
+namespace {
+
+// Bytes per unit, from the arrays a run holds at its peak. State: per CV v, d, u, rhs,
+// cap/dt and the base diagonal (6 doubles) and the layout's index, parent and lane block
+// (3 ints) (set-up frees each input array once its run-time array holds it and keeps no
+// discretisation or drawn shape); per mechanism value a double, per instance a CV index.
+// Beside it about 40 bytes per connection while the spike fan-out is built. Measured on
+// busyring (examples/, 2,000 to 16,000 cells, 10 and 1,000 synapses, cpu, --spikes-only),
+// peak resident memory was 2% to 4% below this estimate. Per synapse 16 bytes: its
+// target's mechanism and instance (5) and, at the peak, the set-up's numbering of the
+// instances by CV: busyring's 1,000 unconnected synapses a cell raised the peak by 52.6
+// bytes each (1,024 cells, cpu, --spikes-only), 36 of them the instance's. Model: a morphology point is an
+// xyz and a radius; a cell description ~600 bytes with its vectors; a connection 40 bytes.
+constexpr double cv_state_bytes = 6 * 8 + 3 * 4;
+constexpr double instance_index_bytes = 4;
+constexpr double target_bytes = 16;
+constexpr double run_state_factor = 1.03;
+constexpr double point_bytes = 4 * 8;
+constexpr double cell_desc_bytes = 600;
+constexpr double connection_model_bytes = 40, connection_run_bytes = 40;
+constexpr double event_bytes = 8, event_run_bytes = 24;
+constexpr double process_bytes = 32 << 20;  // libraries, HDF5, thread stacks
+
+double density_fraction(const Morphology& m, int tag) {
+    if (tag < 0 || m.branches.empty()) return 1.0;
+    const auto n = std::count_if(m.branches.begin(), m.branches.end(), [&](const Branch& b) { return b.tag == tag; });
+    return static_cast<double>(n) / static_cast<double>(m.branches.size());
+}
+
+// count_cvs without building the cuts (which a policy of 1e6 pieces per branch makes
+// slow): pieces per branch plus its x = 1 node, and the root's x = 0 node; for
+// every_segment coincident points are counted as pieces (an upper bound).
+double estimate_cvs(const Morphology& m, const CvPolicy& p) {
+    double n = 1;
+    for (const Branch& b : m.branches) {
+        if (p.kind == CvPolicy::nseg) n += p.n;
+        else if (p.kind == CvPolicy::max_extent) n += std::max(1.0, std::ceil(b.length() / p.extent - 1e-9));
+        else n += std::max<double>(1, static_cast<double>(b.xyz.size()) - 1);
+        n += 1;
+    }
+    return n;
+}
+
+double values_of(const std::string& mech) {
+    const MechInfo* mi = find_mechanism(mech);
+    return mi ? static_cast<double>(mi->params.size() + mi->states.size() + mi->derived.size() + 1) : 8.0;
+}
+
+}  // namespace
+
+ModelSize& ModelSize::operator+=(const ModelSize& o) {
+    cells += o.cells;
+    cvs += o.cvs;
+    points += o.points;
+    instances += o.instances;
+    mech_values += o.mech_values;
+    targets += o.targets;
+    connections += o.connections;
+    events += o.events;
+    return *this;
+}
+
+ModelSize ModelSize::times(double k) const {
+    ModelSize s = *this;
+    for (double* v : {&s.cells, &s.cvs, &s.points, &s.instances, &s.mech_values, &s.targets, &s.connections, &s.events})
+        *v *= k;
+    return s;
+}
+
+ModelSize cell_size(const CellDesc& c, bool with_morphology) {
+    ModelSize s;
+    s.cells = 1;
+    const auto shape = c.shape();
+    const Morphology& m = *shape;
+    s.cvs = estimate_cvs(m, c.policy);
+    if (with_morphology && c.morphology)  // a drawn shape is not kept
+        for (const Branch& b : m.branches) s.points += static_cast<double>(b.xyz.size());
+    // A density mechanism on the CVs of its region: estimated by the region's share of
+    // branches (cheaper than discretising; the zero-area junction CVs are counted too).
+    for (const Paint& p : c.paints) {
+        const double n = s.cvs * density_fraction(m, p.tag);
+        s.instances += n;
+        s.mech_values += n * values_of(p.mechanism);
+    }
+    for (const auto* list : {&c.synapses, &c.stimuli})
+        for (const Placement& p : *list) {
+            s.instances += 1;
+            s.mech_values += values_of(p.mechanism);
+        }
+    s.instances += c.drawn_synapses.count;
+    s.targets = static_cast<double>(c.n_synapses());
+    if (c.drawn_synapses.count > 0) s.mech_values += c.drawn_synapses.count * values_of(c.drawn_synapses.mechanism);
+    return s;
+}
+
+ModelSize model_size(const Model& m) {
+    // A shared shape is counted with its first cell. The cells are sized in parallel (a
+    // drawn shape is drawn again here: 32,768 busyring cells took 1.5 s on one thread) and
+    // added up in gid order, so the sum is the same on any number of threads.
+    const long n = static_cast<long>(m.cells.size());
+    std::vector<char> first_of_shape(n, 0);
+    std::set<const Morphology*> seen;
+    for (long g = 0; g < n; ++g) {
+        const CellDesc& c = m.cells[g];
+        first_of_shape[g] = c.morphology && seen.insert(c.morphology.get()).second;
+    }
+    std::vector<ModelSize> per_cell(n);
+    parallel_for(n, 64, [&](long g) { per_cell[g] = cell_size(m.cells[g], first_of_shape[g]); });
+    ModelSize s;
+    for (const ModelSize& c : per_cell) s += c;
+    s.connections = static_cast<double>(m.connections.size());
+    for (const Generator& g : m.generators) s.events += static_cast<double>(g.times.size());
+    return s;
+}
+
+ModelSize busyring_size(const BusyringNetwork& p) {
+    const BusyringShape shape = busyring_expected_shape(p.cell);
+    // Soma: two points, one piece, its end node and the root node; a section: its
+    // segments' points and pieces, one point and one end node more (every_segment).
+    ModelSize one;
+    one.cells = 1;
+    one.points = 0;  // drawn again when needed, not kept (CellDesc::draw_morphology)
+    one.cvs = 3 + shape.segments + shape.sections;
+    // hh on the soma, pas on the dendrites; the connected expsyn and the unconnected ones
+    const double synapses = 1.0 + p.unconnected_synapses.value_or(p.synapses);
+    one.instances = one.cvs + synapses;
+    one.mech_values = one.cvs * values_of("pas") + synapses * values_of("expsyn");
+    one.targets = synapses;
+    ModelSize s = one.times(static_cast<double>(p.num_cells));
+    s.connections = static_cast<double>(p.num_cells) * p.synapses;
+    s.events = std::ceil(static_cast<double>(p.num_cells) / std::max(1u, p.ring_size));
+    return s;
+}
+
+MemoryEstimate estimate_memory(const ModelSize& s, int ranks) {
+    MemoryEstimate e;
+    e.model_bytes = s.cells * cell_desc_bytes + s.points * point_bytes + s.connections * connection_model_bytes +
+                    s.events * event_bytes;
+    e.state_bytes = s.cvs * cv_state_bytes + s.mech_values * 8 + s.instances * instance_index_bytes +
+                    s.targets * target_bytes;
+    e.run_bytes = std::max(1, ranks) * (process_bytes + e.model_bytes) + run_state_factor * e.state_bytes +
+                  s.connections * connection_run_bytes + s.events * event_run_bytes;
+    return e;
+}
+
+double available_memory_bytes() {
+    double avail = 0;
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    double kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib >> unit)
+        if (key == "MemAvailable:") avail = kib * 1024;
+    if (avail == 0) {
+        const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        if (pages > 0 && page > 0) avail = static_cast<double>(pages) * static_cast<double>(page);
+    }
+    // A container's limit (cgroup v2, then v1): what is left of it, when lower.
+    const auto read_number = [](const char* path) {
+        std::ifstream f(path);
+        double v = 0;
+        return f >> v ? v : 0.0;
+    };
+    double limit = read_number("/sys/fs/cgroup/memory.max"), used = read_number("/sys/fs/cgroup/memory.current");
+    if (limit <= 0) {
+        limit = read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+        used = read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes");
+    }
+    if (limit > 0 && limit < 1e18 && limit - used < avail) avail = std::max(0.0, limit - used);
+    // A user's own cap (a shared node; the fuzz tests): ARBOLITO_MAX_MEMORY in bytes.
+    if (const char* cap = std::getenv("ARBOLITO_MAX_MEMORY")) {
+        char* end = nullptr;
+        const double v = std::strtod(cap, &end);
+        if (end != cap && v > 0 && (avail <= 0 || v < avail)) avail = v;
+    }
+    return avail;
+}
+
+std::string describe_bytes(double bytes) {
+    static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    while (bytes >= 1024 && u < 6) {
+        bytes /= 1024;
+        ++u;
+    }
+    std::ostringstream s;
+    s.precision(u == 0 ? 0 : 3);
+    s << std::fixed << (u == 0 ? std::round(bytes) : bytes);
+    std::string text = s.str();
+    if (u > 0) {  // 1.500 -> 1.5, 2.000 -> 2
+        text.erase(text.find_last_not_of('0') + 1);
+        if (text.back() == '.') text.pop_back();
+    }
+    return text + " " + units[u];
+}
+
+std::string memory_shortfall(double needed, double available, const ModelSize& s) {
+    if (available <= 0 || needed <= available) return "";
+    const auto count = [](double v) {
+        std::ostringstream c;
+        if (v < 1e15) c << std::fixed << std::setprecision(0) << v;
+        else c << std::setprecision(3) << v;
+        return c.str();
+    };
+    return "needs about " + describe_bytes(needed) + " (" + count(s.cells) + " cells, " + count(s.cvs) + " CVs, " +
+           count(s.connections) + " connections, " + count(s.events) + " generator events) but this machine has " +
+           describe_bytes(available) + " available";
+}
+
+}  // namespace arbolito

@@ -1,0 +1,60 @@
+#pragma once
+// How much memory a model needs, estimated before anything large is allocated, and how
+// much this machine has: the model reader refuses a model whose description cannot fit
+// (num-cells 1e8), `run` and `compare` a run that cannot (README, Limits), and `info`
+// prints the same numbers. One place for the bytes per CV, instance and connection.
+#include <string>
+
+#include "model/model.hpp"
+#include "model/network_builders.hpp"
+
+namespace arbolito {
+
+// The counts that the memory follows from. Doubles: a count of a model that is far too
+// big (1e8 cells × 1e6 synapses) must not overflow before it is refused.
+struct ModelSize {
+    double cells = 0;
+    double cvs = 0;
+    double points = 0;        // morphology points held (a morphology shared by cells once)
+    double instances = 0;     // mechanism instances (density: one per CV painted; point: one each)
+    double mech_values = 0;   // their parameters, states, constants and weights, summed
+    double targets = 0;       // synapses (connection targets, connected or not)
+    double connections = 0;
+    double events = 0;        // generator event times
+
+    ModelSize& operator+=(const ModelSize& o);
+    ModelSize times(double k) const;  // k copies
+};
+
+// One cell, cheaply (no discretisation); its morphology's points counted when
+// `with_morphology` (cells of a "count" share one).
+ModelSize cell_size(const CellDesc& c, bool with_morphology = true);
+// The whole model: every cell, connection and generator.
+ModelSize model_size(const Model& m);
+// What build_busyring would add, from the cells' expected shape, without drawing them.
+ModelSize busyring_size(const BusyringNetwork& p);
+
+struct MemoryEstimate {
+    double model_bytes = 0;  // the model description every process holds (cells, morphologies, connections, events)
+    double state_bytes = 0;  // the simulation's per-CV and per-instance arrays
+    double run_bytes = 0;    // peak of a run on this host: the model per rank, the state with its
+                             // solver copies and index arrays, spike fan-out tables and event queues
+};
+
+// `ranks`: processes on this host (under mpirun each holds the model, the state is split).
+MemoryEstimate estimate_memory(const ModelSize& s, int ranks = 1);
+
+// Memory this process may still use, bytes: MemAvailable of /proc/meminfo, lowered to a
+// cgroup's limit where one is set and to $ARBOLITO_MAX_MEMORY (bytes) where that is
+// set; 0 when unknown (no check then).
+double available_memory_bytes();
+
+// "" when `needed` fits in `available` (or available is 0: unknown), else the sentence
+// that says so: "needs about 15.2 GiB (10000000 cells, ...) but this machine has 7.6 GiB
+// available".
+std::string memory_shortfall(double needed, double available, const ModelSize& s);
+
+// 1536 -> "1.5 KiB", 1.6e10 -> "14.9 GiB".
+std::string describe_bytes(double bytes);
+
+}  // namespace arbolito

@@ -1,0 +1,311 @@
+#include "run/simulation.hpp"
+#include "run/solver_auto.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <future>
+#include <stdexcept>
+
+#include <omp.h>
+#include <spdlog/spdlog.h>
+
+#include "run/decomposition.hpp"
+#include "run/event_buckets.hpp"
+#include "lowered_cell/voltage_blowup.hpp"
+#include "run/spike_fanout.hpp"
+#include "run/thread_team.hpp"
+#include "run/timeline.hpp"
+
+namespace arbolito {
+
+namespace {
+
+// The spec to run: as given, or for `auto` the rule's choice (solver_auto.hpp).
+SolverSpec resolve_solver(const std::string& text, const Model& m, int threads, const Communicator* comm) {
+    SolverSpec spec = parse_solver_spec(text);
+    if (!spec.solver->is_auto) return spec;
+    if (!spec.given.empty()) throw std::invalid_argument("solver auto takes no options");
+    const AutoChoice c = choose_solver(model_shape(m), gpu_available(), threads);
+    if (!comm || comm->is_root()) spdlog::info("solver auto: {} ({})", c.spec, c.why);
+    return parse_solver_spec(c.spec);
+}
+
+}  // namespace
+
+Simulation::Simulation(const Model& m, const SimOptions& o)
+    : model_(m), opt_(o), solver_(resolve_solver(o.solver, m, o.threads, o.comm.get())) {
+    Stopwatch w;
+    if (!opt_.comm) opt_.comm = std::make_shared<SerialCommunicator>();
+    const Communicator& comm = *opt_.comm;
+    const RunSettings& r = m.run;
+    steps_.dt = r.dt;
+    steps_.celsius = r.celsius;
+    steps_.rules = r.rules;
+    steps_.steps_per_sample = std::max(1L, std::lround(r.sample_dt / r.dt));
+    steps_.n_frames = o.record_samples ? std::lround(r.tfinal / r.sample_dt) : 0;
+    n_steps_ = std::lround(r.tfinal / r.dt);
+
+    double min_delay = 0;
+    for (const auto& c : m.connections) min_delay = min_delay == 0 ? c.delay : std::min(min_delay, c.delay);
+    epoch_steps_ = min_delay > 0 ? std::max(1L, static_cast<long>(std::floor(min_delay / 2 / r.dt + 1e-9)))
+                                 : std::max(1L, std::lround(10.0 / r.dt));
+
+    if (opt_.pipeline && !comm.thread_serialized()) {
+        if (comm.is_root())
+            spdlog::warn("the MPI library does not provide MPI_THREAD_SERIALIZED: spikes are exchanged after the cell "
+                         "update instead of during it (as with --no-pipeline)");
+        opt_.pipeline = false;
+    }
+
+    // This rank's gid block, then its cell groups (several for omp: dynamic scheduling
+    // evens out cells of different cost).
+    const auto weight = cv_counts(m);
+    const auto ranks = split_by_weight(weight, 0, m.cells.size(), comm.size());
+    gid_begin_ = ranks[comm.rank()];
+    gid_end_ = ranks[comm.rank() + 1];
+    const std::uint64_t n_local = gid_end_ - gid_begin_;
+    const int per_thread = solver_.solver->groups_per_thread;
+    const int parts = per_thread > 0 ? static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(n_local, per_thread * o.threads))) : 1;
+    const auto first = split_by_weight(weight, gid_begin_, gid_end_, parts);
+    for (std::size_t g = 0; g + 1 < first.size(); ++g)
+        if (first[g] < first[g + 1]) group_first_gid_.push_back(first[g]);
+    const long ng = static_cast<long>(group_first_gid_.size());
+    groups_.resize(ng);
+    auto make = [&](long g) {
+        const std::uint64_t end = g + 1 < ng ? group_first_gid_[g + 1] : gid_end_;
+        groups_[g] = solver_.solver->make_group(m, group_first_gid_[g], end, solver_.options, steps_, comm.local_rank());
+    };
+    if (ng > 1 && !solver_.solver->needs_cuda) {
+        // CPU groups are built side by side, a thread each (the loops inside them then run
+        // on that thread): each group's serial parts (layout, instances) would otherwise
+        // leave the other cores idle. The first failure in gid order is the one reported.
+        std::vector<std::exception_ptr> failed(ng);
+#pragma omp parallel for schedule(dynamic, 1)
+        for (long g = 0; g < ng; ++g) {
+            try {
+                make(g);
+            } catch (...) {
+                failed[g] = std::current_exception();
+            }
+        }
+        for (const auto& e : failed)
+            if (e) std::rethrow_exception(e);
+    } else {
+        for (long g = 0; g < ng; ++g) make(g);  // a GPU group: its device's calls in order
+    }
+    if (solver_.solver->needs_cuda && comm.size() > 1 && comm.is_root())
+        spdlog::info("{} ranks, {} on this node: each takes its node's GPU (local rank mod GPUs)", comm.size(),
+                     comm.local_size());
+    exchange_threads_ = choose_exchange_threads();
+    team_ = std::make_unique<ThreadTeam>(exchange_threads_);
+    fanout_ = std::make_unique<SpikeFanout>(
+        m.connections, gid_begin_, gid_end_, team_->size(),
+        [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); });
+    setup_s_ = w.lap();
+}
+
+int Simulation::choose_exchange_threads() const {
+    if (opt_.exchange_threads > 0) return opt_.exchange_threads;
+    // A GPU group leaves the host's cores idle while it steps (the main thread only
+    // drives the device): the exchange takes all but that one of the cores this process
+    // may use (omp_get_num_procs follows its affinity, e.g. an MPI rank's binding), or
+    // --threads if more. 32768 busyring cells on an H100 host: 61 s of exchange on one
+    // thread, 7 s on 15, against a 33 s GPU solve.
+    if (solver_.solver->needs_cuda) return std::max(std::max(1, opt_.threads), std::min(64, omp_get_num_procs() - 1));
+    // Unpipelined, the exchange runs while the cell update waits: the update's cores are free.
+    if (!opt_.pipeline) return std::max(1, opt_.threads);
+    // Pipelined on the CPU, every core is in the update's OpenMP team, whose epoch ends at
+    // a barrier: an exchange thread more would slow one of its threads and so all of
+    // them. One thread suffices: the exchange is a few per cent of a CPU update (2048
+    // busyring cells, omp on 2 threads: 0.55 s of exchange in a 22 s run, all hidden).
+    return 1;
+}
+
+Simulation::~Simulation() = default;
+
+long Simulation::n_columns() const {
+    long n = 0;
+    for (const auto& g : groups_) n += g->n_columns();
+    return n;
+}
+
+void Simulation::collect(std::vector<std::vector<Spike>>& spikes, std::vector<std::vector<double>>& frames,
+                         std::vector<Spike>& out_spikes, std::vector<double>& out_rows) const {
+    const int ng = n_groups();
+    const long ncol = n_columns();
+    out_spikes.clear();
+    for (auto& s : spikes) {
+        out_spikes.insert(out_spikes.end(), s.begin(), s.end());
+        s.clear();
+    }
+    std::size_t nf = 0;
+    for (int g = 0; g < ng; ++g)
+        if (groups_[g]->n_columns() > 0) nf = frames[g].size() / groups_[g]->n_columns();
+    out_rows.resize(nf * ncol);
+    long col = 0;
+    for (int g = 0; g < ng; ++g) {
+        const int gc = groups_[g]->n_columns();
+        place_columns(frames[g].data(), nf, gc, out_rows.data(), ncol, col);
+        col += gc;
+        frames[g].clear();
+    }
+}
+
+SpikeFanout::Target Simulation::target_of(std::uint64_t gid, std::uint32_t synapse) const {
+    const int g = static_cast<int>(std::upper_bound(group_first_gid_.begin(), group_first_gid_.end(), gid) -
+                                   group_first_gid_.begin()) - 1;
+    return {g, groups_[g]->data().target_offset[gid - group_first_gid_[g]] + synapse};
+}
+
+std::size_t Simulation::queue_generators(EventBuckets& queue) const {
+    std::size_t n = 0;
+    for (const auto& gen : model_.generators) {
+        if (gen.target < gid_begin_ || gen.target >= gid_end_) continue;
+        const SpikeFanout::Target to = target_of(gen.target, gen.synapse);
+        for (double t : gen.times) queue.push(0, to.group, {delivery_step(t, steps_.dt, steps_.rules), t, to.target, gen.weight});
+        n += gen.times.size();
+    }
+    return n;
+}
+
+void Simulation::fill_report(RunReport& rep) const {
+    rep.steps = n_steps_;
+    rep.ranks = opt_.comm->size();
+    rep.pipelined = opt_.pipeline;
+    for (const auto& g : groups_) {
+        rep.phases += g->times();
+        rep.n_cv += g->data().n_real_cv();
+    }
+}
+
+std::exception_ptr Simulation::check_blow_up(long b, long e) const {
+    for (const auto& g : groups_)
+        if (const BlownUpCv bad = g->first_blown_up_v())
+            return std::make_exception_ptr(voltage_blowup(model_, g->data(), bad, b * steps_.dt, e * steps_.dt));
+    return nullptr;
+}
+
+RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& progress,
+                          const std::function<bool()>& stop_requested) {
+    Communicator& comm = *opt_.comm;
+    const double comm_before = comm.seconds();
+    RunReport rep;
+    rep.setup_s = setup_s_;
+    Stopwatch total;
+    timeline::mark("run begin");
+    const int ng = n_groups();
+    const double dt = steps_.dt;
+
+    // The queue the exchange's threads fill, holding the generators' events from the start.
+    ThreadTeam& team = *team_;
+    SpikeFanout& fanout = *fanout_;
+    const long horizon = static_cast<long>(std::ceil(fanout.max_delay() / dt)) + 1;
+    EventBuckets queue(ng, epoch_steps_, n_steps_, horizon, team.size());
+    rep.n_events += queue_generators(queue);
+    std::vector<std::vector<StepEvent>> current(ng), next(ng);
+
+    // What the groups recorded in an epoch, and what the next exchange hands over.
+    std::vector<std::vector<double>> frames(ng);
+    std::vector<std::vector<Spike>> spikes(ng);
+    std::vector<Spike> out_spikes;
+    std::vector<double> out_rows;
+
+    // One exchange: every rank's spikes and rank 0's sink (RecordExchange), then the events
+    // of this rank's incoming connections and those of the epoch ending at next_end. `t`
+    // is the time the handed-over record reaches. False when some rank failed.
+    RecordExchange records(comm, sink, n_columns());
+    auto exchange = [&](bool ok, bool stop, long next_begin, long next_end, double t) -> bool {
+        Stopwatch w;
+        timeline::mark("exchange begin", next_begin);
+        const bool go = records.exchange(ok, stop, out_spikes, out_rows, t);
+        if (go) {
+            rep.n_spikes += records.spikes().size();
+            timeline::mark("spikes exchanged", next_begin);
+            rep.n_events += fanout.deliver(records.spikes(), dt, steps_.rules, queue, team);
+            timeline::mark("events queued", next_begin);
+            if (next_end > 0) {
+                queue.take(next, team);
+                timeline::mark("events taken", next_begin);
+                for (int g = 0; g < ng; ++g) groups_[g]->prepare(next_begin, next_end, next[g]);
+            }
+        }
+        timeline::mark("exchange end", next_begin);
+        rep.exchange_s += w.lap();
+        return go;
+    };
+    // The update's first failure (main thread); rank 0's sink keeps its own. A failure is
+    // announced at the next exchange.
+    std::exception_ptr update_error;
+    auto all_well = [&] { return !update_error && !records.sink_error(); };
+
+    // An initial voltage blown up already stops the run before frame 0 is handed out.
+    update_error = check_blow_up(0, 0);
+    // Frame 0 goes out with the first exchange, each epoch's record with the next one.
+    if (steps_.n_frames > 0)
+        for (int g = 0; g < ng; ++g) groups_[g]->initial_frame(frames[g]);
+    collect(spikes, frames, out_spikes, out_rows);
+    queue.take(current, team);
+    for (int g = 0; g < ng && n_steps_ > 0; ++g) groups_[g]->prepare(0, std::min(epoch_steps_, n_steps_), current[g]);
+    bool go = true;
+    long reached = n_steps_;  // the step the run ends at
+    for (long b = 0; b < n_steps_; b += epoch_steps_) {
+        const long e = std::min(b + epoch_steps_, n_steps_);
+        const long next_end = e < n_steps_ ? std::min(e + epoch_steps_, n_steps_) : 0;
+        const bool ok = all_well();
+        const bool stop = stop_requested && stop_requested();
+        std::future<bool> ex;
+        if (opt_.pipeline) ex = std::async(std::launch::async, exchange, ok, stop, e, next_end, b * dt);
+        timeline::mark("update begin", b);
+        if (!update_error) {
+            // No more threads than groups: idle OpenMP workers spin at the barrier, on the
+            // cores the exchange's team needs (one GPU group: no team at all).
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min(opt_.threads, ng)))
+            for (int g = 0; g < ng; ++g) {
+                try {
+                    groups_[g]->advance(b, e, current[g], spikes[g], frames[g]);
+                } catch (...) {
+#pragma omp critical(arbolito_update_error)
+                    if (!update_error) update_error = std::current_exception();
+                }
+            }
+            // Once per epoch: a voltage gone to NaN or inf ends the run here, so that the
+            // epoch's record never reaches the sink.
+            if (!update_error) update_error = check_blow_up(b, e);
+        }
+        timeline::mark("update end", b);
+        Stopwatch wait;
+        go = opt_.pipeline ? ex.get() : exchange(ok, stop, e, next_end, b * dt);
+        if (opt_.pipeline) rep.exchange_exposed_s += wait.lap();
+        timeline::mark("exchange joined", b);
+        if (!go) break;
+        collect(spikes, frames, out_spikes, out_rows);
+        std::swap(current, next);
+        if (progress) progress(e * dt);
+        // Every rank learnt of a stop request at the same exchange: all end at e.
+        if (records.stop_agreed() && e < n_steps_) {
+            reached = e;
+            break;
+        }
+    }
+    // The last epoch's record, then agree that rank 0's sink took it.
+    if (go) go = exchange(all_well(), false, 0, 0, reached * dt);
+    if (go) go = comm.all(all_well());
+    timeline::mark("run end");
+    if (!go) {
+        if (update_error) std::rethrow_exception(update_error);
+        if (records.sink_error()) std::rethrow_exception(records.sink_error());
+        throw PeerFailure();
+    }
+    if (!opt_.pipeline) rep.exchange_exposed_s = rep.exchange_s;
+
+    rep.run_s = total.lap();
+    rep.mpi_s = comm.seconds() - comm_before;
+    fill_report(rep);
+    rep.steps = reached;
+    rep.stopped = reached < n_steps_;
+    rep.t_end = reached * dt;
+    reduce_over_ranks(rep, comm);
+    return rep;
+}
+
+}  // namespace arbolito

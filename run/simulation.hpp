@@ -1,0 +1,91 @@
+#pragma once
+// The epoch loop (docs/architecture.md, docs/mpi.md): cell groups integrate epoch k
+// while a second thread exchanges the spikes of epoch k−1 (across MPI ranks when there
+// are several), queues their events for epoch k+1 onward and hands epoch k−1's samples
+// and spikes to the sink.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lowered_cell/cell_group.hpp"
+#include "run/communicator.hpp"
+#include "run/event_buckets.hpp"
+#include "model/model.hpp"
+#include "run/record_exchange.hpp"
+#include "run/solver_spec.hpp"
+#include "lowered_cell/spike.hpp"
+#include "run/spike_fanout.hpp"
+#include "run/thread_team.hpp"
+#include "lowered_cell/timings.hpp"
+
+namespace arbolito {
+
+struct SimOptions {
+    std::string solver = "cpu";  // NAME[:KEY=VALUE]... (solver_spec.hpp, docs/solvers.md)
+    int threads = 1;             // OpenMP threads (omp solver)
+    bool pipeline = true;        // overlap the exchange with the cell update
+    bool record_samples = true;  // false: spikes only
+    int exchange_threads = 0;    // threads of the spike exchange; 0: chosen from solver and threads
+    // The ranks sharing the run (each simulates a contiguous gid block); null: one rank.
+    std::shared_ptr<Communicator> comm;
+};
+
+class Simulation {
+public:
+    Simulation(const Model& m, const SimOptions& o);
+    ~Simulation();
+    // Collective: every rank calls it. Throws on every rank if any rank failed (the others
+    // throw PeerFailure), after the sink has seen at most the epochs before the failure. A
+    // voltage blown up (NaN, inf, past ±1e9 mV) at the start or an epoch's end is such a failure
+    // (VoltageBlowUp, lowered_cell/voltage_blowup.hpp). stop_requested is asked once per
+    // epoch (a flag a signal handler sets): when it says yes on any rank, every rank ends
+    // the run at the end of the epoch then integrating, hands the sink everything to that
+    // time and returns with RunReport::stopped and t_end set.
+    RunReport run(RecordSink& sink, const std::function<void(double t)>& progress = {},
+                  const std::function<bool()>& stop_requested = {});
+
+    long n_columns() const;  // this rank's recorded columns
+    Communicator& comm() const { return *opt_.comm; }
+    std::uint64_t gid_begin() const { return gid_begin_; }  // this rank's cells
+    std::uint64_t gid_end() const { return gid_end_; }
+    int n_groups() const { return static_cast<int>(groups_.size()); }
+    const CellGroup& group(int g) const { return *groups_[g]; }
+    long epoch_steps() const { return epoch_steps_; }
+    int exchange_threads() const { return exchange_threads_; }
+    const SolverSpec& solver() const { return solver_; }
+
+private:
+    int choose_exchange_threads() const;
+    // This rank's spikes and frames of the epoch, taken from the groups' buffers (which it
+    // empties) into one list and rows of this rank's columns, groups in gid order.
+    void collect(std::vector<std::vector<Spike>>& spikes, std::vector<std::vector<double>>& frames,
+                 std::vector<Spike>& out_spikes, std::vector<double>& out_rows) const;
+    // The group and group-local target of synapse `synapse` of local cell `gid`.
+    SpikeFanout::Target target_of(std::uint64_t gid, std::uint32_t synapse) const;
+    // Queues the events of the generators onto this rank's cells; returns how many.
+    std::size_t queue_generators(EventBuckets& queue) const;
+    // This rank's part of rep: steps, ranks, pipelining, the groups' phases and CVs.
+    void fill_report(RunReport& rep) const;
+    // The first group's (gid order) blown-up voltage after the epoch [b, e), or null.
+    std::exception_ptr check_blow_up(long b, long e) const;
+
+    const Model& model_;
+    SimOptions opt_;
+    SolverSpec solver_;
+    StepSettings steps_;
+    long n_steps_ = 0, epoch_steps_ = 0;
+    std::vector<std::unique_ptr<CellGroup>> groups_;
+    std::vector<std::uint64_t> group_first_gid_;
+    std::uint64_t gid_begin_ = 0, gid_end_ = 0;
+    int exchange_threads_ = 1;
+    // The exchange's threads and the connections onto this rank's cells split among them:
+    // built at set-up (tens of millions of connections take a second or more to sort),
+    // not inside the run's timing.
+    std::unique_ptr<ThreadTeam> team_;
+    std::unique_ptr<SpikeFanout> fanout_;
+    double setup_s_ = 0;
+};
+
+}  // namespace arbolito

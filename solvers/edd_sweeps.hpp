@@ -415,25 +415,26 @@ ARB_HD void tile_junctions(int c, int base, const int* cell_first, const int* pa
                            const double* P, const double* Q, double* rhs, int row0) {
     const int k0 = cell_first[c], k1 = cell_first[c + 1];
     if (k1 <= k0) return;
-    // Junction k's row; past the cell's ends its first or last junction's (loads ahead
-    // without a branch, their values unused).
-    const auto at = [&](int k) { return (k < k0 ? k0 : k >= k1 ? k1 - 1 : k) - row0; };
+    // Junction k's row; past the cell's first (leaves to root) or last (root to leaves)
+    // junction that one's: loads ahead without a branch, their values unused.
+    const auto below = [&](int k) { return (k < k0 ? k0 : k) - row0; };
+    const auto above = [&](int k) { return (k >= k1 ? k1 - 1 : k) - row0; };
     int held = -1;  // the junction whose E and R (also in memory) are in eh, rh
     double eh = 0.0, rh = 0.0;
     // The next junction's parent and operands, and the parent of the one after it.
-    int np = parent[at(k1 - 1)], nnp = parent[at(k1 - 2)];
+    int np = parent[below(k1 - 1)], nnp = parent[below(k1 - 2)];
     double nP, nQ, nE, nR, nEp, nRp;
     {
-        const int r = at(k1 - 1), rp = np >= 0 ? np - row0 : r;
+        const int r = below(k1 - 1), rp = np >= 0 ? np - row0 : r;
         nP = P[r], nQ = Q[r], nE = E[r], nR = R[r], nEp = E[rp], nRp = R[rp];
     }
     for (int k = k1 - 1; k >= k0; --k) {  // elimination, leaves to root
         const int p = np;
         const double pk = nP, qk = nQ, ek = nE, rk = nR, ep = nEp, rp = nRp;
         {  // junction k - 1's operands, before junction k's stores
-            const int r = at(k - 1), rq = nnp >= 0 ? nnp - row0 : r;
+            const int r = below(k - 1), rq = nnp >= 0 ? nnp - row0 : r;
             nP = P[r], nQ = Q[r], nE = E[r], nR = R[r], nEp = E[rq], nRp = R[rq];
-            np = nnp, nnp = parent[at(k - 2)];
+            np = nnp, nnp = parent[below(k - 2)];
         }
         if (p < 0) continue;
         const double ee = held == k ? eh : ek, rr = held == k ? rh : rk;
@@ -445,18 +446,18 @@ ARB_HD void tile_junctions(int c, int base, const int* cell_first, const int* pa
     }
     int last = -1;  // the junction whose value (also in rhs) is in vl
     double vl = 0.0, nV;
-    np = parent[at(k0)], nnp = parent[at(k0 + 1)];
+    np = parent[above(k0)], nnp = parent[above(k0 + 1)];
     {
-        const int r = at(k0);
+        const int r = above(k0);
         nP = P[r], nE = E[r], nR = R[r], nV = rhs[base + (np >= 0 ? np : k0)];
     }
     for (int k = k0; k < k1; ++k) {  // values, root to leaves
         const int p = np;
         const double pk = nP, ek = nE, rk = nR, vm = nV;
         {  // junction k + 1's operands, before junction k's store
-            const int r = at(k + 1);
+            const int r = above(k + 1);
             nP = P[r], nE = E[r], nR = R[r], nV = rhs[base + (nnp >= 0 ? nnp : k0)];
-            np = nnp, nnp = parent[at(k + 2)];
+            np = nnp, nnp = parent[above(k + 2)];
         }
         const double vp = p >= 0 ? (p == last ? vl : vm) : 0.0;
         const double piv = p >= 0 ? junction_pivot(ek, pk) : ek;

@@ -402,14 +402,14 @@ ARB_UNROLL_BY(4)
 // E and R) and the value it has just solved are also kept in registers, and the next
 // junction takes them from there when it is that parent (a chain of cut runs) or a
 // sibling: the serial chain then does not wait on shared memory between junctions.
-// Each junction's operands (P, Q, its own E and R, its parent's E and R; in the values,
-// P, E, R and its parent's value) are loaded one junction ahead, before the junction at
-// hand stores anything, and each parent two ahead (the parent's row is the address): the
-// chain waits on no load (the pivot, E + |P|, wants P first thing). A value loaded ahead
-// is stale only where the junction before wrote it (its parent's E and R, or its value),
-// and that one is held in registers and taken instead. The pivots are not stored: the
-// values form each again from the excess that E keeps (junction_pivot, the same addition:
-// the same bits). (Windows of 2, 4 and 8 junctions, junctions<N>, took 72-178 registers against
+// Nor on loads: each junction's operands (P, Q, its own E and R, its parent's E and R; in
+// the values P, E, R and its parent's value) are loaded one junction ahead, before the
+// junction at hand stores anything, and each parent two ahead (the parent's row is the
+// address); the pivot, E + |P|, wants P first thing. A value loaded ahead is stale only
+// where the junction before wrote it (its parent's E and R, or its value), and that one
+// is held in registers and taken instead. The pivots are not stored: the values form each
+// again from the excess that E keeps (junction_pivot, the same addition: the same bits).
+// (Windows of 2, 4 and 8 junctions, junctions<N>, took 72-178 registers against
 // 56 and were slower here: bench/RESULTS.md, call 17a.)
 ARB_HD void tile_junctions(int c, int base, const int* cell_first, const int* parent, double* E, double* R,
                            const double* P, const double* Q, double* rhs, int row0) {

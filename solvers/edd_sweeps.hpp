@@ -158,8 +158,9 @@ ARB_HD void assemble(int k, int base, const int* jparent, const int* jslot, cons
 struct JunctionStep {
     double pivot, f, e;
 };
+ARB_HD double junction_pivot(double e, double p) { return e + std::fabs(p); }
 ARB_HD JunctionStep junction_step(double e, double p, double q) {
-    const double piv = e + std::fabs(p);
+    const double piv = junction_pivot(e, p);
     return {piv, gpu::divide(q, piv), e};
 }
 ARB_HD double parent_excess(double e, const JunctionStep& st) { return e + std::fabs(st.f) * st.e; }
@@ -401,32 +402,66 @@ ARB_UNROLL_BY(4)
 // E and R) and the value it has just solved are also kept in registers, and the next
 // junction takes them from there when it is that parent (a chain of cut runs) or a
 // sibling: the serial chain then does not wait on shared memory between junctions.
+// Nor on loads: each junction's operands (P, Q, its own E and R, its parent's E and R; in
+// the values P, E, R and its parent's value) are loaded one junction ahead, before the
+// junction at hand stores anything, and each parent two ahead (the parent's row is the
+// address); the pivot, E + |P|, wants P first thing. A value loaded ahead is stale only
+// where the junction before wrote it (its parent's E and R, or its value), and that one
+// is held in registers and taken instead. The pivots are not stored: the values form each
+// again from the excess that E keeps (junction_pivot, the same addition: the same bits).
 // (Windows of 2, 4 and 8 junctions, junctions<N>, took 72-178 registers against
 // 56 and were slower here: H100.)
 ARB_HD void tile_junctions(int c, int base, const int* cell_first, const int* parent, double* E, double* R,
                            const double* P, const double* Q, double* rhs, int row0) {
     const int k0 = cell_first[c], k1 = cell_first[c + 1];
+    if (k1 <= k0) return;
+    // Junction k's row; past the cell's first (leaves to root) or last (root to leaves)
+    // junction that one's: loads ahead without a branch, their values unused.
+    const auto below = [&](int k) { return (k < k0 ? k0 : k) - row0; };
+    const auto above = [&](int k) { return (k >= k1 ? k1 - 1 : k) - row0; };
     int held = -1;  // the junction whose E and R (also in memory) are in eh, rh
     double eh = 0.0, rh = 0.0;
+    // The next junction's parent and operands, and the parent of the one after it.
+    int np = parent[below(k1 - 1)], nnp = parent[below(k1 - 2)];
+    double nP, nQ, nE, nR, nEp, nRp;
+    {
+        const int r = below(k1 - 1), rp = np >= 0 ? np - row0 : r;
+        nP = P[r], nQ = Q[r], nE = E[r], nR = R[r], nEp = E[rp], nRp = R[rp];
+    }
     for (int k = k1 - 1; k >= k0; --k) {  // elimination, leaves to root
-        const int r = k - row0, p = parent[r];
+        const int p = np;
+        const double pk = nP, qk = nQ, ek = nE, rk = nR, ep = nEp, rp = nRp;
+        {  // junction k - 1's operands, before junction k's stores
+            const int r = below(k - 1), rq = nnp >= 0 ? nnp - row0 : r;
+            nP = P[r], nQ = Q[r], nE = E[r], nR = R[r], nEp = E[rq], nRp = R[rq];
+            np = nnp, nnp = parent[below(k - 2)];
+        }
         if (p < 0) continue;
-        const double ee = held == k ? eh : E[r], rr = held == k ? rh : R[r];
-        const JunctionStep st = junction_step(ee, P[r], Q[r]);
-        E[r] = st.pivot;
-        const int rp = p - row0;
-        const double en = parent_excess(held == p ? eh : E[rp], st);
-        const double rn = (held == p ? rh : R[rp]) - st.f * rr;
-        E[rp] = en, R[rp] = rn;
+        const double ee = held == k ? eh : ek, rr = held == k ? rh : rk;
+        const JunctionStep st = junction_step(ee, pk, qk);
+        const double en = parent_excess(held == p ? eh : ep, st);
+        const double rn = (held == p ? rh : rp) - st.f * rr;
+        E[p - row0] = en, R[p - row0] = rn;
         held = p, eh = en, rh = rn;
     }
     int last = -1;  // the junction whose value (also in rhs) is in vl
-    double vl = 0.0;
+    double vl = 0.0, nV;
+    np = parent[above(k0)], nnp = parent[above(k0 + 1)];
+    {
+        const int r = above(k0);
+        nP = P[r], nE = E[r], nR = R[r], nV = rhs[base + (np >= 0 ? np : k0)];
+    }
     for (int k = k0; k < k1; ++k) {  // values, root to leaves
-        const int r = k - row0, p = parent[r];
-        double vp = 0.0;
-        if (p >= 0) vp = p == last ? vl : rhs[base + p];
-        const double v = gpu::divide(R[r] - (p >= 0 ? P[r] * vp : 0.0), E[r]);
+        const int p = np;
+        const double pk = nP, ek = nE, rk = nR, vm = nV;
+        {  // junction k + 1's operands, before junction k's store
+            const int r = above(k + 1);
+            nP = P[r], nE = E[r], nR = R[r], nV = rhs[base + (nnp >= 0 ? nnp : k0)];
+            np = nnp, nnp = parent[above(k + 2)];
+        }
+        const double vp = p >= 0 ? (p == last ? vl : vm) : 0.0;
+        const double piv = p >= 0 ? junction_pivot(ek, pk) : ek;
+        const double v = gpu::divide(rk - (p >= 0 ? pk * vp : 0.0), piv);
         rhs[base + k] = v;
         last = k, vl = v;
     }

@@ -4,7 +4,7 @@
 # build without nvcc has none) and only on a machine with a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./tools/setup.sh
+CMAKE_ARGS="${CMAKE_ARGS:-} -DARBOLITO_WERROR=ON" ./tools/setup.sh  # a warning fails the build
 cd build
 rc=0
 ctest --output-on-failure -j "${JOBS:-$(nproc)}" || rc=$?

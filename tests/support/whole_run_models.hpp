@@ -13,8 +13,18 @@
 #include "model/network_builders.hpp"
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
+#include "run/record_exchange.hpp"
 
 namespace arbolito::test_models {
+
+// A whole run's frames and spikes, kept in memory.
+struct Recorded : RecordSink {
+    long ncol = 0;
+    std::vector<double> rows;
+    std::vector<Spike> spikes_seen;
+    void frames(const double* r, std::size_t n) override { rows.insert(rows.end(), r, r + n * ncol); }
+    void spikes(const std::vector<Spike>& s) override { spikes_seen.insert(spikes_seen.end(), s.begin(), s.end()); }
+};
 
 // The checkout: $ARBOLITO_SOURCE_DIR (binaries run on another machine) or the build's.
 inline std::string source_path(const std::string& rel) {

@@ -33,15 +33,9 @@ using test_models::busyring;
 using test_models::mixed_model;
 using test_models::source_path;
 
-namespace {
+using test_models::Recorded;
 
-struct Recorded : RecordSink {
-    long ncol = 0;
-    std::vector<double> rows;
-    std::vector<Spike> spikes_seen;
-    void frames(const double* r, std::size_t n) override { rows.insert(rows.end(), r, r + n * ncol); }
-    void spikes(const std::vector<Spike>& s) override { spikes_seen.insert(spikes_seen.end(), s.begin(), s.end()); }
-};
+namespace {
 
 struct Result {
     Recorded rec;

@@ -48,6 +48,7 @@ struct LatchingFile {
     ino_t inode = 0;
     bool latched = false;  // a write failed: later ones are taken as done, unwritten
     int error = 0;         // its errno
+    bool hold_raw = false; // raw data below the committed end held too (hold_raw_writes)
     Held* held = nullptr;
 };
 
@@ -294,14 +295,27 @@ herr_t read(H5FD_t* h, H5FD_mem_t, hid_t, haddr_t addr, size_t size, void* buf) 
     return 0;
 }
 
-herr_t write(H5FD_t* h, H5FD_mem_t, hid_t, haddr_t addr, size_t size, const void* buf) {
+// Whether anything is held over [a, e).
+bool holds(const Held& held, haddr_t a, haddr_t e) {
+    auto it = held.upper_bound(a);
+    if (it != held.begin() && std::prev(it)->first + std::prev(it)->second.size() > a) return true;
+    return it != held.end() && it->first < e;
+}
+
+herr_t write(H5FD_t* h, H5FD_mem_t type, hid_t, haddr_t addr, size_t size, const void* buf) {
     LatchingFile* f = of(h);
     if (f->latched) return 0;
     const auto* p = static_cast<const unsigned char*>(buf);
     const haddr_t end = addr + size;
-    if (addr < f->committed) hold(*f->held, addr, std::min(end, f->committed) - addr, p);
-    if (end > f->committed) {
-        const haddr_t from = std::max(addr, f->committed);
+    // Raw data below the committed end is a chunk rewritten whole: its committed rows
+    // with the same bytes, the rest rows past the committed extent, which nothing
+    // committed reads. Written in place at once it keeps the commit intact, and holding
+    // it would copy a chunk of up to 1 MiB three times per epoch. (The time stop, which
+    // does change, is a compact dataset: metadata, held.)
+    const bool direct = type == H5FD_MEM_DRAW && !f->hold_raw && !holds(*f->held, addr, end);
+    if (addr < f->committed && !direct) hold(*f->held, addr, std::min(end, f->committed) - addr, p);
+    if (end > f->committed || direct) {
+        const haddr_t from = direct ? addr : std::max(addr, f->committed);
         if (const int err = write_all(f, from, end - from, p + (from - addr))) {
             latch(f, err);
             push_error(H5E_WRITEERROR, "pwrite", err);
@@ -369,6 +383,10 @@ LatchingFile* file_of(std::int64_t file) {
 int latched_error(std::int64_t file) {
     const LatchingFile* f = file_of(file);
     return f && f->latched ? f->error : 0;
+}
+
+void hold_raw_writes(std::int64_t file, bool hold) {
+    if (LatchingFile* f = file_of(file)) f->hold_raw = hold;
 }
 
 int commit_flushed(std::int64_t file) {

@@ -4,16 +4,18 @@
 // additions.
 //
 // Commits: the bytes a file had at its last commit (commit_flushed(), after a successful
-// H5Fflush) are never overwritten before the next one. HDF5 rewrites metadata in place
+// H5Fflush) are never changed before the next one. HDF5 rewrites metadata in place
 // (object headers, chunk indexes, the superblock) whenever its caches evict, so a file
 // written straight through is consistent only at the moment a flush ends: a write that
 // fails part-way through a flush, or a process killed between flushes, left a file that
-// HDF5 cannot open ("addr overflow"). Here writes below the committed end are held in
-// memory (reads see them) and written in place by the next commit, which first reads
-// what they replace and puts it back if any of them fails. Writes past the committed end
-// go to disk at once: no committed metadata points there. On disk there is therefore
-// always the file as the last commit left it (plus unreferenced bytes past its end,
-// which a reader ignores), except during the commit's in-place writes themselves.
+// HDF5 cannot open ("addr overflow"). Here metadata writes below the committed end are
+// held in memory (reads see them) and written in place by the next commit, which first
+// reads what they replace and puts it back if any of them fails. Writes past the
+// committed end go to disk at once: no committed metadata points there. So do raw data
+// writes: an appending writer's rewrite of a chunk repeats its committed rows byte for
+// byte (a writer that changes committed raw data says so: hold_raw_writes). On disk there
+// is therefore always the file as the last commit left it (plus unreferenced bytes past
+// its end, which a reader ignores), except during the commit's in-place writes themselves.
 //
 // The latch: after a file's first failed write (ENOSPC, EIO, EFBIG) the driver fails that
 // write and takes every later one as done without writing it, and it drops what was held
@@ -39,6 +41,11 @@ int latched_error(std::int64_t file);
 // Returns 0, or the errno of a write that failed (the file is then latched and back at
 // the previous commit). Closing a file that has not latched commits it too.
 int commit_flushed(std::int64_t file);
+
+// Raw data written below the committed end is held like metadata (hold = true) or
+// written at once (false, the default): a writer that rewrites committed raw data with
+// other bytes (sorting a dataset in place) holds it for that while.
+void hold_raw_writes(std::int64_t file, bool hold);
 
 // For tests: from now on every file of this driver shares a disk of `bytes` more bytes
 // (whole 4 KiB pages, allocated when first written, freed when a file is cut short, as

@@ -286,8 +286,13 @@ SonataWriter::SonataWriter(const std::string& path, const std::string& populatio
             if (!m.element_pos.empty())
                 out.dataset_1d(map, "element_pos", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, n, m.element_pos.data());
             // The stop of the frames on file (none yet): a reader counts the frames from it.
+            // Compact: the stop changes at every flush, and in the dataset's header it is
+            // metadata, which the driver holds until the flush commits.
             const double time[3] = {m.start, stop_after(0), m.step};
-            Id t(out.dataset_1d(map, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, time));
+            Id time_cpl(H5Pcopy(dcpl), H5Pclose, file, "H5Pcopy");
+            ok(H5Pset_layout(time_cpl, H5D_COMPACT), file, "H5Pset_layout time");
+            const Out compact{file, gcpl, time_cpl};
+            Id t(compact.dataset_1d(map, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 3, time));
             out.string_attribute(t, "units", "ms");
         }
 
@@ -458,6 +463,8 @@ void SonataWriter::write_reason(const std::string& reason) {
 // or appends not in time order): sort what is on file, in place (the same bytes' room).
 void SonataWriter::sort_spikes_on_disk() {
     if (spikes_sorted_) return;
+    // Committed spikes change places: held until the flush commits them all.
+    hold_raw_writes(file_, true);
     const std::string file = partial_path();
     const std::size_t n = extent_1d(times_, file);
     std::vector<double> times(n);

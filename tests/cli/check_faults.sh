@@ -44,6 +44,27 @@ for sig in TERM INT; do
   rm -f "$tmp/sig.png"
 done
 
+# --- A stop during a long epoch: no later than a step after the signal -----------------
+# One cell of 100,000 CVs without connections: epochs of 10 ms, each over a second of work.
+# The run stops in the epoch being integrated and ends at its start (t = 0 ms), where it
+# used to finish that epoch and the next one.
+for mode in pipeline no-pipeline; do
+  out="$tmp/long_$mode.h5"
+  args=(); [[ $mode == no-pipeline ]] && args=(--no-pipeline)
+  "$bin" run "$src/tests/data/signals/long_epochs.json" "${args[@]}" -o "$out" 2>"$tmp/stderr" &
+  pid=$!
+  for _ in $(seq 200); do [[ -s "$out.partial" ]] && break; sleep 0.02; done
+  sleep 0.3
+  kill -INT $pid; t0=$(date +%s.%N)
+  wait $pid; rc=$?
+  took=$("$py" -c "import time; print(f'{time.time() - $t0:.2f}')")
+  read -r stop frames spikes why < <(inspect "$out.partial" 2>/dev/null)
+  if [[ $rc -ne 130 ]]; then bad "SIGINT in a long epoch ($mode): exit $rc"
+  elif [[ "$why" != "stopped by SIGINT at t = 0 ms" ]]; then bad "SIGINT in a long epoch ($mode): '$why' (not in the epoch being integrated)"
+  elif ! "$py" -c "import sys; sys.exit(0 if $took < 3 else 1)"; then bad "SIGINT in a long epoch ($mode): took $took s"
+  else ok "SIGINT in a long epoch ($mode): exit 130 after $took s, $why"; fi
+done
+
 # --- A full disk: RLIMIT_FSIZE makes writes past a size fail (EFBIG), as ENOSPC would ---
 # (the limit holds for every file the run writes, so its stderr goes through a pipe)
 limited() {  # KB, arbolito args...: exit status in rc, stderr in $tmp/stderr

@@ -131,8 +131,8 @@ int run_time_parallel(const RunArgs& a, const Model& m, Simulation& sim, SonataS
 int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr) {
     Communicator& comm = *comm_ptr;
     const bool root = comm.is_root();
-    // From here a first SIGINT/SIGTERM ends the run at the next epoch boundary, keeping
-    // what it simulated (docs: README, "Running").
+    // From here a first SIGINT/SIGTERM ends the run at an epoch boundary within a step,
+    // keeping what it simulated (docs: README, "Running"; docs/faults.md).
     StopSignals signals;
     // Each step that may fail on some ranks only ends with an agreement (on_all_ranks),
     // so that a failure anywhere stops every rank instead of leaving the others waiting.

@@ -2,9 +2,12 @@
 // time named, before the epoch reaches the sink; a stop request ends it at an epoch
 // boundary with everything to that time handed out.
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "engine/simulation.hpp"
 #include "engine/voltage_blowup.hpp"
@@ -139,4 +142,26 @@ TEST(StopRequest, MidEpochStopsAtTheNextStep) {
         EXPECT_EQ(sink.n_frames, static_cast<std::size_t>(std::lround(r.t_end / m.run.sample_dt)) + 1);
         for (const Spike& s : sink.spikes_seen) EXPECT_LT(s.time, r.t_end);
     }
+}
+
+// The zero-length tip segment's cell (docs/swc.md) under every_segment, hh soma, pas
+// everywhere and a current clamp: it ran to NaN at the first check, it now runs to the
+// end with every voltage finite.
+TEST(ZeroLengthTip, RunsUnderEverySegment) {
+    const std::string dir = ::testing::TempDir() + "arbolito_tip_" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/tip.swc") << "1 1 0 0 0 6.3 -1\n2 3 6.3 0 0 0.5 1\n3 3 200 0 0 0.5 2\n4 3 200 0 0 0.5 3\n";
+    const Model m = parse_model(R"({"run": {"tfinal": 20},
+        "cells": [{"morphology": {"swc": "tip.swc"}, "discretization": {"policy": "every_segment"},
+                   "paint": [{"region": "soma", "mechanism": "hh"}, {"region": "all", "mechanism": "pas"}],
+                   "place": [{"location": "soma", "mechanism": "iclamp", "params": {"delay": 1, "dur": 10, "amp": 0.5}}],
+                   "probes": [{"location": "soma"}]}]})",
+                                dir + "/tip.json");
+    Simulation sim(m, SimOptions{});
+    CaptureSink sink;
+    sink.ncol = sim.n_columns();
+    EXPECT_NO_THROW(sim.run(sink));
+    EXPECT_EQ(sink.n_frames, 200u);  // while t < tfinal
+    for (double v : sink.rows) ASSERT_TRUE(std::isfinite(v));
+    std::filesystem::remove_all(dir);
 }

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
+#include "app/output_checks.hpp"
 #include "lowered_cell/fvm_data.hpp"
 #include "cpu/cpu_cell_group.hpp"
 #include "model/memory_estimate.hpp"
@@ -23,6 +24,11 @@ int command_info(const InfoArgs& a) {
         return 0;
     }
     const Model m = read_model(a.model, a.sets);
+    if (!a.geometry.empty()) {
+        check_stream_path(a.geometry, "--geometry");
+        check_not_an_input(a.geometry, "--geometry", m.inputs);
+        check_not_an_input(a.geometry + ".partial", "--geometry", m.inputs);
+    }
     long total_cv = 0;
     std::map<std::string, long> instances;
     std::cout << "model " << m.name << " (" << a.model << "): " << m.cells.size() << " cells, " << m.connections.size()
@@ -68,9 +74,14 @@ int command_info(const InfoArgs& a) {
     std::cout << "CPU SIMD lanes: " << native_lane_width() << " cells side by side (" << native_lane_isa()
               << "; cpu and omp, lanes=auto)\n";
     if (!a.geometry.empty()) {
-        std::ofstream out(a.geometry);
-        if (!out) throw std::runtime_error("cannot write " + a.geometry);
-        out << geometry_dump(m).dump(1) << "\n";
+        // Through GEOMETRY.partial, renamed once complete: a full disk leaves no truncated
+        // dump behind (exit 1), as a bad path leaves none (exit 2, checked above).
+        try {
+            write_file_atomically(a.geometry, geometry_dump(m).dump(1) + "\n");
+        } catch (const std::runtime_error& e) {
+            spdlog::error("{}", e.what());
+            return 1;
+        }
         spdlog::info("wrote {}", a.geometry);
     }
     return 0;

@@ -131,8 +131,8 @@ int run_time_parallel(const RunArgs& a, const Model& m, Simulation& sim, SonataS
 int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr) {
     Communicator& comm = *comm_ptr;
     const bool root = comm.is_root();
-    // From here a first SIGINT/SIGTERM ends the run at the next epoch boundary, keeping
-    // what it simulated (docs: README, "Running").
+    // From here a first SIGINT/SIGTERM ends the run at an epoch boundary within a step,
+    // keeping what it simulated (docs: README, "Running"; docs/faults.md).
     StopSignals signals;
     // Each step that may fail on some ranks only ends with an agreement (on_all_ranks),
     // so that a failure anywhere stops every rank instead of leaving the others waiting.
@@ -160,16 +160,30 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     // Rank 0 alone writes: it checks the output's path before the set-up. A bad one is an
     // input error on every rank (exit 2 whichever rank mpirun hears from first); rank 0
     // alone says why.
+    // The lock of the output's .partial (rank 0) from here to the end: a second run given
+    // the same -o is refused before its set-up (io/output_lock.hpp).
+    OutputLock lock;
     on_root_input_check(comm, [&] {
         out = checked_output_path(a.output, a.output_given, m.name);
+        check_not_an_input(out, "-o", m.inputs);
+        check_not_an_input(out + ".partial", "-o", m.inputs);
         if (a.timeline) {
             check_file_path(*a.timeline, "--timeline");
+            check_not_an_input(*a.timeline, "--timeline", m.inputs);
             // Written after the output is renamed into place: the same file would replace it.
             namespace fs = std::filesystem;
             std::error_code e1, e2;
             const fs::path t = fs::weakly_canonical(*a.timeline, e1), o = fs::weakly_canonical(out, e2);
-            if (!e1 && !e2 && (t == o || t == fs::path(o.string() + ".partial")))
+            if ((!e1 && !e2 && (t == o || t == fs::path(o.string() + ".partial"))) || same_file(*a.timeline, out) ||
+                same_file(*a.timeline, out + ".partial"))
                 throw InputError(*a.timeline, "", "is the output (-o) itself: --timeline must name another file");
+        }
+        try {
+            lock = OutputLock::take(out + ".partial");
+        } catch (const OutputBusy& e) {
+            throw InputError("-o", "", e.what());
+        } catch (const std::runtime_error& e) {
+            throw InputError("-o", "", e.what());
         }
     });
     on_all_ranks(comm, [&] {
@@ -191,12 +205,12 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     std::unique_ptr<SonataSink> file;
     const bool report = !a.spikes_only && !mapping.element_ids.empty();
     on_root_input_check(comm, [&] {
-        if (report)
-            check_output_room(out, output_bytes(mapping.n_frames() + 1, mapping.n_values(),
-                                                a.double_report ? sizeof(double) : sizeof(float)));
+        check_output_room(out, output_bytes(report ? mapping.n_frames() : 0, report ? mapping.n_values() : 0,
+                                            a.double_report ? sizeof(double) : sizeof(float), mapping.node_ids.size()));
     });
     on_all_ranks(comm, [&] {
-        if (root) file = std::make_unique<SonataSink>(out, m.name, report ? &mapping : nullptr, a.double_report);
+        if (root)
+            file = std::make_unique<SonataSink>(out, m.name, report ? &mapping : nullptr, a.double_report, std::move(lock));
     });
     if (!a.time_parallel.empty()) return run_time_parallel(a, m, *sim, *file);
     NoSink nothing;

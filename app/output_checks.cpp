@@ -6,11 +6,14 @@
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "model/memory_estimate.hpp"
 #include "io/input_error.hpp"
+#include "io/sonata_writer.hpp"
 
 namespace arbolito {
 
@@ -55,15 +58,68 @@ std::string checked_output_path(const std::string& output, bool given, const std
     return path;
 }
 
+void check_stream_path(const std::string& path, const std::string& option) {
+    if (path.empty()) throw InputError(option, "", "empty file name");
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    if (!ec && (fs::is_character_file(st) || fs::is_fifo(st))) {
+        if (::access(path.c_str(), W_OK) != 0)
+            throw InputError(path, "", "cannot write: " + std::string(std::strerror(errno)));
+        return;
+    }
+    check_file_at(path, option);
+}
+
+namespace {
+
+// 0 or the errno of the first failure; every byte written (a short write is retried).
+int write_all(int fd, const std::string& text) {
+    for (std::size_t at = 0; at < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + at, text.size() - at);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return n < 0 ? errno : ENOSPC;
+        at += static_cast<std::size_t>(n);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(path, ec);
+    const bool stream = !ec && (fs::is_character_file(st) || fs::is_fifo(st));
+    const std::string target = stream ? path : path + ".partial";
+    const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | (stream ? 0 : O_CREAT | O_TRUNC), 0666);
+    if (fd < 0) throw std::runtime_error(target + ": cannot write: " + std::strerror(errno));
+    int err = write_all(fd, text);
+    if (err == 0 && !stream && ::fsync(fd) != 0) err = errno;
+    if (::close(fd) != 0 && err == 0) err = errno;
+    if (err == 0 && !stream && std::rename(target.c_str(), path.c_str()) != 0) err = errno;
+    if (err != 0) {
+        if (!stream) ::unlink(target.c_str());
+        throw std::runtime_error(path + ": cannot write: " + std::strerror(err));
+    }
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat x {}, y {};
+    return ::stat(a.c_str(), &x) == 0 && ::stat(b.c_str(), &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+void check_not_an_input(const std::string& path, const std::string& option, const std::vector<InputFile>& inputs) {
+    for (const InputFile& in : inputs)
+        if (same_file(path, in.path))
+            throw InputError(path, "", "is " + in.role + " (" + in.path + "): " + option + " must name another file");
+}
+
 void check_file_path(const std::string& path, const std::string& option) {
     if (path.empty()) throw InputError(option, "", "empty file name");
     check_file_at(path, option);
 }
 
-double output_bytes(std::size_t n_frames, std::size_t n_values, std::size_t value_bytes) {
-    // Mapping: element_ids (4) and element_pos (4) per column, node ids and pointers
-    // (16 per node, at most one node per column).
-    return static_cast<double>(n_frames) * n_values * value_bytes + 24.0 * n_values;
+double output_bytes(std::size_t n_frames, std::size_t n_values, std::size_t value_bytes, std::size_t n_nodes) {
+    return sonata_file_bytes(n_frames, n_values, value_bytes, n_nodes);
 }
 
 Room room_for(double bytes, double free_bytes) {
@@ -81,7 +137,7 @@ void check_output_room(const std::string& path, double bytes) {
     switch (room_for(bytes, free_bytes)) {
     case Room::too_little:
         throw InputError(path, "", "the output needs about " + describe_bytes(bytes) + " and its filesystem has " + describe_bytes(free_bytes) +
-                                       " free (shorten --tfinal, record fewer probes or use --spikes-only)");
+                                       " free (shorten --tfinal, record fewer probes, use --spikes-only or free some space)");
     case Room::tight:
         spdlog::warn("{}: the output needs about {} of the {} free on its filesystem", path, describe_bytes(bytes), describe_bytes(free_bytes));
         break;

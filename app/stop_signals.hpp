@@ -1,6 +1,6 @@
 #pragma once
-// SIGINT and SIGTERM during a run. The first asks the run to stop at the next epoch
-// boundary and keep what it simulated (command_run); the handler only stores the signal
+// SIGINT and SIGTERM during a run. The first asks the run to stop (within a step: see
+// Simulation::run) and keep what it simulated (command_run); the handler only stores the signal
 // (a lock-free atomic: async-signal-safe). A second one ends the process at once, as the
 // signal would have without the handler.
 #include <csignal>

@@ -231,11 +231,13 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
     times_.events += w.lap();
 
     blown_up_ = {};
+    begin_epoch();
     for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) {
         const std::vector<int>& ev = chunk_events_[k];
         std::size_t next = 0;
         Stopwatch wc;  // one clock read per phase boundary
         for (long n = step_begin; n < step_end; ++n) {
+            if (stop_now()) return;  // a stop asked for: no more than a chunk's step later
             const double t = n * s_.dt;
             for (; next < ev.size() && events[ev[next]].step == n; ++next) deliver(events[ev[next]]);
             times_.events += wc.lap();

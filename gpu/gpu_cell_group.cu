@@ -246,7 +246,9 @@ void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
     events_.stage(events, step_begin, step_end, stream_);
     timeline::mark("events staged", step_begin);
     blown_up_ = {};
-    for (long b = step_begin; b < step_end && !blown_up_;) {
+    begin_epoch();
+    // A stop asked for ends the epoch between pieces (CellGroup::set_stop_check).
+    for (long b = step_begin; b < step_end && !blown_up_ && !stop_now();) {
         const long e = std::min(step_end, b + max_piece_steps_);
         run_piece(b, e, spikes, frames);
         timeline::mark("piece done", b);

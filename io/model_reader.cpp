@@ -83,8 +83,17 @@ public:
     static std::string fmt(double v) { std::ostringstream s; s << v; return s.str(); }
     const std::string& file() const { return file_; }
 
+    // The files read besides the model file (SWC), each once.
+    void read_file(const std::string& path, const std::string& role) const {
+        for (const InputFile& f : files_)
+            if (f.path == path) return;
+        files_.push_back({path, role});
+    }
+    const std::vector<InputFile>& files() const { return files_; }
+
 private:
     std::string file_;
+    mutable std::vector<InputFile> files_;
 };
 
 int region_tag(const Reader& r, const json& j, const std::string& path) {
@@ -189,6 +198,7 @@ std::shared_ptr<const Morphology> morphology(const Reader& r, const json& j, con
             r.fail(key, e.what());
         }
         Morphology m = read_swc(p.string());
+        r.read_file(p.string(), "the SWC file of " + key);
         if (j.contains("neuron_float32")) {
             if (!j["neuron_float32"].is_boolean()) r.fail(Reader::join(path, "neuron_float32"), "expected true or false");
             // NEURON keeps pt3d points and diameters in float32: rounding ours the same
@@ -471,6 +481,7 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
     r.only_keys(j, "", {"name", "run", "cells", "connections", "generators", "network"});
     Model m;
     m.source = path;
+    m.inputs.push_back({path, "the model file"});
     const auto dir = std::filesystem::path(path).parent_path();
     if (j.contains("name")) m.name = population_name(r, j["name"], "name");
 
@@ -607,6 +618,7 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
             r.fail("network", e.what());
         }
     }
+    m.inputs.insert(m.inputs.end(), r.files().begin(), r.files().end());
     return m;
 }
 

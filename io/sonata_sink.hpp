@@ -2,6 +2,7 @@
 // Streams what a Simulation records into a SONATA file (io/sonata_writer).
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "run/simulation.hpp"
 #include "io/sonata_writer.hpp"
@@ -14,8 +15,9 @@ ReportMapping report_mapping(const Simulation& sim, const RunSettings& run);
 
 class SonataSink final : public RecordSink {
 public:
-    SonataSink(const std::string& path, const std::string& population, const ReportMapping* report, bool double_data)
-        : writer_(path, population, report, double_data) {}
+    SonataSink(const std::string& path, const std::string& population, const ReportMapping* report, bool double_data,
+               OutputLock lock = OutputLock())
+        : writer_(path, population, report, double_data, std::move(lock)) {}
     void frames(const double* rows, std::size_t n) override { writer_.append_frames(rows, n); }
     void spikes(const std::vector<Spike>& s) override { writer_.append_spikes(s); }
     void epoch_done(double) override { writer_.flush(); }

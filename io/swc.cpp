@@ -145,11 +145,12 @@ public:
                     b.radius.push_back(s_[i].r);
                 }
             }
+            const auto& ch = children_[chain.back()];
+            if (ch.empty()) merge_tip(b, pts);
             point_samples_.push_back(pts);
             first_own_.push_back(p.first);
             const int self = static_cast<int>(m.branches.size());
             m.branches.push_back(std::move(b));
-            const auto& ch = children_[chain.back()];
             for (std::size_t k = ch.size(); k-- > 0;) stack.push_back({self, 1.0, chain.back(), ch[k]});
         }
         check_lengths(m);
@@ -301,6 +302,26 @@ private:
         return out;
     }
 
+    // A branch that ends in samples coincident with the one before (a zero-length segment
+    // at a tip) would end in a CV of no length under every_segment, whose conductance to
+    // its neighbour is infinite: the run turned to NaN at its first step. Of the same
+    // radius the segment is nothing (no length, area or volume): merged, the sample
+    // dropped. With a radius step it would be an end face of area but no length: refused.
+    void merge_tip(Branch& b, std::vector<int>& pts) {
+        while (b.xyz.size() > 2 && b.xyz.back() == b.xyz[b.xyz.size() - 2]) {
+            const int last = pts.back(), before = pts[pts.size() - 2];
+            if (b.radius.back() != b.radius[b.radius.size() - 2])
+                fail(last, "sample " + std::to_string(s_[last].id) + " ends its branch at the position of sample " +
+                               std::to_string(s_[before].id) + ", with another radius (" + num(s_[before].r) + " to " +
+                               num(s_[last].r) + " µm): a zero-length segment at a tip (remove the sample, or give it "
+                               "its parent's radius)");
+            if (merged_tips_++ == 0) first_merged_line_ = s_[last].line;
+            b.xyz.pop_back();
+            b.radius.pop_back();
+            pts.pop_back();
+        }
+    }
+
     void check_lengths(const Morphology& m) const {
         int n_zero = 0, first_line = 0;
         for (std::size_t b = 0; b < m.branches.size(); ++b) {
@@ -315,6 +336,10 @@ private:
         if (n_zero > 0)
             spdlog::warn("{}:line {}: {} zero-length segment{} (coincident consecutive samples); kept", path_, first_line, n_zero,
                          n_zero == 1 ? "" : "s");
+        if (merged_tips_ > 0)
+            spdlog::warn("{}:line {}: {} zero-length segment{} at a branch tip (a sample where its parent is, of the same "
+                         "radius); merged into the parent",
+                         path_, first_merged_line_, merged_tips_, merged_tips_ == 1 ? "" : "s");
     }
 
     const std::string& path_;
@@ -325,6 +350,7 @@ private:
     int root_ = -1;
     std::vector<std::vector<int>> point_samples_;  // per branch, the sample behind each point (for messages)
     std::vector<int> first_own_;                   // per branch, its first own sample (for messages)
+    int merged_tips_ = 0, first_merged_line_ = 0;  // zero-length tip segments merged (merge_tip)
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // hands it the events of an epoch and collects its spikes and samples once per epoch.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/hd.hpp"
@@ -87,6 +88,26 @@ public:
     virtual std::vector<double> state() const = 0;
     virtual void set_state(const std::vector<double>& s) = 0;
     int n_columns() const { return static_cast<int>(data().probe_cv.size()); }
+
+    // A stop asked for while an epoch integrates (a signal): groups that can stop part-way
+    // (the CPU group, between steps) ask `check` before each step, and once it says yes
+    // advance returns at once with the epoch unfinished, abandoned() true until the next
+    // advance; the run then ends at the epoch's start (Simulation::run). Groups that run an
+    // epoch on a device finish it. Empty: never asked.
+    void set_stop_check(std::function<bool()> check) { stop_check_ = std::move(check); }
+    bool abandoned() const { return abandoned_; }
+
+protected:
+    void begin_epoch() { abandoned_ = false; }
+    // Whether to return now, the epoch unfinished.
+    bool stop_now() {
+        if (!abandoned_ && stop_check_ && stop_check_()) abandoned_ = true;
+        return abandoned_;
+    }
+
+private:
+    std::function<bool()> stop_check_;
+    bool abandoned_ = false;
 };
 
 // Set-up and read-out shared by the backends, on the host, in layout numbering.

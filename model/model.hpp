@@ -110,9 +110,17 @@ struct RunSettings {
     EventRules rules = EventRules::arbor;
 };
 
+// A file the model was read from, and what it was to the model ("the model file", "the
+// SWC file of cells[0].morphology.swc"): outputs must not overwrite it.
+struct InputFile {
+    std::string path;
+    std::string role;
+};
+
 struct Model {
     std::string name = "default";  // SONATA population
     std::string source;            // model file
+    std::vector<InputFile> inputs; // the model file and every SWC file it names
     std::vector<CellDesc> cells;   // gid = index
     std::vector<Connection> connections;
     std::vector<Generator> generators;

@@ -248,6 +248,14 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     for (int g = 0; g < ng && n_steps_ > 0; ++g) groups_[g]->prepare(0, std::min(epoch_steps_, n_steps_), current[g]);
     bool go = true;
     long reached = n_steps_;  // the step the run ends at
+    // Groups that can stop part-way through an epoch ask between steps.
+    for (auto& g : groups_) g->set_stop_check(stop_requested);
+    struct Unset {
+        std::vector<std::unique_ptr<CellGroup>>& groups;
+        ~Unset() {
+            for (auto& g : groups) g->set_stop_check({});
+        }
+    } unset{groups_};
     for (long b = 0; b < n_steps_; b += epoch_steps_) {
         const long e = std::min(b + epoch_steps_, n_steps_);
         const long next_end = e < n_steps_ ? std::min(e + epoch_steps_, n_steps_) : 0;
@@ -278,11 +286,32 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         if (opt_.pipeline) rep.exchange_exposed_s += wait.lap();
         timeline::mark("exchange joined", b);
         if (!go) break;
+        // A stop asked for while the epoch integrated: a group left it unfinished
+        // (abandoned), or it was asked after the groups' last step. Every rank agrees on
+        // both (one reduction, with several ranks), so that all end at the same step: the
+        // epoch's start where any rank abandoned it, else its end.
+        bool abandoned = false;
+        for (const auto& g : groups_) abandoned = abandoned || g->abandoned();
+        bool stop_now = !abandoned && e < n_steps_ && stop_requested && stop_requested();
+        if (comm.size() > 1 && stop_requested) {
+            double flags[2] = {abandoned ? 1.0 : 0.0, stop_now ? 1.0 : 0.0};
+            comm.max(flags, 2);
+            abandoned = flags[0] > 0;
+            stop_now = flags[1] > 0;
+        }
+        if (abandoned) {
+            // Its record is dropped (this exchange handed out the previous epoch's).
+            for (int g = 0; g < ng; ++g) spikes[g].clear(), frames[g].clear();
+            out_spikes.clear();
+            out_rows.clear();
+            reached = b;
+            break;
+        }
         collect(spikes, frames, out_spikes, out_rows);
         std::swap(current, next);
         if (progress) progress(e * dt);
-        // Every rank learnt of a stop request at the same exchange: all end at e.
-        if (records.stop_agreed() && e < n_steps_) {
+        // Every rank learnt of a stop request at the same exchange or reduction: all end at e.
+        if ((records.stop_agreed() || stop_now) && e < n_steps_) {
             reached = e;
             break;
         }

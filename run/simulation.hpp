@@ -39,10 +39,14 @@ public:
     // Collective: every rank calls it. Throws on every rank if any rank failed (the others
     // throw PeerFailure), after the sink has seen at most the epochs before the failure. A
     // voltage blown up (NaN, inf, past ±1e9 mV) at the start or an epoch's end is such a failure
-    // (VoltageBlowUp, lowered_cell/voltage_blowup.hpp). stop_requested is asked once per
-    // epoch (a flag a signal handler sets): when it says yes on any rank, every rank ends
-    // the run at the end of the epoch then integrating, hands the sink everything to that
-    // time and returns with RunReport::stopped and t_end set.
+    // (VoltageBlowUp, lowered_cell/voltage_blowup.hpp). stop_requested (a flag a signal handler
+    // sets; called from the groups' threads too) is asked at each epoch's start and end and
+    // between the steps of groups that can stop part-way (CellGroup::set_stop_check): when
+    // it says yes on any rank, every rank ends the run at the same epoch boundary, the
+    // start of the epoch being integrated where a group left it unfinished, else its end;
+    // the sink gets everything to that time, and run returns with RunReport::stopped and
+    // t_end set. A stop thus takes at most one step of a CPU group's chunk, or the rest of
+    // the epoch on a GPU.
     RunReport run(RecordSink& sink, const std::function<void(double t)>& progress = {},
                   const std::function<bool()>& stop_requested = {});
 

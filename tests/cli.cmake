@@ -1,7 +1,8 @@
 # Tests that drive the arbolito binary.
 add_test(NAME cli_bad_input
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_bad_input.sh $<TARGET_FILE:arbolito> ${PROJECT_SOURCE_DIR}/tests/data/bad_models)
-# Faults during a run: signals, a full disk, blow-ups, a bad -o.
+# Faults during a run: signals, a full disk, blow-ups, a bad -o, -o naming an input, two
+# runs given the same -o.
 add_test(NAME cli_faults
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_faults.sh $<TARGET_FILE:arbolito> /usr/bin/python3 ${PROJECT_SOURCE_DIR})
 # compare: spike counts, spike-time differences and bitwise identity per solver, and the
@@ -10,6 +11,11 @@ add_test(NAME cli_faults
 # (docs/compare.md).
 add_test(NAME cli_compare
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_compare.sh $<TARGET_FILE:arbolito> /usr/bin/python3 ${PROJECT_SOURCE_DIR})
+# A real full disk (a tmpfs that another process fills mid-run), where a mount namespace
+# can be had; else skipped (exit 77).
+add_test(NAME cli_full_disk
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_full_disk.sh $<TARGET_FILE:arbolito> /usr/bin/python3 ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_full_disk PROPERTIES SKIP_RETURN_CODE 77)
 # --timeline: the ring example's marks as CSV, which tools/timeline_summary.py reads (one
 # line per epoch's update and exposed exchange); a file that is no timeline exits 2.
 add_test(NAME cli_timeline_summary

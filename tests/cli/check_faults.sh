@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Faults during a run (issue 14): signals, a full disk, blow-ups and a bad -o. Each ends
+# Faults during a run: signals, a full disk, blow-ups, a bad -o, -o naming an input and two
+# runs given the same -o. Each ends
 # with one line and its exit status; what was simulated stays as a readable .partial
 # (checked with h5py and accepted by tools/plot_traces.py).
 # Usage: check_faults.sh ARBOLITO PYTHON SOURCE_DIR
@@ -41,6 +42,27 @@ for sig in TERM INT; do
   elif ! "$py" "$src/tools/plot_traces.py" "$out.partial" -o "$tmp/sig.png" >/dev/null 2>&1 || [[ ! -s "$tmp/sig.png" ]]; then bad "SIG$sig: plot_traces.py refuses the file"
   else ok "SIG$sig: exit $rc, $frames frames to $stop ms, $spikes spikes: $(grep -E "^\[(error|warning|critical)\]" "$tmp/stderr")"; fi
   rm -f "$tmp/sig.png"
+done
+
+# --- A stop during a long epoch: no later than a step after the signal -----------------
+# One cell of 100,000 CVs without connections: epochs of 10 ms, each over a second of work.
+# The run stops in the epoch being integrated and ends at its start (t = 0 ms), where it
+# used to finish that epoch and the next one.
+for mode in pipeline no-pipeline; do
+  out="$tmp/long_$mode.h5"
+  args=(); [[ $mode == no-pipeline ]] && args=(--no-pipeline)
+  "$bin" run "$src/tests/data/signals/long_epochs.json" "${args[@]}" -o "$out" 2>"$tmp/stderr" &
+  pid=$!
+  for _ in $(seq 200); do [[ -s "$out.partial" ]] && break; sleep 0.02; done
+  sleep 0.3
+  kill -INT $pid; t0=$(date +%s.%N)
+  wait $pid; rc=$?
+  took=$("$py" -c "import time; print(f'{time.time() - $t0:.2f}')")
+  read -r stop frames spikes why < <(inspect "$out.partial" 2>/dev/null)
+  if [[ $rc -ne 130 ]]; then bad "SIGINT in a long epoch ($mode): exit $rc"
+  elif [[ "$why" != "stopped by SIGINT at t = 0 ms" ]]; then bad "SIGINT in a long epoch ($mode): '$why' (not in the epoch being integrated)"
+  elif ! "$py" -c "import sys; sys.exit(0 if $took < 3 else 1)"; then bad "SIGINT in a long epoch ($mode): took $took s"
+  else ok "SIGINT in a long epoch ($mode): exit 130 after $took s, $why"; fi
 done
 
 # --- A full disk: RLIMIT_FSIZE makes writes past a size fail (EFBIG), as ENOSPC would ---
@@ -95,6 +117,38 @@ expect_2 "--timeline ''" "--timeline: empty file name" run "$ring" -o "$tmp/t.h5
 expect_2 "--timeline missing folder" "does not exist" run "$ring" -o "$tmp/t.h5" --timeline "$tmp/no/such/t.csv"
 expect_2 "--timeline the output" "--timeline must name another file" run "$ring" -o "$tmp/t.h5" --timeline "$tmp/./t.h5"
 compgen -G "$tmp/t.h5*" >/dev/null && bad "--timeline refused: an output was left"
+# -o naming an input of the model, however spelt (compared by file: device and inode):
+# refused, and the input is left as it was.
+cp "$ring" "$tmp/m.json"; mkdir -p "$tmp/sub"; ln -s "$tmp/m.json" "$tmp/link.json"
+sum_before=$(md5sum < "$tmp/m.json")
+expect_2 "-o the model file" "is the model file" run "$tmp/m.json" -o "$tmp/m.json"
+expect_2 "-o the model file via sub/.." "is the model file" run "$tmp/m.json" -o "$tmp/sub/../m.json"
+expect_2 "-o a link to the model file" "is the model file" run "$tmp/m.json" -o "$tmp/link.json"
+expect_2 "--timeline the model file" "--timeline must name another file" run "$tmp/m.json" -o "$tmp/t2.h5" --timeline "$tmp/m.json"
+[[ $(md5sum < "$tmp/m.json") == "$sum_before" ]] || bad "-o the model file: the model file changed"
+swc="$src/examples/morphologies/ca1_pyramidal_n120.swc"
+swc_sum=$(md5sum < "$swc")
+expect_2 "-o the SWC file" "is the SWC file of cells[0].morphology.swc" run "$src/examples/single_cell.json" -o "$src/examples/morphologies/../morphologies/ca1_pyramidal_n120.swc"
+[[ $(md5sum < "$swc") == "$swc_sum" ]] || bad "-o the SWC file: the SWC file changed"
+# Two runs given the same -o: the second is refused at once (exit 2, nothing touched); the
+# first runs on and keeps its file.
+out="$tmp/shared.h5"
+"$bin" run "$ring" --tfinal 1e6 -o "$out" 2>"$tmp/first.stderr" &
+pid=$!
+for _ in $(seq 100); do [[ -e "$out.partial" ]] && break; sleep 0.02; done
+expect_2 "a second run on the same -o" "another run is writing this output now" run "$ring" -o "$out"
+sleep 1
+kill -TERM $pid; wait $pid; rc=$?
+read -r stop frames spikes why < <(inspect "$out.partial" 2>/dev/null)
+if [[ $rc -ne 143 || "$why" != "stopped by SIGTERM"* || ${frames:-0} -lt 1 ]]; then bad "the first run on a shared -o: exit $rc, '${why:-no readable file}'"
+else ok "the first run on a shared -o: exit $rc, $frames frames of its own"; fi
+# info --geometry where the disk takes nothing (/dev/full): exit 1 naming the cause, not
+# "wrote"; naming the model file: exit 2.
+"$bin" info "$ring" --geometry /dev/full >/dev/null 2>"$tmp/stderr"; rc=$?
+if [[ $rc -ne 1 || $(errors) -ne 1 ]] || ! grep -q "/dev/full: cannot write: No space left on device" "$tmp/stderr" || grep -q wrote "$tmp/stderr"; then bad "info --geometry /dev/full: exit $rc"
+else ok "info --geometry /dev/full: exit 1: $(grep -E '^\[error\]' "$tmp/stderr")"; fi
+expect_2 "info --geometry the model file" "--geometry must name another file" info "$tmp/m.json" --geometry "$tmp/sub/../m.json"
+[[ $(md5sum < "$tmp/m.json") == "$sum_before" ]] || bad "info --geometry the model file: the model file changed"
 # 100,000 cells' probes for 8e8 steps (within the 1e9 a run may take): ~160 TB of frames.
 expect_2 "no room for the output" "the output needs about" run "$ring" --set 'cells[0].count=100000' --tfinal 2e7 -o "$tmp/huge.h5"
 compgen -G "$tmp/huge.h5*" >/dev/null && bad "no room: a file was left"

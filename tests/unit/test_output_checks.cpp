@@ -41,8 +41,39 @@ TEST(OutputChecks, RefusesWhatIsNoFile) {
     fs::remove_all(dir);
 }
 
+// -o must not be an input of the model: compared by file (device and inode), so that
+// sub/../m.json, a symbolic link and a hard link are caught as the plain name is.
+TEST(OutputChecks, OutputIsNotAnInput) {
+    const fs::path dir = fs::temp_directory_path() / ("arbolito_inputs_" + std::to_string(::getpid()));
+    fs::create_directories(dir / "sub");
+    std::ofstream(dir / "m.json") << "{}";
+    std::ofstream(dir / "c.swc") << "1 1 0 0 0 1 -1\n";
+    fs::create_symlink(dir / "m.json", dir / "link.json");
+    fs::create_hard_link(dir / "c.swc", dir / "hard.swc");
+    const std::vector<arbolito::InputFile> inputs{{(dir / "m.json").string(), "the model file"},
+                                                  {(dir / "c.swc").string(), "the SWC file of cells[0].morphology.swc"}};
+    auto refused = [&](const fs::path& p) {
+        try {
+            arbolito::check_not_an_input(p.string(), "-o", inputs);
+            return std::string();
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+    };
+    EXPECT_NE(refused(dir / "m.json").find("is the model file"), std::string::npos);
+    EXPECT_NE(refused(dir / "sub" / ".." / "m.json").find("-o must name another file"), std::string::npos);
+    EXPECT_NE(refused(dir / "link.json").find("is the model file"), std::string::npos);
+    EXPECT_NE(refused(dir / "hard.swc").find("is the SWC file of cells[0].morphology.swc"), std::string::npos);
+    EXPECT_EQ(refused(dir / "out.h5"), "");  // does not exist yet
+    EXPECT_EQ(refused(dir / "sub"), "");
+    fs::remove_all(dir);
+}
+
 TEST(OutputChecks, RoomForTheOutput) {
-    EXPECT_EQ(output_bytes(11, 3, 4), 11 * 3 * 4 + 24 * 3);
+    // Frames in whole chunks and HDF5's own structures: more than the values alone, also
+    // for spikes only (the file was not counted at all, and a run into 8 kB failed at the end).
+    EXPECT_GT(output_bytes(11, 3, 4, 2), 11 * 3 * 4 + 24 * 3 + 16384);
+    EXPECT_GT(output_bytes(0, 0, 4, 0), 24576);
     EXPECT_EQ(room_for(100, 1000), Room::enough);
     EXPECT_EQ(room_for(800, 1000), Room::enough);
     EXPECT_EQ(room_for(801, 1000), Room::tight);

@@ -2,9 +2,12 @@
 // time named, before the epoch reaches the sink; a stop request ends it at an epoch
 // boundary with everything to that time handed out.
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "run/simulation.hpp"
 #include "lowered_cell/voltage_blowup.hpp"
@@ -91,7 +94,10 @@ TEST(VoltageBlowUp, BoundAndCpuGroupCheck) {
 
 // A stop request (what the SIGINT/SIGTERM handler sets) ends the run at the end of the
 // epoch then integrating, with the record to that time handed out.
-TEST(StopRequest, EndsAtAnEpochBoundary) {
+// A stop asked for between epochs (here from the progress callback once 3 epochs are
+// done): the next epoch stops at its first step, and the run ends at 3 epochs with the
+// record to that time, in both exchange modes.
+TEST(StopRequest, BetweenEpochsEndsThere) {
     const Model m = read_model(source_file("examples/ring.json"));  // epochs of min_delay/2 = 2.5 ms
     for (bool pipeline : {true, false}) {
         SimOptions o;
@@ -99,12 +105,63 @@ TEST(StopRequest, EndsAtAnEpochBoundary) {
         Simulation sim(m, o);
         CaptureSink sink;
         sink.ncol = sim.n_columns();
-        int asked = 0;
-        const RunReport r = sim.run(sink, {}, [&] { return ++asked >= 3; });  // asked at the start of epoch 3
+        const double epoch = sim.epoch_steps() * m.run.dt;
+        bool asked = false;
+        const RunReport r = sim.run(sink, [&](double t) { asked = asked || t >= 3 * epoch - 1e-9; }, [&] { return asked; });
         EXPECT_TRUE(r.stopped);
-        EXPECT_DOUBLE_EQ(r.t_end, 3 * sim.epoch_steps() * m.run.dt) << "pipeline " << pipeline;
+        EXPECT_DOUBLE_EQ(r.t_end, 3 * epoch) << "pipeline " << pipeline;
         EXPECT_EQ(r.steps, 3 * sim.epoch_steps());
         EXPECT_EQ(sink.n_frames, static_cast<std::size_t>(std::lround(r.t_end / m.run.sample_dt)) + 1);
         for (const Spike& s : sink.spikes_seen) EXPECT_LT(s.time, r.t_end);
     }
+}
+
+// A stop asked for while an epoch integrates takes effect at the CPU group's next step,
+// not at the end of the epoch (one of 100 steps here) or of the next (as it did): the
+// stop is asked exactly 10 times after it was armed (the epoch's start, then 9 steps), the
+// unfinished epoch's record is dropped, and the run ends at that epoch's start.
+TEST(StopRequest, MidEpochStopsAtTheNextStep) {
+    const Model m = read_model(source_file("examples/ring.json"));
+    for (bool pipeline : {true, false}) {
+        SimOptions o;
+        o.pipeline = pipeline;
+        Simulation sim(m, o);
+        ASSERT_EQ(sim.n_groups(), 1);
+        CaptureSink sink;
+        sink.ncol = sim.n_columns();
+        const double epoch = sim.epoch_steps() * m.run.dt;
+        ASSERT_GT(sim.epoch_steps(), 50);
+        bool armed = false;
+        int asked = 0;
+        const RunReport r = sim.run(sink, [&](double t) { armed = armed || t >= 2 * epoch - 1e-9; },
+                                    [&] { return armed && ++asked >= 10; });
+        EXPECT_EQ(asked, 10) << "pipeline " << pipeline;
+        EXPECT_TRUE(r.stopped);
+        EXPECT_DOUBLE_EQ(r.t_end, 2 * epoch) << "pipeline " << pipeline;
+        EXPECT_EQ(r.steps, 2 * sim.epoch_steps());
+        EXPECT_EQ(sink.n_frames, static_cast<std::size_t>(std::lround(r.t_end / m.run.sample_dt)) + 1);
+        for (const Spike& s : sink.spikes_seen) EXPECT_LT(s.time, r.t_end);
+    }
+}
+
+// The zero-length tip segment's cell (docs/swc.md) under every_segment, hh soma, pas
+// everywhere and a current clamp: it ran to NaN at the first check, it now runs to the
+// end with every voltage finite.
+TEST(ZeroLengthTip, RunsUnderEverySegment) {
+    const std::string dir = ::testing::TempDir() + "arbolito_tip_" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/tip.swc") << "1 1 0 0 0 6.3 -1\n2 3 6.3 0 0 0.5 1\n3 3 200 0 0 0.5 2\n4 3 200 0 0 0.5 3\n";
+    const Model m = parse_model(R"({"run": {"tfinal": 20},
+        "cells": [{"morphology": {"swc": "tip.swc"}, "discretization": {"policy": "every_segment"},
+                   "paint": [{"region": "soma", "mechanism": "hh"}, {"region": "all", "mechanism": "pas"}],
+                   "place": [{"location": "soma", "mechanism": "iclamp", "params": {"delay": 1, "dur": 10, "amp": 0.5}}],
+                   "probes": [{"location": "soma"}]}]})",
+                                dir + "/tip.json");
+    Simulation sim(m, SimOptions{});
+    CaptureSink sink;
+    sink.ncol = sim.n_columns();
+    EXPECT_NO_THROW(sim.run(sink));
+    EXPECT_EQ(sink.n_frames, 200u);  // while t < tfinal
+    for (double v : sink.rows) ASSERT_TRUE(std::isfinite(v));
+    std::filesystem::remove_all(dir);
 }

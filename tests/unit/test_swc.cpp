@@ -294,6 +294,13 @@ TEST(Swc, MalformedFiles) {
         EXPECT_NE(w.find("4 zero-length segments"), std::string::npos) << w;
         EXPECT_EQ(std::count(w.begin(), w.end(), '\n'), 1) << w;
     }
+    {
+        LogCapture log;
+        const Morphology tip = read_swc((data_dir / "malformed/zero_length_tip.swc").string());
+        EXPECT_EQ(tip.branches.back().xyz.size(), 2u);
+        EXPECT_NE(log.text.str().find("zero_length_tip.swc:line 6: 1 zero-length segment at a branch tip"), std::string::npos)
+            << log.text.str();
+    }
     // Its soma samples (1, 2, 5, 6) form one connected chain; only their ids are interleaved
     // with a dendrite's, as in edge_somatic_branchpoint.swc, so it is a valid cell.
     const Morphology m = read_swc((data_dir / "malformed/interrupted_soma.swc").string());
@@ -301,7 +308,7 @@ TEST(Swc, MalformedFiles) {
     EXPECT_EQ(m.branches.size(), 2u);
     for (const auto& entry : fs::directory_iterator(data_dir / "malformed"))
         EXPECT_TRUE(reason.count(entry.path().filename().string()) || entry.path().filename() == "zero_length_segments.swc" ||
-                    entry.path().filename() == "interrupted_soma.swc")
+                    entry.path().filename() == "zero_length_tip.swc" || entry.path().filename() == "interrupted_soma.swc")
             << "untested file " << entry.path();
 }
 
@@ -392,4 +399,34 @@ TEST(Swc, LongChainDiscretisesLinearly) {
     const double pi = 3.14159265358979323846, length = n - 2;  // dendrite samples at x = 2 .. n
     EXPECT_NEAR(dend_area / (2 * pi * 0.5 * length), 1.0, 1e-9);
     EXPECT_GE(cvs.size(), n - 1);
+}
+
+// A zero-length segment at a branch tip (the last sample where its parent is): under
+// every_segment it was a CV of no length, whose infinite conductance turned every run to
+// NaN at the first check. Of the same radius it is merged into its parent (one warning
+// naming the line); with a radius step it is refused with its line.
+TEST_F(SwcTemp, ZeroLengthTipIsMergedOrRefused) {
+    const std::string tip = "1 1 0 0 0 6.3 -1\n2 3 6.3 0 0 0.5 1\n3 3 200 0 0 0.5 2\n4 3 200 0 0 0.5 3\n";
+    {
+        LogCapture log;
+        const Morphology m = read_swc(write("tip.swc", tip).string());
+        ASSERT_EQ(m.branches.size(), 2u);
+        EXPECT_EQ(m.branches[1].xyz.size(), 2u);  // samples 2 and 3: 4 merged into 3
+        EXPECT_EQ(m.branches[1].xyz.back(), Eigen::Vector3d(200, 0, 0));
+        const std::string w = log.text.str();
+        EXPECT_NE(w.find("tip.swc:line 4: 1 zero-length segment at a branch tip"), std::string::npos) << w;
+        EXPECT_NE(w.find("merged into the parent"), std::string::npos) << w;
+    }
+    const std::string e = error_for("step.swc", "1 1 0 0 0 6.3 -1\n2 3 6.3 0 0 0.5 1\n3 3 200 0 0 0.5 2\n4 3 200 0 0 0.3 3\n");
+    EXPECT_NE(e.find("step.swc:line 4: sample 4 ends its branch at the position of sample 3, with another radius (0.5 to 0.3 µm)"),
+              std::string::npos)
+        << e;
+    // Elsewhere a zero-length segment stays (a radius step where a branch starts): its
+    // CV has the length of the half segments around it.
+    LogCapture log;
+    const Morphology m = read_swc(write("start.swc", "1 1 0 0 0 6.3 -1\n2 3 6.3 0 0 0.5 1\n3 3 100 0 0 0.5 2\n"
+                                                     "4 3 100 0 0 0.3 3\n5 3 200 0 0 0.3 4\n6 3 100 0 0 0.3 3\n7 3 100 100 0 0.3 6\n")
+                                          .string());
+    EXPECT_NE(log.text.str().find("zero-length segments (coincident consecutive samples); kept"), std::string::npos);
+    EXPECT_EQ(m.branches.size(), 4u);
 }

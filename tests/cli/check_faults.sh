@@ -126,9 +126,9 @@ expect_2 "-o the model file via sub/.." "is the model file" run "$tmp/m.json" -o
 expect_2 "-o a link to the model file" "is the model file" run "$tmp/m.json" -o "$tmp/link.json"
 expect_2 "--timeline the model file" "--timeline must name another file" run "$tmp/m.json" -o "$tmp/t2.h5" --timeline "$tmp/m.json"
 [[ $(md5sum < "$tmp/m.json") == "$sum_before" ]] || bad "-o the model file: the model file changed"
-swc="$src/examples/morphologies/ca1_pyramidal_n120.swc"
+swc="$src/tests/data/morphologies/ca1_pyramidal_n120.swc"
 swc_sum=$(md5sum < "$swc")
-expect_2 "-o the SWC file" "is the SWC file of cells[0].morphology.swc" run "$src/examples/single_cell.json" -o "$src/examples/morphologies/../morphologies/ca1_pyramidal_n120.swc"
+expect_2 "-o the SWC file" "is the SWC file of cells[0].morphology.swc" run "$src/examples/single_cell.json" -o "$src/tests/data/morphologies/../morphologies/ca1_pyramidal_n120.swc"
 [[ $(md5sum < "$swc") == "$swc_sum" ]] || bad "-o the SWC file: the SWC file changed"
 # Two runs given the same -o: the second is refused at once (exit 2, nothing touched); the
 # first runs on and keeps its file.

@@ -94,12 +94,23 @@ void add_currents(const MechColumns m, int k0, int k1, const double* v, double t
     for (; k < k1; ++k) group(std::integral_constant<int, 1>{}, k);
 }
 
+// Instances [k0, k1) of M advance their states: W at a time, the rest one by one. A
+// mechanism with step constants (sc: their columns, n per column) advances through them,
+// with the bits of advance and no exp per step.
 template <class M, int W>
-void advance_states(const MechColumns m, int k0, int k1, const double* v, double dt, const typename M::Globals& gl) {
+void advance_states(const MechColumns m, const double* sc, int k0, int k1, const double* v, double dt,
+                    const typename M::Globals& gl) {
     auto group = [&](auto width, int k) {
         constexpr int N = decltype(width)::value;
+        using L = Lanes<N>;
         LaneInstances<M, N> in(m, k, v);
-        M::advance(in.v, dt, gl, in.p.v, in.s.v, in.c.v);
+        if constexpr (n_step_derived<M> > 0) {
+            Values<n_step_derived<M>, L> c;
+            for (int j = 0; j < n_step_derived<M>; ++j) c[j] = L::load(sc + static_cast<long>(j) * m.n + k);
+            M::advance_stepped(in.v, gl, in.p.v, in.s.v, in.c.v, c.v);
+        } else {
+            M::advance(in.v, dt, gl, in.p.v, in.s.v, in.c.v);
+        }
         in.store_states(m, k);
     };
     int k = k0;
@@ -120,6 +131,19 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     u_ = axial_u(f_);
     std::vector<double>().swap(f_.g_parent);
     mech_ = initial_states(f_, globals_);
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        const int n = f_.mechs[x].size();
+        const MechColumns m = columns(x);
+        step_derived_[x].resize(static_cast<std::size_t>(n_step_derived<M>) * n);
+        for (int k = 0; k < n && n_step_derived<M> > 0; ++k) {
+            const Instance<M> in(m, k);
+            Values<n_step_derived<M>> c;
+            M::derive_step(s_.dt, in.p.v, in.c.v, c.v);
+            for (int j = 0; j < n_step_derived<M>; ++j) step_derived_[x][static_cast<std::size_t>(j) * n + k] = c[j];
+        }
+    });
     blown_up_ = first_blown_up(f_);
     v_ = std::move(f_.v_init);
     f_.v_init.clear();
@@ -337,7 +361,8 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;
         if constexpr (n_states<M> > 0)
-            advance_states<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v, dt, std::get<x>(globals_));
+            advance_states<M, W>(columns(x), step_derived_[x].data(), ck.instances[x][0], ck.instances[x][1], v, dt,
+                                 std::get<x>(globals_));
     });
     times_.states += w.lap();
 }

@@ -77,6 +77,8 @@ private:
     std::vector<double> v_, d_, u_, rhs_;
     CellSolve cell_solve_;         // null: lane_hines_solve
     MechStates mech_;              // every mechanism's states and constants
+    // Every mechanism's step constants for s_.dt (step_derived), by column then instance.
+    std::array<std::vector<double>, n_mechanisms> step_derived_;
     std::vector<double> det_v_;    // detector voltage at the start of the step
     BlownUpCv blown_up_;        // after the last advance
     PhaseTimes times_;

@@ -18,6 +18,8 @@ struct exp2syn : MechanismDefaults {
     enum State { a, b };
     static constexpr std::array derived{Quantity{"tau1_effective", "ms"}, Quantity{"factor", "1"}};
     enum Derived { tau1_effective, peak_factor };
+    static constexpr std::array step_derived{Quantity{"a_decay", "1"}, Quantity{"b_decay", "1"}};
+    enum StepDerived { a_decay, b_decay };
 
     // NEURON's guard: tau1 kept away from tau2 (and from 0) so that the peak is finite.
     ARB_HD static double effective_tau1(double tau1, double tau2) {
@@ -49,9 +51,20 @@ struct exp2syn : MechanismDefaults {
     }
 
     template <class T>
-    ARB_HD static void advance(T, double dt, const Globals&, const T* p, T* s, const T* c) {
-        s[a] = expsyn::decay(s[a], dt, c[tau1_effective]);
-        s[b] = expsyn::decay(s[b], dt, p[tau2]);
+    ARB_HD static void derive_step(double dt, const T* p, const T* c, T* k) {
+        k[a_decay] = expsyn::decay_factor(dt, c[tau1_effective]);
+        k[b_decay] = expsyn::decay_factor(dt, p[tau2]);
+    }
+
+    template <class T, class G>
+    ARB_HD static void advance_stepped(T, const G&, const T*, T* s, const T*, const T* k) {
+        s[a] = s[a] * k[a_decay];
+        s[b] = s[b] * k[b_decay];
+    }
+
+    template <class T>
+    ARB_HD static void advance(T v, double dt, const Globals& gl, const T* p, T* s, const T* c) {
+        step_advance<exp2syn>(v, dt, gl, p, s, c);
     }
 };
 

@@ -15,10 +15,13 @@ struct expsyn : MechanismDefaults {
     enum Param { tau, e };
     static constexpr std::array states{Quantity{"g", "uS"}};
     enum State { g };
+    static constexpr std::array step_derived{Quantity{"g_decay", "1"}};
+    enum StepDerived { g_decay };
 
-    // Exact exponential decay over dt (shared with exp2syn).
+    // The exact exponential decay over dt of a state with time constant tau (shared with
+    // exp2syn): x times this.
     template <class T>
-    ARB_HD static T decay(T x, double dt, T tau) { return x * math::exp(-dt / tau); }
+    ARB_HD static T decay_factor(double dt, T tau) { return math::exp(-dt / tau); }
 
     ARB_HD static void on_event(double w, const double*, double* s, const double*) { s[g] += w; }
 
@@ -30,8 +33,14 @@ struct expsyn : MechanismDefaults {
     }
 
     template <class T>
-    ARB_HD static void advance(T, double dt, const Globals&, const T* p, T* s, const T*) {
-        s[g] = decay(s[g], dt, p[tau]);
+    ARB_HD static void derive_step(double dt, const T* p, const T*, T* k) { k[g_decay] = decay_factor(dt, p[tau]); }
+
+    template <class T, class G>
+    ARB_HD static void advance_stepped(T, const G&, const T*, T* s, const T*, const T* k) { s[g] = s[g] * k[g_decay]; }
+
+    template <class T>
+    ARB_HD static void advance(T v, double dt, const Globals& gl, const T* p, T* s, const T* c) {
+        step_advance<expsyn>(v, dt, gl, p, s, c);
     }
 };
 

@@ -30,6 +30,10 @@ struct Quantity {
 struct MechanismDefaults {
     static constexpr std::array<Quantity, 0> states{};
     static constexpr std::array<Quantity, 0> derived{};  // per-instance constants from the parameters
+    // Per-instance constants from the parameters, the constants and dt (exact decay
+    // factors): a backend whose dt is fixed may compute them once with derive_step and
+    // advance with advance_stepped (step_advance below), instead of an exp per step.
+    static constexpr std::array<Quantity, 0> step_derived{};
 
     // Constants of a whole cell group (e.g. a temperature factor), computed on the host.
     struct Globals {};
@@ -46,6 +50,12 @@ struct MechanismDefaults {
     // math::exp, math::fabs and math::select.
     template <class T, class G>
     ARB_HD static void advance(T /*v*/, double /*dt*/, const G&, const T* /*p*/, T* /*s*/, const T* /*c*/) {}
+    // With step_derived: k = its constants for dt, and the states' advance given them
+    // (advance must be step_advance<M>: the same bits either way).
+    template <class T>
+    ARB_HD static void derive_step(double /*dt*/, const T* /*p*/, const T* /*c*/, T* /*k*/) {}
+    template <class T, class G>
+    ARB_HD static void advance_stepped(T /*v*/, const G&, const T* /*p*/, T* /*s*/, const T* /*c*/, const T* /*k*/) {}
     // States that advance independently of each other (hh's gates): a backend may advance
     // state j alone, on a thread of its own, with advance_state(j, ...), which computes for
     // it exactly what advance does. 1: advance only.
@@ -57,6 +67,7 @@ struct MechanismDefaults {
 template <class M> constexpr int n_params = static_cast<int>(std::tuple_size<decltype(M::params)>::value);
 template <class M> constexpr int n_states = static_cast<int>(std::tuple_size<decltype(M::states)>::value);
 template <class M> constexpr int n_derived = static_cast<int>(std::tuple_size<decltype(M::derived)>::value);
+template <class M> constexpr int n_step_derived = static_cast<int>(std::tuple_size<decltype(M::step_derived)>::value);
 
 // One instance's values on the stack (at least one slot: C++ has no empty arrays); T:
 // Lanes<W> for W instances.
@@ -67,5 +78,14 @@ struct Values {
     ARB_HD const T* data() const { return v; }
     ARB_HD T& operator[](int i) { return v[i]; }
 };
+
+// advance of a mechanism with step_derived constants: derive_step for dt, then
+// advance_stepped, so that a backend holding the constants computes the same bits.
+template <class M, class T, class G>
+ARB_HD void step_advance(T v, double dt, const G& gl, const T* p, T* s, const T* c) {
+    Values<n_step_derived<M>, T> k;
+    M::derive_step(dt, p, c, k.data());
+    M::advance_stepped(v, gl, p, s, c, k.data());
+}
 
 }  // namespace arbolito

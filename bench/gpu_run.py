@@ -437,6 +437,36 @@ def step_host_busyring(ctx, a):
     return 0 if ok else 1
 
 
+def same_h5_data(a, b):
+    """Whether two HDF5 files hold the same groups, datasets (values bit for bit) and
+    attributes (h5py, as the GPU machine has it; no h5diff there). Returns (same, why)."""
+    try:
+        import h5py
+        import numpy as np
+    except ImportError as e:
+        return False, f"bytes differ and h5py is missing: {e}"
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        names_a, names_b = [], []
+        fa.visit(names_a.append)
+        fb.visit(names_b.append)
+        if sorted(names_a) != sorted(names_b):
+            return False, f"other objects: {sorted(set(names_a) ^ set(names_b))[:5]}"
+        for name in [""] + names_a:
+            oa, ob = (fa[name], fb[name]) if name else (fa, fb)
+            if sorted(oa.attrs) != sorted(ob.attrs):
+                return False, f"{name or '/'}: other attributes"
+            for k in oa.attrs:
+                if not np.array_equal(np.asarray(oa.attrs[k]), np.asarray(ob.attrs[k])):
+                    return False, f"{name or '/'}: attribute {k}"
+            if isinstance(oa, h5py.Dataset):
+                x, y = oa[()], ob[()]
+                if np.asarray(x).dtype != np.asarray(y).dtype or np.asarray(x).shape != np.asarray(y).shape:
+                    return False, f"{name}: other type or shape"
+                if np.asarray(x).tobytes() != np.asarray(y).tobytes():
+                    return False, f"{name}: values"
+    return True, ""
+
+
 @step("same-outputs", "BIN_A BIN_B SOLVERS...",
       "busyring 256 cells x 50 ms with soma traces (bench/models/busyring64.json) run by two packed arbolito "
       "binaries with each solver: whether the HDF5 outputs are byte-identical", positional=(3, 99))
@@ -455,8 +485,13 @@ def step_same_outputs(ctx, a):
             ok = False
             continue
         same = files[0].read_bytes() == files[1].read_bytes()
-        ctx.log(f"{bin_a.name} and {bin_b.name}, {s}: " +
-                (f"outputs byte-identical ({files[0].stat().st_size} bytes)" if same else "outputs DIFFER"))
+        if same:
+            verdict = f"outputs byte-identical ({files[0].stat().st_size} bytes)"
+        else:  # another writer may lay the same data out otherwise: compare every dataset and attribute
+            same, why = same_h5_data(files[0], files[1])
+            verdict = ("data identical, every dataset and attribute bit for bit (the files' layouts differ)"
+                       if same else f"outputs DIFFER ({why})")
+        ctx.log(f"{bin_a.name} and {bin_b.name}, {s}: {verdict}")
         ok = ok and same
     return 0 if ok else 1
 

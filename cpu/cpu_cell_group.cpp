@@ -131,17 +131,20 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     u_ = axial_u(f_);
     std::vector<double>().swap(f_.g_parent);
     mech_ = initial_states(f_, globals_);
+    // Step constants for the run's dt, one instance at a time (the scalar code's bits).
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;
-        const int n = f_.mechs[x].size();
-        const MechColumns m = columns(x);
-        step_derived_[x].resize(static_cast<std::size_t>(n_step_derived<M>) * n);
-        for (int k = 0; k < n && n_step_derived<M> > 0; ++k) {
-            const Instance<M> in(m, k);
-            Values<n_step_derived<M>> c;
-            M::derive_step(s_.dt, in.p.v, in.c.v, c.v);
-            for (int j = 0; j < n_step_derived<M>; ++j) step_derived_[x][static_cast<std::size_t>(j) * n + k] = c[j];
+        if constexpr (n_step_derived<M> > 0) {
+            const int n = f_.mechs[x].size();
+            const MechColumns m = columns(x);
+            step_derived_[x].resize(static_cast<std::size_t>(n_step_derived<M>) * n);
+            for (int k = 0; k < n; ++k) {
+                const Instance<M> in(m, k);
+                Values<n_step_derived<M>> c;
+                M::derive_step(s_.dt, in.p.v, in.c.v, c.v);
+                for (int j = 0; j < n_step_derived<M>; ++j) step_derived_[x][static_cast<std::size_t>(j) * n + k] = c[j];
+            }
         }
     });
     blown_up_ = first_blown_up(f_);

@@ -16,6 +16,7 @@
 #include "engine/memory_estimate.hpp"
 #include "engine/parareal.hpp"
 #include "engine/simulation.hpp"
+#include "engine/solver_auto.hpp"
 #include "engine/solver_spec.hpp"
 #include "engine/timeline.hpp"
 #include "io/input_error.hpp"
@@ -143,6 +144,9 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     std::string out;
     std::unique_ptr<Simulation> sim;
     on_all_ranks(comm, [&] {
+        // A GPU solver without a usable device: refused before the model is read.
+        if (const std::string why = solver_unavailable_here(parse_solver_spec(a.solver)); !why.empty())
+            throw InputError("--solver", "", why);
         check_thread_count("--threads", a.threads);
         check_thread_count("--exchange-threads", a.exchange_threads);
         m = read_model(a.model, a.sets, ReadFor::run);

@@ -7,16 +7,68 @@
 
 #include "app/commands.hpp"
 #include "app/output_checks.hpp"
+#include "app/run_common.hpp"
 #include "lowered_cell/fvm_data.hpp"
 #include "cpu/cpu_cell_group.hpp"
 #include "model/memory_estimate.hpp"
 #include "run/solver_auto.hpp"
 #include "run/solver_spec.hpp"
 #include "io/geometry_dump.hpp"
+#include "io/input_error.hpp"
 #include "io/model_reader.hpp"
 #include "solvers/branch_tree.hpp"
 
 namespace arbolito {
+
+namespace {
+
+std::string region_name(int tag) {
+    switch (tag) {
+    case tag_soma: return "soma";
+    case tag_axon: return "axon";
+    case tag_dend: return "dend";
+    case tag_apic: return "apic";
+    default: return "type " + std::to_string(tag);
+    }
+}
+
+// The branches of one cell as locations name them ({"branch": b, "x": x}): region, where
+// it attaches, length, path distance from the soma's middle (from the root without a
+// soma) to its start and end, and its CVs.
+void list_branches(const Model& m, long gid, std::ostream& out) {
+    if (gid < 0 || gid >= static_cast<long>(m.cells.size()))
+        throw InputError("--gid", "", std::to_string(gid) + ": the model has " + std::to_string(m.cells.size()) +
+                                          " cells (gids 0 to " + std::to_string(m.cells.size() - 1) + ")");
+    const CellDesc& c = m.cells[gid];
+    const auto shape = c.shape();
+    const Morphology& morph = *shape;
+    const CellCvs cvs = discretize_cell(c, morph);
+    const int nb = static_cast<int>(morph.branches.size());
+    const bool soma = morph.soma() == 0;
+    // Distance of each branch's start from the reference point (soma middle or root).
+    std::vector<double> start(nb, 0.0), length(nb);
+    for (int b = 0; b < nb; ++b) {
+        const Branch& br = morph.branches[b];
+        length[b] = br.length();
+        if (br.parent < 0) continue;
+        const double at = br.parent_x * length[br.parent];
+        start[b] = br.parent == 0 && soma ? std::abs(at - 0.5 * length[0]) : start[br.parent] + at;
+    }
+    out << "cell " << gid << " (" << morph.source << "): " << nb << " branches; distances along the cell from "
+        << (soma ? "the soma's middle" : "the root (no soma)") << "\n";
+    out << fmt::format("{:>7}  {:<8}  {:<12}  {:>10}  {:>24}  {:>6}\n", "branch", "region", "parent (x)", "length µm",
+                       "from soma µm (start-end)", "CVs");
+    for (int b = 0; b < nb; ++b) {
+        const Branch& br = morph.branches[b];
+        const std::string parent = br.parent < 0 ? "-" : fmt::format("{} ({:g})", br.parent, br.parent_x);
+        const std::string span = b == 0 && soma ? fmt::format("0 (the soma, ±{:.4g})", 0.5 * length[0])
+                                                : fmt::format("{:.4g}-{:.4g}", start[b], start[b] + length[b]);
+        out << fmt::format("{:>7}  {:<8}  {:<12}  {:>10.4g}  {:>24}  {:>6}\n", b, region_name(br.tag), parent, length[b],
+                           span, cvs.n_pieces[b]);
+    }
+}
+
+}  // namespace
 
 int command_info(const InfoArgs& a) {
     if (a.model.empty()) {
@@ -64,7 +116,7 @@ int command_info(const InfoArgs& a) {
     std::cout << "total CVs: " << total_cv << "\nmechanism instances:";
     for (const auto& [k, v] : instances) std::cout << " " << k << " " << v;
     // The estimate `run` checks before it allocates (model/memory_estimate.hpp).
-    const MemoryEstimate e = estimate_memory(model_size(m));
+    const MemoryEstimate e = estimate_memory(model_size(m), 1, layout_lane_width(""));  // the default solver's layout
     const double avail = available_memory_bytes();
     std::cout << "\nmemory estimate: " << describe_bytes(e.state_bytes) << " of simulation state, "
               << describe_bytes(e.model_bytes) << " of model; a run needs about " << describe_bytes(e.run_bytes)
@@ -73,6 +125,7 @@ int command_info(const InfoArgs& a) {
     std::cout << "solver auto would choose: " << choice.spec << " (" << choice.why << ")\n";
     std::cout << "CPU SIMD lanes: " << native_lane_width() << " cells side by side (" << native_lane_isa()
               << "; cpu and omp, lanes=auto)\n";
+    if (a.branches) list_branches(m, a.gid, std::cout);
     if (!a.geometry.empty()) {
         // Through GEOMETRY.partial, renamed once complete: a full disk leaves no truncated
         // dump behind (exit 1), as a bad path leaves none (exit 2, checked above).

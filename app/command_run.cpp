@@ -13,8 +13,11 @@
 #include "app/progress_bar.hpp"
 #include "app/run_common.hpp"
 #include "app/stop_signals.hpp"
+#include "model/memory_estimate.hpp"
 #include "parareal/parareal.hpp"
 #include "run/simulation.hpp"
+#include "run/solver_auto.hpp"
+#include "run/solver_spec.hpp"
 #include "run/timeline.hpp"
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
@@ -141,12 +144,26 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     std::string out;
     std::unique_ptr<Simulation> sim;
     on_all_ranks(comm, [&] {
+        // A GPU solver without a usable device: refused before the model is read.
+        if (const std::string why = solver_unavailable_here(parse_solver_spec(a.solver)); !why.empty())
+            throw InputError("--solver", "", why);
         check_thread_count("--threads", a.threads);
         check_thread_count("--exchange-threads", a.exchange_threads);
-        m = read_model(a.model, a.sets);
+        m = read_model(a.model, a.sets, ReadFor::run);
         apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
+        if (comm.is_root()) {
+            warn_short_run(m.run, !a.spikes_only);
+            // The default solver runs on one core: --threads alone would do nothing there.
+            if (a.threads > 1 && !a.no_pipeline && parse_solver_spec(a.solver).solver->name == "cpu")
+                spdlog::warn("--threads {}: the cpu solver updates the cells on one core (--solver omp or auto uses the "
+                             "threads)",
+                             a.threads);
+        }
         if (!a.time_parallel.empty()) {
             if (comm.size() > 1) throw InputError("--time-parallel", "", "runs on one rank (without mpirun)");
+            if (time_parallel_is_deprecated(a.time_parallel))
+                spdlog::warn("--time-parallel: keys separated by ',' are deprecated: separate them by ':' as --solver's "
+                             "(parareal:slices=8:tol=1e-6)");
             if (a.timeline) throw InputError("--timeline", "", "marks the epoch loop, which --time-parallel does not run");
             try {
                 check_time_parallel(m, parse_time_parallel(a.time_parallel), !a.spikes_only);
@@ -154,7 +171,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
                 throw InputError("--time-parallel", "", e.what());
             }
             // The fine propagator holds the cells once per slice.
-            require_run_memory(model_per_slice(m, parse_time_parallel(a.time_parallel).slices), a.model, 1);
+            require_run_memory(model_per_slice(m, parse_time_parallel(a.time_parallel).slices), a.model, 1, a.solver);
         }
     });
     // Rank 0 alone writes: it checks the output's path before the set-up. A bad one is an
@@ -187,7 +204,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         }
     });
     on_all_ranks(comm, [&] {
-        require_run_memory(m, a.model, comm.size());  // every rank of one host: see README, Limits
+        require_run_memory(m, a.model, comm.size(), a.solver);  // every rank of one host: see README, Limits
         o.solver = a.solver;
         o.threads = a.threads;
         o.exchange_threads = a.exchange_threads;
@@ -283,6 +300,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         j["ns_per_cv_step"] = ns_cv_step;
         j["n_spikes"] = r.n_spikes;
         j["n_events"] = r.n_events;
+        j["peak_memory"] = peak_resident_bytes();  // rank 0's, bytes
         std::cout << j.dump() << std::endl;
     }
     return 0;

@@ -25,6 +25,8 @@ struct InfoArgs {
     std::string model, geometry;  // no model: the solvers of this build
     std::vector<std::string> sets;
     int threads = 1;              // what --solver auto would choose with this many threads
+    bool branches = false;        // list the branches of cell `gid` (locations name them)
+    long gid = 0;
 };
 
 struct CompareArgs {

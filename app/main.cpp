@@ -40,6 +40,21 @@ CLI::Validator spec_check(Parse parse, const std::string& description) {
         description);
 }
 
+// --threads and the like: a whole number >= 1 (CLI::PositiveNumber's message printed the
+// largest double, 309 digits, as its bound).
+const CLI::Validator at_least_one(
+    [](std::string& v) {
+        std::size_t end = 0;
+        long n = 0;
+        try {
+            n = std::stol(v, &end);
+        } catch (const std::exception&) {
+            end = 0;
+        }
+        return end == v.size() && n >= 1 ? std::string() : "'" + v + "' is not a whole number >= 1";
+    },
+    "N >= 1");
+
 // A hint for a mistyped command line, or "": an unknown subcommand or option named,
 // with the nearest valid word (suggest.hpp). CLI11 says only "not expected".
 std::string mistyped(CLI::App& app, int argc, char** argv) {
@@ -124,16 +139,16 @@ int main(int argc, char** argv) {
     std::string old_layout;
     run_cmd->add_option("--layout", old_layout)->group("");
     run_cmd->add_option("--time-parallel", run.time_parallel,
-                        "parareal[:slices=K,tol=T,coarse=C,coarse-cvs=F,verify=on]: parallel in time for models without "
-                        "connections (docs/parareal.md)")
-        ->check(spec_check(arbolito::parse_time_parallel, "parareal[:KEY=VALUE,...]"));
+                        "parareal[:KEY=VALUE]... (keys slices, tol, coarse, coarse-solver, coarse-cvs, iterations, verify): "
+                        "parallel in time for models without connections (docs/parareal.md)")
+        ->check(spec_check(arbolito::parse_time_parallel, "parareal[:KEY=VALUE]..."));
     run_cmd->add_option("--dt", run.dt, "time step, ms (overrides the model)");
     run_cmd->add_option("--tfinal", run.tfinal, "end time, ms (overrides the model)");
-    run_cmd->add_option("--threads", run.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
+    run_cmd->add_option("--threads", run.threads, "threads for the omp solver")->check(at_least_one);
     run_cmd->add_option("--exchange-threads", run.exchange_threads,
                         "threads of the spike exchange (default: 1 for cpu/omp, --threads with --no-pipeline, the idle "
                         "cores for gpu solvers)")
-        ->check(CLI::PositiveNumber);
+        ->check(at_least_one);
     run_cmd->add_option("--timings", run.timings, "print per-phase timings: json")->check(CLI::IsMember({"json"}));
     run_cmd->add_option("--timeline", run.timeline,
                         "write the run's timeline (rank 0): CSV of thread, microseconds, mark, step, for where time goes "
@@ -156,7 +171,7 @@ int main(int argc, char** argv) {
         ->check(spec_check(parse_solver_list, "SPEC,..."));
     cmp_cmd->add_option("--set", cmp.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
     cmp_cmd->add_option("-o,--output", cmp.output, "output directory (default: out/<model name>_compare)");
-    cmp_cmd->add_option("--threads", cmp.threads, "threads for the omp solver")->check(CLI::PositiveNumber);
+    cmp_cmd->add_option("--threads", cmp.threads, "threads for the omp solver")->check(at_least_one);
     cmp_cmd->add_option("--dt", cmp.dt, "time step, ms (overrides the model)");
     cmp_cmd->add_option("--tfinal", cmp.tfinal, "end time, ms (overrides the model)");
     cmp_cmd->add_flag("--spikes-only", cmp.spikes_only, "record spikes, no voltage traces");
@@ -175,6 +190,10 @@ int main(int argc, char** argv) {
     info_cmd->add_option("--geometry", info.geometry, "write the discretised model for NEURON (JSON)");
     info_cmd->add_option("--threads", info.threads, "threads to assume for what --solver auto would choose")
         ->check(CLI::Range(1, 1024));
+    info_cmd->add_flag("--branches", info.branches,
+                       "list cell --gid's branches (the numbers locations use): region, parent, length, distance from "
+                       "the soma, CVs");
+    info_cmd->add_option("--gid", info.gid, "the cell --branches lists (default 0)")->check(CLI::NonNegativeNumber);
 
     try {
         app.parse(argc, argv);
@@ -187,8 +206,15 @@ int main(int argc, char** argv) {
                 return 2;
             }
         }
-        std::ostringstream quiet;
-        const int rc = root ? app.exit(e) : app.exit(e, quiet, quiet);
+        // CLI11's words, with a long token of the command line cut (cut_long_words).
+        std::ostringstream out, err;
+        const int rc = app.exit(e, out, err);
+        if (root) {
+            std::fputs(out.str().c_str(), stdout);
+            std::istringstream lines(err.str());
+            for (std::string line; std::getline(lines, line);)
+                std::fprintf(stderr, "%s\n", arbolito::escape_control(arbolito::cut_long_words(line)).c_str());
+        }
         return rc == 0 ? 0 : 2;
     }
     // Logs go to stderr: stdout carries machine-readable output (--timings json). With

@@ -1,9 +1,14 @@
 #include "app/run_common.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
+#include <spdlog/spdlog.h>
+
+#include "cpu/cpu_cell_group.hpp"
 #include "model/memory_estimate.hpp"
+#include "run/solver_spec.hpp"
 #include "model/run_settings.hpp"
 #include "io/input_error.hpp"
 
@@ -26,9 +31,31 @@ void apply_run_overrides(Model& m, const std::optional<double>& dt, const std::o
     }
 }
 
-void require_run_memory(const Model& m, const std::string& model_file, int ranks) {
+void warn_short_run(const RunSettings& r, bool report) {
+    const long steps = std::lround(r.tfinal / r.dt), frames = std::lround(r.tfinal / r.sample_dt);
+    if (steps < 2)
+        spdlog::warn("dt {} ms against tfinal {} ms: the run takes {} step{}", r.dt, r.tfinal, steps, steps == 1 ? "" : "s");
+    else if (report && frames < 2)
+        spdlog::warn("sample_dt {} ms against tfinal {} ms: the report holds {} (frames at t = k * sample_dt while t < tfinal)",
+                     r.sample_dt, r.tfinal, frames == 1 ? "one frame, t = 0" : "no frame");
+}
+
+int layout_lane_width(const std::string& solver) {
+    SolverSpec spec;
+    try {
+        spec = parse_solver_spec(solver.empty() ? "cpu" : solver);
+    } catch (const std::invalid_argument&) {
+        return native_lane_width();
+    }
+    const auto lanes = spec.options.find("lanes");
+    if (lanes != spec.options.end()) return lanes->second == "auto" ? native_lane_width() : std::stoi(lanes->second);
+    return spec.solver && spec.solver->is_auto ? native_lane_width() : 1;
+}
+
+void require_run_memory(const Model& m, const std::string& model_file, int ranks, const std::string& solver) {
     const ModelSize size = model_size(m);
-    const std::string why = memory_shortfall(estimate_memory(size, ranks).run_bytes, available_memory_bytes(), size);
+    const std::string why =
+        memory_shortfall(estimate_memory(size, ranks, layout_lane_width(solver)).run_bytes, available_memory_bytes(), size);
     if (!why.empty()) throw InputError(model_file, "", "the run " + why);
 }
 

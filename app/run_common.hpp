@@ -12,9 +12,19 @@ namespace arbolito {
 void apply_run_overrides(Model& m, const std::optional<double>& dt, const std::optional<double>& tfinal,
                          const std::string& event_rules);
 
+// Warns, naming the settings, where a run would record next to nothing: fewer than two
+// steps (dt beyond tfinal), or with a report, fewer than two frames (sample_dt at or
+// beyond tfinal: frame 0 alone). Such settings are valid; silence made them look broken.
+void warn_short_run(const RunSettings& r, bool report);
+
 // Refuses (InputError naming the model file) a run whose memory estimate is more than
-// this machine has available (model/memory_estimate.hpp); `ranks` on this host.
-void require_run_memory(const Model& m, const std::string& model_file, int ranks);
+// this machine has available (model/memory_estimate.hpp); `ranks` on this host,
+// `solver` the --solver spec (its layout's SIMD lanes; "": the default cpu solver's).
+void require_run_memory(const Model& m, const std::string& model_file, int ranks, const std::string& solver = "");
+
+// The SIMD lanes the CPU solvers lay cells out in for a --solver spec (cpu and omp:
+// their lanes, auto: this machine's; auto may choose them), 1 for the GPU solvers.
+int layout_lane_width(const std::string& solver);
 
 // The most threads --threads or --exchange-threads may ask for: 8 per hardware thread of
 // this machine, and at least 64 (a typo such as 10000 would start that many threads).

@@ -2,8 +2,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <sys/stat.h>
 
@@ -39,10 +40,17 @@ std::string read_input_file(const std::string& path, const std::string& what, st
     check_input_file(path, what, max_bytes);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, "", "cannot open the " + what + ": " + std::strerror(errno));
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    // Straight into a string of the file's size (through a stringstream it was held twice).
+    std::string text;
+    char buf[1 << 16];
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) text.reserve(std::min<std::uintmax_t>(size, max_bytes) + 1);
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+        text.append(buf, static_cast<std::size_t>(in.gcount()));
+        if (text.size() > max_bytes) break;
+    }
     if (in.bad()) throw InputError(path, "", "cannot read the " + what + ": " + std::strerror(errno));
-    std::string text = std::move(ss).str();
     // The file may have grown since stat: the bound holds for what was read.
     if (text.size() > max_bytes) throw InputError(path, "", "the " + what + " grew beyond " + std::to_string(max_bytes >> 20) + " MiB while read");
     return text;

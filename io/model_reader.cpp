@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <filesystem>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <fstream>
 #include <limits>
 #include <random>
@@ -16,6 +19,7 @@
 #include "model/run_settings.hpp"
 #include "io/input_error.hpp"
 #include "io/input_file.hpp"
+#include "io/json_scan.hpp"
 #include "io/model_overrides.hpp"
 #include "io/swc.hpp"
 #include "mechanisms/catalogue.hpp"
@@ -29,7 +33,8 @@ using json = nlohmann::json;
 // Walks a JSON document, naming the key path of every value it complains about.
 class Reader {
 public:
-    Reader(std::string file) : file_(std::move(file)) {}
+    Reader(std::string file, ReadFor purpose = ReadFor::description) : file_(std::move(file)), purpose_(purpose) {}
+    ReadFor purpose() const { return purpose_; }
 
     [[noreturn]] void fail(const std::string& key, const std::string& why) const { throw InputError(file_, key, why); }
 
@@ -93,6 +98,7 @@ public:
 
 private:
     std::string file_;
+    ReadFor purpose_;
     mutable std::vector<InputFile> files_;
 };
 
@@ -363,8 +369,12 @@ CellDesc cell(const Reader& r, const json& j, const std::string& path, std::uint
 // `run` checks the whole run's estimate once the model is read (model/memory_estimate).
 void require_room(const Reader& r, const std::string& key, const ModelSize& s) {
     const MemoryEstimate e = estimate_memory(s);
-    const std::string why = memory_shortfall(e.model_bytes, available_memory_bytes(), s);
+    const double available = available_memory_bytes();
+    std::string why = memory_shortfall(e.model_bytes, available, s);
     if (!why.empty()) r.fail(key, "the model's description " + why);
+    // Read to run: the run's estimate (its layout's lanes unknown here: none, the least).
+    if (r.purpose() == ReadFor::run && !(why = memory_shortfall(e.run_bytes, available, s)).empty())
+        r.fail(key, "the run " + why);
 }
 
 // The most events one regular or Poisson generator may make (80 MB of times).
@@ -377,6 +387,7 @@ std::vector<double> generator_times(const Reader& r, const json& j, const std::s
         r.only_keys(j, path, {"kind", "target", "synapse", "weight", "times"});
         const std::string tp = Reader::join(path, "times");
         const json& a = r.array(r.require(j, path, "times"), tp);
+        t.reserve(a.size());
         for (std::size_t i = 0; i < a.size(); ++i) {
             const double v = r.number(a[i], Reader::at(tp, i));
             if (v < 0) r.fail(Reader::at(tp, i), "event times must be >= 0");
@@ -574,6 +585,7 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
     };
     if (j.contains("connections")) {
         const json& a = r.array(j["connections"], "connections");
+        m.connections.reserve(m.connections.size() + a.size());  // no growth: the peak while read is the list once
         for (std::size_t i = 0; i < a.size(); ++i) {
             const std::string p = Reader::at("connections", i);
             r.only_keys(a[i], p, {"source", "detector", "target", "synapse", "weight", "delay"});
@@ -594,6 +606,7 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
     }
     if (j.contains("generators")) {
         const json& a = r.array(j["generators"], "generators");
+        m.generators.reserve(m.generators.size() + a.size());
         for (std::size_t i = 0; i < a.size(); ++i) {
             const std::string p = Reader::at("generators", i);
             Generator g;
@@ -624,14 +637,27 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
 
 }  // namespace
 
-Model parse_model(const std::string& text, const std::string& path, const std::vector<std::string>& overrides) {
-    Reader r(path);
+Model parse_model(const std::string& text, const std::string& path, const std::vector<std::string>& overrides,
+                  ReadFor purpose) {
+    Reader r(path, purpose);
     json j;
     // Byte offset -> line number for the messages.
     const auto line_at = [&](std::size_t byte) {
         const std::size_t upto = std::min<std::size_t>(byte, text.size());
         return "line " + std::to_string(1 + std::count(text.begin(), text.begin() + upto, '\n'));
     };
+    // Before the document is built: a key given twice is refused, and a document that
+    // cannot fit is refused before it takes the memory (model/memory_estimate.hpp).
+    const JsonScan scan = scan_json(text, path);
+    const double read_bytes = static_cast<double>(text.size()) + scan.document_bytes;
+    {
+        const double available = available_memory_bytes();
+        if (available > 0 && read_bytes > available)
+            throw InputError(path, "", "reading the model needs about " + describe_bytes(read_bytes) + " (its " +
+                                           describe_bytes(static_cast<double>(text.size())) +
+                                           " of JSON parsed) but this machine has " + describe_bytes(available) +
+                                           " available");
+    }
     try {
         j = json::parse(text);
     } catch (const json::parse_error& e) {
@@ -649,15 +675,24 @@ Model parse_model(const std::string& text, const std::string& path, const std::v
     }
     apply_model_overrides(j, overrides);
     try {
-        return build_model(r, j, path);
+        Model m = build_model(r, j, path);
+        m.read_bytes = read_bytes;
+        return m;
     } catch (const json::exception& e) {
         // Every value is checked before use; this is the net under a check missed.
         throw InputError(path, "", std::string("unusable JSON value: ") + e.what());
     }
 }
 
-Model read_model(const std::string& path, const std::vector<std::string>& overrides) {
-    return parse_model(read_input_file(path, "model file"), path, overrides);
+Model read_model(const std::string& path, const std::vector<std::string>& overrides, ReadFor purpose) {
+    Model m = parse_model(read_input_file(path, "model file"), path, overrides, purpose);
+#ifdef __GLIBC__
+    // The text and its parsed JSON (up to about 10 times the file) are freed now, but glibc
+    // keeps the pages, and the set-up's threads allocate from arenas of their own: the run's
+    // peak would be both. Hand them back.
+    malloc_trim(0);
+#endif
+    return m;
 }
 
 }  // namespace arbolito

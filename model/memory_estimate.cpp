@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -35,9 +36,11 @@ constexpr double target_bytes = 16;
 constexpr double run_state_factor = 1.03;
 constexpr double point_bytes = 4 * 8;
 constexpr double cell_desc_bytes = 600;
-constexpr double connection_model_bytes = 40, connection_run_bytes = 40;
-constexpr double event_bytes = 8, event_run_bytes = 24;
-constexpr double process_bytes = 32 << 20;  // libraries, HDF5, thread stacks
+constexpr double connection_model_bytes = sizeof(Connection), connection_run_bytes = 40;
+constexpr double event_bytes = 8, event_run_bytes = 72;
+// A cell's discretisation (CellCvs): parent, area, g_axial, branch, pos and its cut, per CV.
+constexpr double cell_cvs_bytes = 4 + 8 + 8 + 4 + 8 + 8;
+constexpr double process_bytes = 24 << 20;  // libraries, HDF5, thread stacks
 
 double density_fraction(const Morphology& m, int tag) {
     if (tag < 0 || m.branches.empty()) return 1.0;
@@ -66,7 +69,26 @@ double values_of(const std::string& mech) {
 
 }  // namespace
 
+namespace {
+
+int lane_index(int width) { return width >= 8 ? 3 : width >= 4 ? 2 : width >= 2 ? 1 : 0; }
+
+// Cells of `cvs` CVs each (any order) laid out in blocks of `width` lanes.
+double padded_cvs(std::vector<double> cvs, int width) {
+    std::sort(cvs.begin(), cvs.end(), std::greater<>());
+    double n = 0;
+    for (std::size_t b = 0; b < cvs.size(); b += width) n += width * cvs[b];
+    return n;
+}
+
+}  // namespace
+
 ModelSize& ModelSize::operator+=(const ModelSize& o) {
+    for (int k = 0; k < 4; ++k) lane_cvs[k] += o.lane_cvs[k];
+    largest_cell_cvs = std::max(largest_cell_cvs, o.largest_cell_cvs);
+    read_bytes = std::max(read_bytes, o.read_bytes);
+    queued_events += o.queued_events;
+    connection_slots += o.connection_slots;
     cells += o.cells;
     cvs += o.cvs;
     points += o.points;
@@ -80,8 +102,9 @@ ModelSize& ModelSize::operator+=(const ModelSize& o) {
 
 ModelSize ModelSize::times(double k) const {
     ModelSize s = *this;
-    for (double* v : {&s.cells, &s.cvs, &s.points, &s.instances, &s.mech_values, &s.targets, &s.connections, &s.events})
+    for (double* v : {&s.cells, &s.cvs, &s.points, &s.instances, &s.mech_values, &s.targets, &s.connections, &s.events, &s.queued_events})
         *v *= k;
+    for (double& v : s.lane_cvs) v *= k;
     return s;
 }
 
@@ -91,6 +114,8 @@ ModelSize cell_size(const CellDesc& c, bool with_morphology) {
     const auto shape = c.shape();
     const Morphology& m = *shape;
     s.cvs = estimate_cvs(m, c.policy);
+    s.lane_cvs.fill(s.cvs);  // alone; model_size lays out the cells together
+    s.largest_cell_cvs = s.cvs;
     if (with_morphology && c.morphology)  // a drawn shape is not kept
         for (const Branch& b : m.branches) s.points += static_cast<double>(b.xyz.size());
     // A density mechanism on the CVs of its region: estimated by the region's share of
@@ -126,8 +151,16 @@ ModelSize model_size(const Model& m) {
     parallel_for(n, 64, [&](long g) { per_cell[g] = cell_size(m.cells[g], first_of_shape[g]); });
     ModelSize s;
     for (const ModelSize& c : per_cell) s += c;
+    std::vector<double> cvs(n);
+    for (long g = 0; g < n; ++g) cvs[g] = per_cell[g].cvs;
+    for (int k = 0; k < 4; ++k) s.lane_cvs[k] = padded_cvs(cvs, 1 << k);
     s.connections = static_cast<double>(m.connections.size());
-    for (const Generator& g : m.generators) s.events += static_cast<double>(g.times.size());
+    s.connection_slots = static_cast<double>(m.connections.capacity());
+    for (const Generator& g : m.generators) {
+        s.events += static_cast<double>(g.times.size());
+        s.queued_events += static_cast<double>(std::lower_bound(g.times.begin(), g.times.end(), m.run.tfinal) - g.times.begin());
+    }
+    s.read_bytes = m.read_bytes;
     return s;
 }
 
@@ -150,14 +183,19 @@ ModelSize busyring_size(const BusyringNetwork& p) {
     return s;
 }
 
-MemoryEstimate estimate_memory(const ModelSize& s, int ranks) {
+MemoryEstimate estimate_memory(const ModelSize& s, int ranks, int lane_width) {
     MemoryEstimate e;
-    e.model_bytes = s.cells * cell_desc_bytes + s.points * point_bytes + s.connections * connection_model_bytes +
-                    s.events * event_bytes;
-    e.state_bytes = s.cvs * cv_state_bytes + s.mech_values * 8 + s.instances * instance_index_bytes +
+    e.model_bytes = s.cells * cell_desc_bytes + s.points * point_bytes +
+                    std::max(s.connections, s.connection_slots) * connection_model_bytes + s.events * event_bytes;
+    const double layout_cvs = std::max(s.cvs, s.lane_cvs[lane_index(lane_width)]);
+    e.state_bytes = layout_cvs * cv_state_bytes + s.mech_values * 8 + s.instances * instance_index_bytes +
                     s.targets * target_bytes;
-    e.run_bytes = std::max(1, ranks) * (process_bytes + e.model_bytes) + run_state_factor * e.state_bytes +
-                  s.connections * connection_run_bytes + s.events * event_run_bytes;
+    // Set-up holds one cell's whole discretisation at a time beside the group's arrays.
+    const double largest_cell = s.largest_cell_cvs * cell_cvs_bytes;
+    e.run_bytes = std::max(1, ranks) * (process_bytes + e.model_bytes) + run_state_factor * e.state_bytes + largest_cell +
+                  s.connections * connection_run_bytes + s.queued_events * event_run_bytes;
+    // Reading: the text and its document, and the model built from it while both live.
+    e.run_bytes = std::max(e.run_bytes, std::max(1, ranks) * (process_bytes + s.read_bytes + e.model_bytes));
     return e;
 }
 
@@ -192,6 +230,19 @@ double available_memory_bytes() {
         if (end != cap && v > 0 && (avail <= 0 || v < avail)) avail = v;
     }
     return avail;
+}
+
+double peak_resident_bytes() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "VmHWM:") {
+            double kib = 0;
+            return status >> kib ? kib * 1024 : 0.0;
+        }
+        status.ignore(1 << 20, '\n');
+    }
+    return 0;
 }
 
 std::string describe_bytes(double bytes) {

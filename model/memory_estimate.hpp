@@ -3,6 +3,7 @@
 // much this machine has: the model reader refuses a model whose description cannot fit
 // (num-cells 1e8), `run` and `compare` a run that cannot (README, Limits), and `info`
 // prints the same numbers. One place for the bytes per CV, instance and connection.
+#include <array>
 #include <string>
 
 #include "model/model.hpp"
@@ -21,6 +22,15 @@ struct ModelSize {
     double targets = 0;       // synapses (connection targets, connected or not)
     double connections = 0;
     double events = 0;        // generator event times
+    double queued_events = 0; // those before tfinal, which the run queues
+    double connection_slots = 0;  // the model's connection list as allocated (a grown vector holds up to 2x)
+    // CVs as the CPU solvers lay them out, cells side by side in SIMD lanes of width 1, 2,
+    // 4 and 8: cells sorted by size cut into blocks of `width`, each block as long as its
+    // largest cell (one cell of 1e6 CVs in lanes of 4 takes 4e6 rows). Summed as cells are
+    // added, exact for a whole model (model_size).
+    std::array<double, 4> lane_cvs{};
+    double largest_cell_cvs = 0;  // set-up discretises a cell whole, beside the group's arrays
+    double read_bytes = 0;        // the model file's text and parsed JSON (Model::read_bytes)
 
     ModelSize& operator+=(const ModelSize& o);
     ModelSize times(double k) const;  // k copies
@@ -38,16 +48,22 @@ struct MemoryEstimate {
     double model_bytes = 0;  // the model description every process holds (cells, morphologies, connections, events)
     double state_bytes = 0;  // the simulation's per-CV and per-instance arrays
     double run_bytes = 0;    // peak of a run on this host: the model per rank, the state with its
-                             // solver copies and index arrays, spike fan-out tables and event queues
+                             // solver copies and index arrays, spike fan-out tables and event queues;
+                             // or, where larger, reading the model (its text and JSON document)
 };
 
-// `ranks`: processes on this host (under mpirun each holds the model, the state is split).
-MemoryEstimate estimate_memory(const ModelSize& s, int ranks = 1);
+// `ranks`: processes on this host (under mpirun each holds the model, the state is split);
+// `lane_width`: the SIMD lanes of the CPU solver's layout (1 for the GPU solvers' host side).
+MemoryEstimate estimate_memory(const ModelSize& s, int ranks = 1, int lane_width = 1);
 
 // Memory this process may still use, bytes: MemAvailable of /proc/meminfo, lowered to a
 // cgroup's limit where one is set and to $ARBOLITO_MAX_MEMORY (bytes) where that is
 // set; 0 when unknown (no check then).
 double available_memory_bytes();
+
+// This process's peak resident memory so far, bytes (VmHWM of /proc/self/status; its
+// own, not a parent's it was forked from); 0 when unknown.
+double peak_resident_bytes();
 
 // "" when `needed` fits in `available` (or available is 0: unknown), else the sentence
 // that says so: "needs about 15.2 GiB (10000000 cells, ...) but this machine has 7.6 GiB

@@ -121,6 +121,7 @@ struct Model {
     std::string name = "default";  // SONATA population
     std::string source;            // model file
     std::vector<InputFile> inputs; // the model file and every SWC file it names
+    double read_bytes = 0;         // its text and its parsed JSON, held while it was read
     std::vector<CellDesc> cells;   // gid = index
     std::vector<Connection> connections;
     std::vector<Generator> generators;

@@ -5,7 +5,9 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "lowered_cell/blow_up_bound.hpp"
 #include "parareal/cell_coarsening.hpp"
@@ -158,20 +160,35 @@ int cpu_slices_per_group(const SolverSpec& s) {
 
 }  // namespace
 
+bool time_parallel_is_deprecated(const std::string& text) { return text.find(',') != std::string::npos; }
+
 PararealSettings parse_time_parallel(const std::string& text) {
     PararealSettings p;
     const std::size_t colon = text.find(':');
     const std::string name = text.substr(0, colon);
     if (name != "parareal") throw std::invalid_argument("unknown method '" + name + "' (parareal)");
     if (colon == std::string::npos) return p;
-    std::string rest = text.substr(colon + 1);
-    std::size_t at = 0;
-    while (at <= rest.size()) {
-        const std::size_t end = std::min(rest.find(',', at), rest.size());
-        const std::string item = rest.substr(at, end - at);
+    // Items separated by ':' (and by ',' in the older grammar). An item whose key is not
+    // parareal's, after coarse-solver=..., is an option of that solver.
+    static const std::set<std::string> keys = {"slices", "tol", "coarse", "coarse-solver", "coarse-cvs", "iterations",
+                                               "verify"};
+    std::vector<std::string> items;
+    const std::string rest = text.substr(colon + 1);
+    for (std::size_t at = 0; at <= rest.size();) {
+        const std::size_t end = std::min(rest.find_first_of(":,", at), rest.size());
+        items.push_back(rest.substr(at, end - at));
+        at = end + 1;
+    }
+    bool in_coarse_solver = false;
+    for (const std::string& item : items) {
         const std::size_t eq = item.find('=');
         if (eq == std::string::npos) throw std::invalid_argument("'" + item + "': expected KEY=VALUE");
         const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+        if (in_coarse_solver && !keys.count(key)) {
+            p.coarse_solver += ":" + item;
+            continue;
+        }
+        in_coarse_solver = false;
         if (key == "slices") {
             p.slices = static_cast<int>(std::min<long>(whole_number(key, value, 2), 1 << 20));
         } else if (key == "coarse") {
@@ -182,12 +199,8 @@ PararealSettings parse_time_parallel(const std::string& text) {
             if (!(t > 0) || !std::isfinite(t)) throw bad_key(key, value, "must be a finite number > 0");
             p.tol = t;
         } else if (key == "coarse-solver") {
-            try {
-                parse_solver_spec(value);
-            } catch (const std::invalid_argument& e) {
-                throw bad_key(key, value, e.what());
-            }
             p.coarse_solver = value;
+            in_coarse_solver = true;
         } else if (key == "coarse-cvs") {
             p.coarse_cvs = static_cast<int>(std::min<long>(whole_number(key, value, 1), 1 << 20));
         } else if (key == "iterations") {
@@ -198,8 +211,12 @@ PararealSettings parse_time_parallel(const std::string& text) {
         } else {
             throw std::invalid_argument("unknown key '" + key + "' (slices, tol, coarse, coarse-solver, coarse-cvs, iterations, verify)");
         }
-        at = end + 1;
     }
+    if (!p.coarse_solver.empty()) try {
+            parse_solver_spec(p.coarse_solver);
+        } catch (const std::invalid_argument& e) {
+            throw bad_key("coarse-solver", p.coarse_solver, e.what());
+        }
     return p;
 }
 

@@ -34,9 +34,15 @@ struct PararealSettings {
     int coarse_cvs = 1;   // >= 1: G on a discretisation with this many times fewer CVs per branch (1: the same CVs)
 };
 
-// Parses "parareal[:KEY=VALUE[,KEY=VALUE]...]" with keys slices, tol, coarse, verify (on,
-// off), iterations, coarse-solver (a solver spec) and coarse-cvs. Throws std::invalid_argument with one line naming the key and the reason.
+// Parses "parareal[:KEY=VALUE]..." (the grammar of --solver: ':' throughout) with keys
+// slices, tol, coarse, verify (on, off), iterations, coarse-solver (a solver spec, whose
+// own options follow it: coarse-solver=gpu-cell:layout=flat:slices=8) and coarse-cvs.
+// The older "parareal:KEY=VALUE,KEY=VALUE" is read too (time_parallel_is_deprecated).
+// Throws std::invalid_argument with one line naming the key and the reason.
 PararealSettings parse_time_parallel(const std::string& text);
+
+// Whether `text` separates its keys with ',' (the older grammar): the command line warns.
+bool time_parallel_is_deprecated(const std::string& text);
 
 // Why parareal cannot run this model ("" where it can): connections (a spike would have to
 // cross from one slice into a later one that has started already).

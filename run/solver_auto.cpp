@@ -86,4 +86,13 @@ bool gpu_available() {
 #endif
 }
 
+std::string solver_unavailable_here(const SolverSpec& spec) {
+    if (!spec.solver || !spec.solver->needs_cuda || gpu_available()) return "";
+#ifdef ARBOLITO_HAVE_CUDA
+    return spec.solver->name + " needs a CUDA device, and this machine has none usable (cudaGetDeviceCount)";
+#else
+    return spec.solver->name + " needs the CUDA build";
+#endif
+}
+
 }  // namespace arbolito

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "model/model.hpp"
+#include "run/solver_spec.hpp"
 
 namespace arbolito {
 
@@ -39,5 +40,10 @@ AutoChoice choose_solver(const ModelShape& shape, bool gpu, int threads);
 
 // Whether this build has the CUDA backend and the machine a CUDA device.
 bool gpu_available();
+
+// Why `spec` cannot run on this machine ("" where it can): a GPU solver where no CUDA
+// device is usable. For the checks made before anything runs (run, and compare for every
+// solver of its list before the first).
+std::string solver_unavailable_here(const SolverSpec& spec);
 
 }  // namespace arbolito

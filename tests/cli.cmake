@@ -30,3 +30,14 @@ add_test(NAME cli_timeline_summary
 # Busyring's unconnected synapses (Arbor's) change no bit of a run's output.
 add_test(NAME cli_unconnected_synapses
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_unconnected_synapses.sh $<TARGET_FILE:arbolito> ${PROJECT_SOURCE_DIR})
+# info --branches: the branch numbers locations use, with region, parent, length and the
+# distance from the soma (examples/ball_and_stick.json: a soma of 12.6157 µm and a 200 µm
+# dendrite from its end); a --gid the model lacks is exit 2.
+add_test(NAME cli_info_branches
+         COMMAND sh -c "set -e; out=$(\"$0\" info '${PROJECT_SOURCE_DIR}/examples/ball_and_stick.json' --branches)
+                        echo \"$out\" | grep -Eq '^ +0 +soma +- +12.62 +0 \\(the soma, ±6.308\\)'
+                        echo \"$out\" | grep -Eq '^ +1 +dend +0 \\(1\\) +200 +6.308-206.3 '
+                        \"$0\" info '${PROJECT_SOURCE_DIR}/examples/single_cell.json' --branches | grep -Eq '^ +20 +(dend|apic|axon|soma) '
+                        rc=0; \"$0\" info '${PROJECT_SOURCE_DIR}/examples/ball_and_stick.json' --branches --gid 5 2>/dev/null || rc=$?
+                        test $rc -eq 2"
+                 $<TARGET_FILE:arbolito>)

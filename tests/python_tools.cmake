@@ -45,3 +45,15 @@ set_tests_properties(sonata_compare_voltage_differs sonata_compare_spikes_differ
 set_tests_properties(plot_traces_writes_png plot_traces_rejects_other_files sonata_compare_identical
                      sonata_compare_voltage_differs sonata_compare_spikes_differ sonata_compare_report_missing
                      PROPERTIES FIXTURES_REQUIRED python_tools_examples LABELS python_tools)
+# The memory estimate against the peak resident memory of runs of seven model shapes
+# (docs/memory.md): between the peak and 25 % above it.
+add_test(NAME memory_estimate_table
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tools/memory_table.py $<TARGET_FILE:arbolito> --scale small --check)
+set_tests_properties(memory_estimate_table PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+# The C++ examples of README.md and docs/ compile against the code (each ```cpp block is
+# marked to be compiled, with the code around it, or not: tools/check_doc_snippets.py).
+get_target_property(_eigen_include Eigen3::Eigen INTERFACE_INCLUDE_DIRECTORIES)
+file(GLOB _doc_pages ${PROJECT_SOURCE_DIR}/docs/*.md)
+add_test(NAME doc_snippets_compile
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tools/check_doc_snippets.py --cxx ${CMAKE_CXX_COMPILER}
+                 --flag=-I${PROJECT_SOURCE_DIR} --flag=-I${_eigen_include} ${PROJECT_SOURCE_DIR}/README.md ${_doc_pages})

@@ -62,10 +62,38 @@ expect_bad "--set no =" "--set: 'run.dt' is not KEY.PATH=VALUE" run "$ex" --set 
 expect_bad "--set through a number" "--set: 'run.dt.x=1': run.dt is a number, not an object" run "$ex" --set run.dt=0.1 --set run.dt.x=1 -o "$tmp/out.h5"
 expect_bad "--set cells[5]" "--set: 'cells[5].count=2': cells has no element [5]" run "$ex" --set 'cells[5].count=2' -o "$tmp/out.h5"
 expect_bad "--set num-cells too big" "network.num-cells: the model's description needs about" run "$dir/../../../examples/busyring.json" --set network.num-cells=100000000 -o "$tmp/out.h5"
+# A model whose description fits but whose run cannot is refused before a cell is built,
+# naming the key (it used to build the cells first: 12 GB and 30 s for 1e7 cells).
+if ARBOLITO_MAX_MEMORY=2e9 "$bin" run "$dir/../../../examples/busyring.json" --set network.num-cells=1000000 --set network.synapses=10 \
+     -o "$tmp/out.h5" >/dev/null 2>"$tmp/stderr"; then rc=0; else rc=$?; fi
+if [[ $rc -ne 2 ]] || ! grep -q "busyring.json:network.num-cells: the run needs about" "$tmp/stderr"; then
+  echo "FAIL busyring of 1e6 cells under 2 GB: exit $rc: $(cat "$tmp/stderr")"; fail=1
+else echo "ok   busyring of 1e6 cells under 2 GB: $(cat "$tmp/stderr")"; fi
 # ... and a good one changes the model.
 if "$bin" info "$dir/../../../examples/busyring.json" --set network.num-cells=64 --set 'network.lengths=[100, 10]' | grep -q ": 64 cells,"; then
   echo "ok   --set network.num-cells=64"
 else echo "FAIL --set network.num-cells=64 did not give 64 cells"; fail=1; fi
+# --threads 0: the bound in words, not the largest double's 309 digits.
+expect_bad "--threads 0" "--threads: '0' is not a whole number >= 1" run "$ex" --threads 0 -o "$tmp/out.h5"
+if grep -qE '[0-9]{40}' "$tmp/stderr"; then echo "FAIL --threads 0: a number of 40 digits or more"; fail=1; fi
+# A token of 100,000 bytes (a key, a mechanism, a solver option) is cut in the error line.
+long=$(head -c 100000 /dev/zero | tr '\0' x)
+printf '{"cells": [{"morphology": {"builder": "ball_and_stick"}, "paint": [{"mechanism": "%s"}]}]}' "$long" > "$tmp/long.json"
+expect_bad "a 100 kB mechanism name" "more bytes)" run "$tmp/long.json" -o "$tmp/out.h5"
+[[ $(wc -c < "$tmp/stderr") -lt 1000 ]] || { echo "FAIL a 100 kB mechanism name: $(wc -c < "$tmp/stderr") bytes of error"; fail=1; }
+expect_bad "a 100 kB solver option" "more bytes)" run "$ex" --solver "cpu:$long=1" -o "$tmp/out.h5"
+[[ $(wc -c < "$tmp/stderr") -lt 1000 ]] || { echo "FAIL a 100 kB solver option: $(wc -c < "$tmp/stderr") bytes of error"; fail=1; }
+rm -f "$tmp/long.json"
+# Settings that record next to nothing run, with a warning that says so.
+warns() {  # label, text, arbolito args...
+  local label=$1 text=$2; shift 2
+  "$bin" "$@" >/dev/null 2>"$tmp/stderr"; local rc=$?
+  if [[ $rc -ne 0 ]] || ! grep -qF -- "[warning] $text" "$tmp/stderr"; then echo "FAIL $label: exit $rc:"; cat "$tmp/stderr"; fail=1
+  else echo "ok   $label: $(grep warning "$tmp/stderr")"; fi
+  rm -f "$tmp"/out*
+}
+warns "sample_dt beyond tfinal" "sample_dt 200 ms against tfinal 50 ms: the report holds no frame" run "$ex" --set run.sample_dt=200 -o "$tmp/out.h5"
+warns "dt beyond tfinal" "dt 0.025 ms against tfinal 0.01 ms: the run takes 0 steps" run "$ex" --tfinal 0.01 -o "$tmp/out.h5"
 # Mistyped commands and options are named, with the nearest valid word.
 expect_bad "runn" "unknown command 'runn' (did you mean 'run'?)" runn "$ex"
 expect_bad "--spike-only" "unknown option '--spike-only' for run (did you mean --spikes-only?)" run "$ex" --spike-only -o "$tmp/out.h5"

@@ -44,6 +44,27 @@ for sig in TERM INT; do
   rm -f "$tmp/sig.png"
 done
 
+# --- Killed at once (a second signal's default action, SIGKILL, the OOM killer): the file of
+# the last flush stays, and opens as SONATA (its interrupted says the run had not ended) --
+out="$tmp/killed.h5"
+"$bin" run "$ring" --tfinal 1e6 -o "$out" 2>"$tmp/stderr" &
+pid=$!
+sleep 1
+kill -KILL $pid
+wait $pid; rc=$?
+# rows, and the frames the time stop counts: equal in a SONATA file
+read -r rows counted why < <("$py" - "$out.partial" <<'PY' 2>/dev/null
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+t = f["report/ring/mapping/time"][:]
+print(f["report/ring/data"].shape[0], round((t[1] - t[0]) / t[2]), f.attrs.get("interrupted", "")[:20])
+PY
+)
+if [[ $rc -ne 137 ]]; then bad "SIGKILL: exit $rc, expected 137"
+elif [[ -z "${rows:-}" || $rows -lt 1 || $rows -ne $counted ]]; then bad "SIGKILL: the .partial does not open as SONATA (${rows:-no file} rows, ${counted:-} by the time stop)"
+elif [[ "$why" != "the run had not ende"* ]]; then bad "SIGKILL: interrupted '$why'"
+else ok "SIGKILL: the last flush's $rows frames open, interrupted '$why...'"; fi
+
 # --- A stop during a long epoch: no later than a step after the signal -----------------
 # One cell of 100,000 CVs without connections: epochs of 10 ms, each over a second of work.
 # The run stops in the epoch being integrated and ends at its start (t = 0 ms), where it

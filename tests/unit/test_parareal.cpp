@@ -126,11 +126,22 @@ TEST(Parareal, Refusals) {
     EXPECT_NE(error([] { parse_time_parallel("parareal:coarse=x"); }).find("coarse=x"), std::string::npos);
     EXPECT_NE(error([] { parse_time_parallel("parareal:coarse-solver=fast"); }).find("coarse-solver=fast"),
               std::string::npos);
-    const PararealSettings p = parse_time_parallel("parareal:slices=16,tol=1e-8,coarse=5,verify=on");
-    EXPECT_EQ(p.slices, 16);
-    EXPECT_EQ(p.tol, 1e-8);
-    EXPECT_EQ(p.coarse, 5);
-    EXPECT_TRUE(p.verify);
+    // One grammar with --solver: ':' throughout, a coarse solver's own options after it;
+    // the older ',' still reads the same (and the command line warns).
+    for (const char* text : {"parareal:slices=16:tol=1e-8:coarse=5:coarse-solver=cpu:lanes=1:verify=on",
+                             "parareal:slices=16,tol=1e-8,coarse=5,coarse-solver=cpu:lanes=1,verify=on"}) {
+        const PararealSettings p = parse_time_parallel(text);
+        EXPECT_EQ(p.slices, 16) << text;
+        EXPECT_EQ(p.tol, 1e-8) << text;
+        EXPECT_EQ(p.coarse, 5) << text;
+        EXPECT_EQ(p.coarse_solver, "cpu:lanes=1") << text;
+        EXPECT_TRUE(p.verify) << text;
+    }
+    EXPECT_FALSE(time_parallel_is_deprecated("parareal:slices=16:tol=1e-8"));
+    EXPECT_TRUE(time_parallel_is_deprecated("parareal:slices=16,tol=1e-8"));
+    EXPECT_NE(error([] { parse_time_parallel("parareal:coarse-solver=cpu:warp=1"); }).find("coarse-solver=cpu:warp=1"),
+              std::string::npos);
+    EXPECT_EQ(parse_time_parallel("parareal:coarse-solver=cpu:slices=4").slices, 4);  // slices is parareal's
     // 40 ms at 0.025 ms: 1600 steps do not fill 400 slices of 40 steps (lcm of 4 and 10).
     const Model cell = read_model(test_data("parareal/passive_cable.json"));
     PararealSettings many;

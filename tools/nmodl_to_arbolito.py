@@ -592,7 +592,8 @@ class Translator:
         from nmodl import dsl, symtab
         from nmodl.dsl import visitor
         try:
-            program = dsl.NmodlDriver().parse_string(self.text)
+            with quiet_output():
+                program = dsl.NmodlDriver().parse_string(self.text)
         except RuntimeError as e:
             m = re.search(r"Location : (\d+)", str(e))
             first = str(e).strip().split("\n")[0]

@@ -309,8 +309,7 @@ class Emitter:
             x, d = self.expr(e.expression)
             return paren(x), d if d in (ZERO, ONE) else paren(d)
         if k in ("Double", "Integer", "Float"):
-            return number(e.get_nmodl_name() if False else e.value if isinstance(e.value, str) else str(e.value),
-                          e.eval()), ZERO
+            return number(str(e.value), e.eval()), ZERO
         if k == "DoubleUnit":
             return self.expr(e.value)
         if k in ("Name", "VarName"):
@@ -417,8 +416,8 @@ class Emitter:
         if self.is_local(n):
             pass
         elif n in self.assigned:
-            self.defined.add(n) if self.mask is None else None
-            self.declare_assigned(n)
+            if self.mask is None:
+                self.defined.add(n)  # declared at the top of the function (Translator.header)
         elif n in self.writable:
             self.used.add(n)
         elif n in self.values or n in BUILTIN_VARIABLES:
@@ -437,9 +436,6 @@ class Emitter:
                     self.emit("d_%s = %s;" % (n, d))
                 else:
                     self.emit("d_%s = math::select(%s, %s, d_%s);" % (n, self.mask, d, n))
-
-    def declare_assigned(self, n):
-        pass  # ASSIGNED names are declared at the top of the function (see Translator)
 
     def statements(self, block):
         for s in block.statements:
@@ -656,8 +652,6 @@ class Translator:
                         walk(s.elses.statement_block, start)
                 elif k == "StatementBlock":
                     walk(s, start)
-                elif k == "SolveBlock" and kind_of(block.parent if False else s) == "SolveBlock":
-                    pass
 
         for b in program.blocks:
             k = kind_of(b)
@@ -710,8 +704,6 @@ class Translator:
 
         def function(sig, em, entries, tail, template=True, scalar=False):
             body = bindings(em, entries)
-            for n in sorted(em.defined | {a for a in mod.assigned + mod.currents if a in em.text_names()}):
-                pass
             decl = ["        [[maybe_unused]] T %s = 0.0;" % n for n in mod.assigned + mod.currents
                     if re.search(r"\b%s\b" % n, "\n".join(em.out))]
             if em.diff:
@@ -726,7 +718,6 @@ class Translator:
             res += body + decl + em.out + tail + ["    }"]
             return res
 
-        Emitter.text_names = lambda em: set()
         glob_entry = [("celsius", "arb_globals.celsius")] if uses_celsius else []
         p_entries = [(n, "arb_p[Param::%s]" % n) for n in params]
         s_entries = [(n, "arb_s[State::%s]" % n) for n in states]

@@ -4,7 +4,7 @@
 // extensions: + - * / and comparisons compile to the target's vector instructions (SSE2,
 // AVX2, AVX-512, NEON) with no code per ISA; W = 1 is a plain double. Every operation is
 // the scalar one lane by lane, with the same rounding, so a lane computes the same bits
-// as the scalar code on its value (math::exp too: it calls the scalar std::exp per lane).
+// as the scalar code on its value (math::exp, log and pow too: they call the scalar std:: function per lane).
 // Host only: the GPU runs one value per thread.
 #include <cmath>
 #include <cstdint>
@@ -88,6 +88,8 @@ struct Lanes {
     friend mask operator>(Lanes a, Lanes b) { return a.v > b.v; }
     friend mask operator<=(Lanes a, Lanes b) { return a.v <= b.v; }
     friend mask operator>=(Lanes a, Lanes b) { return a.v >= b.v; }
+    friend mask operator==(Lanes a, Lanes b) { return a.v == b.v; }
+    friend mask operator!=(Lanes a, Lanes b) { return a.v != b.v; }
 };
 
 namespace math {
@@ -96,6 +98,20 @@ template <int W>
 Lanes<W> exp(Lanes<W> x) {
     Lanes<W> r;
     for (int l = 0; l < W; ++l) r.set(l, std::exp(x[l]));
+    return r;
+}
+
+template <int W>
+Lanes<W> log(Lanes<W> x) {
+    Lanes<W> r;
+    for (int l = 0; l < W; ++l) r.set(l, std::log(x[l]));
+    return r;
+}
+
+template <int W>
+Lanes<W> pow(Lanes<W> x, Lanes<W> y) {
+    Lanes<W> r;
+    for (int l = 0; l < W; ++l) r.set(l, std::pow(x[l], y[l]));
     return r;
 }
 

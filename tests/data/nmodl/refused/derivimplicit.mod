@@ -1,0 +1,10 @@
+: expect: 7: METHOD derivimplicit
+NEURON { SUFFIX gate NONSPECIFIC_CURRENT i }
+PARAMETER { g = 0.001 (S/cm2) }
+STATE { n }
+ASSIGNED { v (mV) i (mA/cm2) }
+BREAKPOINT {
+    SOLVE st METHOD derivimplicit
+    i = g*n*v
+}
+DERIVATIVE st { n' = 1 - n }

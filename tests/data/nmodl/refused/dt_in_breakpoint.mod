@@ -1,0 +1,7 @@
+: expect: 6: dt
+NEURON { SUFFIX leak NONSPECIFIC_CURRENT i }
+PARAMETER { g = 0.001 (S/cm2) }
+ASSIGNED { v (mV) i (mA/cm2) }
+BREAKPOINT {
+    i = g*v*dt
+}

@@ -1,0 +1,809 @@
+#!/usr/bin/env python3
+"""Translate one NMODL .mod file into one arbolito mechanism header (docs/mechanisms.md).
+
+    nmodl_to_arbolito.py INPUT.mod -o OUTPUT.hpp [--namespace arbolito::nmodl]
+
+BlueBrain's NMODL framework (Debian python3-nmodl) parses the file, inlines its PROCEDUREs and
+FUNCTIONs and solves its cnexp DERIVATIVE blocks (SympySolverVisitor, the exact exponential
+update NEURON's cnexp computes); this script checks that every construct is in the supported
+set and writes the header. Anything else is refused: one line "FILE:LINE: CONSTRUCT: reason"
+on stderr, exit status 2, no output file.
+"""
+import argparse
+import contextlib
+import os
+import re
+import sys
+
+
+class Refused(Exception):
+    """An input this translator does not turn into a mechanism: its line and the construct."""
+
+    def __init__(self, line, construct, reason):
+        super().__init__(reason)
+        self.line, self.construct, self.reason = line, construct, reason
+
+
+# ---------------------------------------------------------------------------------------------
+# Lines. The NMODL Python bindings give no source positions, so constructs are found again in
+# the source with its comments blanked out (line structure kept).
+
+class Locator:
+    def __init__(self, text):
+        def blank(m):
+            return re.sub(r"[^\n]", " ", m.group(0))
+        t = re.sub(r"(?ms)^\s*COMMENT\b.*?^\s*ENDCOMMENT\b", blank, text)
+        t = re.sub(r"(?m)[:?].*$", blank, t)
+        self.lines = t.split("\n")
+
+    def find(self, pattern, start=1):
+        """First line, at or after start, where the regular expression matches; else start."""
+        rx = re.compile(pattern)
+        for n in range(max(start, 1), len(self.lines) + 1):
+            if rx.search(self.lines[n - 1]):
+                return n
+        return start
+
+
+# ---------------------------------------------------------------------------------------------
+# What is supported.
+
+BUILTIN_FUNCTIONS = {"exp", "log", "pow", "fabs"}
+# NEURON's variables a mechanism may read; where each is available (arbolito's functions).
+BUILTIN_VARIABLES = {"v", "celsius", "dt", "t"}
+CPP_RESERVED = set("""alignas alignof and and_eq asm auto bitand bitor bool break case catch char
+char16_t char32_t class compl const constexpr const_cast continue decltype default delete do double
+dynamic_cast else enum explicit export extern false float for friend goto if inline int long
+mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public
+register reinterpret_cast return short signed sizeof static static_assert static_cast struct
+switch template this thread_local throw true try typedef typeid typename union unsigned using
+virtual void volatile wchar_t while xor xor_eq T math std arbolito Globals MechKind Quantity
+MechanismDefaults Param State name kind params states globals init current advance on_event
+select""".split())
+
+# Top-level blocks: those translated, those ignored (no effect on the numbers) and the keyword
+# that finds each refused one in the source.
+TRANSLATED_BLOCKS = {"NeuronBlock", "UnitBlock", "ParamBlock", "AssignedBlock", "StateBlock",
+                     "ConstantBlock", "InitialBlock", "BreakpointBlock", "DerivativeBlock",
+                     "ProcedureBlock", "FunctionBlock", "NetReceiveBlock"}
+IGNORED_BLOCKS = {"Model", "BlockComment", "LineComment", "IndependentBlock"}
+KEYWORDS = {"KineticBlock": "KINETIC", "LinearBlock": "LINEAR", "NonLinearBlock": "NONLINEAR",
+            "Verbatim": "VERBATIM", "FunctionTableBlock": "FUNCTION_TABLE", "DiscreteBlock": "DISCRETE",
+            "BeforeBlock": "BEFORE", "AfterBlock": "AFTER", "ConstructorBlock": "CONSTRUCTOR",
+            "DestructorBlock": "DESTRUCTOR", "Include": "INCLUDE", "PartialBlock": "PARTIAL",
+            "TableStatement": "TABLE", "WhileStatement": "WHILE", "FromStatement": "FROM",
+            "WatchStatement": "WATCH", "LagStatement": "LAG", "ProtectStatement": "PROTECT",
+            "MutexLock": "MUTEXLOCK", "MutexUnlock": "MUTEXUNLOCK", "Useion": "USEION",
+            "Pointer": "POINTER", "BbcorePointer": "BBCOREPOINTER", "External": "EXTERNAL",
+            "ElectrodeCurrent": "ELECTRODE_CURRENT", "FactorDef": "=", "ConserveStatement": "CONSERVE",
+            "ReactionStatement": "~", "ForNetcon": "FOR_NETCONS", "Sens": "SENS",
+            "CompartmentStatement": "COMPARTMENT", "LonDifuse": "LONGITUDINAL_DIFFUSION"}
+WHY = {"Useion": "ions are not supported yet (next: per-CV concentrations, reversal potentials, "
+                 "summed currents)",
+       "KineticBlock": "KINETIC schemes are not supported yet",
+       "TableStatement": "TABLE is not supported yet (arbolito computes the rates exactly)",
+       "FactorDef": "unit factors in UNITS are not supported yet",
+       "Verbatim": "C code in VERBATIM cannot run on arbolito's backends"}
+
+
+def kind_of(node):
+    return node.get_node_type_name()
+
+
+# ---------------------------------------------------------------------------------------------
+# The module: its declarations, read from the parsed (not yet inlined) program.
+
+class Module:
+    def __init__(self, program, loc):
+        self.loc = loc
+        self.title = ""
+        self.suffix = None
+        self.point_process = False
+        self.currents = []       # NONSPECIFIC_CURRENT names, in declaration order
+        self.params = []         # (name, unit, default, min)
+        self.states = []         # (name, unit)
+        self.assigned = []       # names (not NEURON's built-ins, not currents)
+        self.constants = []      # (name, value)
+        self.functions = set()   # FUNCTION and PROCEDURE names
+        self.blocks = {}         # kind -> node (INITIAL, BREAKPOINT, NET_RECEIVE)
+        self.derivatives = {}    # name -> node
+        for b in program.blocks:
+            k = kind_of(b)
+            if k in IGNORED_BLOCKS:
+                if k == "Model":
+                    self.title = b.title.eval().strip()
+                continue
+            if k not in TRANSLATED_BLOCKS:
+                raise self.refuse(k)
+            getattr(self, "read_" + k)(b)
+        if self.suffix is None:
+            raise Refused(1, "NEURON", "no SUFFIX or POINT_PROCESS")
+        if "BreakpointBlock" not in self.blocks:
+            raise Refused(1, "BREAKPOINT", "no BREAKPOINT block: the mechanism has no current")
+        declared = [p[0] for p in self.params] + [s[0] for s in self.states] + self.assigned + \
+            self.currents + [c[0] for c in self.constants]
+        for n in declared:
+            if n in CPP_RESERVED or n.startswith("arb_"):
+                raise Refused(self.loc.find(r"\b%s\b" % n), n,
+                              "the name is reserved in the generated C++ (rename it)")
+        if len(set(declared)) != len(declared):
+            dup = sorted({n for n in declared if declared.count(n) > 1})[0]
+            raise Refused(self.loc.find(r"\b%s\b" % dup), dup, "declared twice")
+
+    def refuse(self, k, start=1):
+        kw = KEYWORDS.get(k, k)
+        line = self.loc.find(r"(^|\W)%s(\W|$)" % re.escape(kw), start)
+        return Refused(line, kw, WHY.get(k, kw + " is not supported yet"))
+
+    def read_NeuronBlock(self, b):
+        for s in b.statement_block.statements:
+            k = kind_of(s)
+            if k == "Suffix":
+                self.suffix = s.name.get_node_name()
+                self.point_process = s.type.get_node_name() == "POINT_PROCESS"
+            elif k == "Nonspecific":
+                self.currents += [c.get_node_name() for c in s.currents]
+            elif k in ("Range", "Global", "ThreadSafe", "LineComment", "BlockComment"):
+                pass  # every PARAMETER becomes a per-instance parameter; ASSIGNED are locals
+            else:
+                raise self.refuse(k)
+
+    def read_UnitBlock(self, b):
+        for d in b.definitions:
+            if kind_of(d) != "UnitDef":
+                raise self.refuse(kind_of(d), self.loc.find(r"\bUNITS\b"))
+
+    def read_ParamBlock(self, b):
+        for s in b.statements:
+            if kind_of(s) != "ParamAssign":
+                continue
+            n = s.name.get_node_name()
+            if n in BUILTIN_VARIABLES:
+                continue  # NEURON's own value is used (celsius per run)
+            unit = s.unit.name.eval() if s.unit else "1"
+            default = float(s.value.eval()) if s.value else 0.0
+            lo = float(s.limit.min.eval()) if s.limit else None
+            self.params.append((n, unit, default, lo))
+
+    def read_AssignedBlock(self, b):
+        for d in b.definitions:
+            if kind_of(d) != "AssignedDefinition":
+                continue
+            n = d.name.get_node_name()
+            if d.length is not None:
+                raise Refused(self.loc.find(r"\b%s\s*\[" % n), n, "array variables are not supported yet")
+            if n in ("area", "diam"):
+                raise Refused(self.loc.find(r"\b%s\b" % n), n, "%s is not supported yet" % n)
+            if n not in BUILTIN_VARIABLES and n not in self.currents:
+                self.assigned.append(n)
+
+    def read_StateBlock(self, b):
+        for d in b.definitions:
+            if kind_of(d) != "AssignedDefinition":
+                continue
+            n = d.name.get_node_name()
+            if d.length is not None:
+                raise Refused(self.loc.find(r"\b%s\s*\[" % n), n, "array states are not supported yet")
+            self.states.append((n, d.unit.name.eval() if d.unit else "1"))
+
+    def read_ConstantBlock(self, b):
+        for s in b.statements:
+            if kind_of(s) == "ConstantStatement":
+                c = s.constant
+                self.constants.append((c.name.get_node_name(), float(c.value.eval())))
+
+    def read_InitialBlock(self, b):
+        self.blocks["InitialBlock"] = b
+
+    def read_BreakpointBlock(self, b):
+        self.blocks["BreakpointBlock"] = b
+
+    def read_NetReceiveBlock(self, b):
+        if not self.point_process:
+            raise Refused(self.loc.find(r"\bNET_RECEIVE\b"), "NET_RECEIVE", "only a POINT_PROCESS receives events")
+        if len(b.parameters) != 1:
+            raise Refused(self.loc.find(r"\bNET_RECEIVE\b"), "NET_RECEIVE",
+                          "exactly one argument (the weight) is supported")
+        self.blocks["NetReceiveBlock"] = b
+
+    def read_DerivativeBlock(self, b):
+        self.derivatives[b.name.get_node_name()] = b
+
+    def read_ProcedureBlock(self, b):
+        self.functions.add(b.name.get_node_name())
+
+    def read_FunctionBlock(self, b):
+        self.functions.add(b.name.get_node_name())
+
+
+# ---------------------------------------------------------------------------------------------
+# C++ from the inlined program. Every value is of type T (double, or Lanes<W> on the CPU); an
+# if/else becomes masked assignments (x = select(mask, new, x)), as every SIMD lane must run
+# both branches; in BREAKPOINT each value that depends on v carries its derivative by v
+# (forward differentiation of the code as written), which gives the conductance.
+
+ZERO, ONE = "0", "1"
+PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, ">": 4, "<=": 4, ">=": 4, "+": 5, "-": 5,
+              "*": 6, "/": 6, "^": 7}
+
+
+def paren(x):
+    """x in parentheses, unless it is one name, number or call, or already enclosed."""
+    if re.fullmatch(r"[\w.]+", x) or re.fullmatch(r"[\w:]+\((?:[^()]|\([^()]*\))*\)", x):
+        return x
+    if x.startswith("(") and x.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(x):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0 and i < len(x) - 1:
+                break
+        else:
+            return x
+    return "(%s)" % x
+
+
+def as_t(x):
+    """x as a T (a number literal becomes T's value)."""
+    if x.startswith("(") and paren(x[1:-1]) == x:
+        x = x[1:-1]
+    return "T(%s)" % x
+
+
+def number(text, value):
+    if re.fullmatch(r"(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?", text):
+        if re.fullmatch(r"\d+", text):
+            return text + ".0"
+        if re.fullmatch(r"\d+[eE][-+]?\d+", text):
+            return text
+        return text
+    return repr(float(value))
+
+
+class Emitter:
+    """The statements of one arbolito function."""
+
+    def __init__(self, mod, block_name, block_line, values, writable, differentiate=False):
+        self.mod, self.block_name, self.line = mod, block_name, block_line
+        self.values = values          # names with a C++ value on entry (parameters, states, built-ins)
+        self.writable = writable      # of those, the names this function may assign
+        self.assigned = set(mod.assigned) | set(mod.currents)
+        self.defined = set()          # ASSIGNED names certainly set so far
+        self.used = set()             # entry values read or written
+        self.locals = [set()]
+        self.out = []
+        self.depth = 2
+        self.masks = 0
+        self.mask = None
+        self.diff = differentiate
+        self.has_d = set()            # names whose derivative by v may be nonzero
+
+    # Expressions ----------------------------------------------------------------------------
+    def refuse(self, construct, reason):
+        return Refused(self.mod.loc.find(r"\b%s\b" % re.escape(construct), self.line), construct, reason)
+
+    def is_local(self, n):
+        return any(n in s for s in self.locals)
+
+    def name(self, n):
+        if self.is_local(n):
+            return n
+        if n in self.assigned:
+            if n not in self.defined:
+                raise self.refuse(n, "ASSIGNED %s is read in %s before it is set there (values kept "
+                                     "between blocks are not supported yet)" % (n, self.block_name))
+            return n
+        if n in self.values:
+            self.used.add(n)
+            return n
+        if n in BUILTIN_VARIABLES:
+            raise self.refuse(n, "%s is not available in %s" % (n, self.block_name))
+        raise self.refuse(n, "unknown name %s" % n)
+
+    def expr(self, e):
+        """(C++ text, derivative by v: ZERO, ONE or C++ text)."""
+        k = kind_of(e)
+        if k == "WrappedExpression":
+            return self.expr(e.expression)
+        if k == "ParenExpression":
+            x, d = self.expr(e.expression)
+            return paren(x), d if d in (ZERO, ONE) else paren(d)
+        if k in ("Double", "Integer", "Float"):
+            return number(str(e.value), e.eval()), ZERO
+        if k == "DoubleUnit":
+            return self.expr(e.value)
+        if k in ("Name", "VarName"):
+            if k == "VarName" and e.index is not None:
+                raise self.refuse(e.get_node_name(), "array elements are not supported yet")
+            n = e.get_node_name()
+            x = self.name(n)
+            if not self.diff:
+                return x, ZERO
+            if n == "v" and not self.is_local(n):
+                return x, ONE
+            return x, ("d_" + n) if n in self.has_d else ZERO
+        if k == "UnaryExpression":
+            op = e.op.eval()
+            x, d = self.expr(e.expression)
+            if kind_of(e.expression) == "BinaryExpression":
+                x = paren(x)
+            if op == "!":
+                return "!%s" % paren(x), ZERO
+            return "-%s" % x, ZERO if d == ZERO else "-%s" % paren(d)
+        if k == "BinaryExpression":
+            return self.binary(e)
+        if k == "FunctionCall":
+            return self.call(e)
+        raise self.refuse(e.get_nmodl_name() if hasattr(e, "get_nmodl_name") else k,
+                          "expression %s is not supported" % k)
+
+    def binary(self, e):
+        op = e.op.eval()
+        a, da = self.expr(e.lhs)
+        b, db = self.expr(e.rhs)
+        # C++ parentheses where the tree's grouping differs from C++'s precedence.
+        if kind_of(e.lhs) == "BinaryExpression" and PRECEDENCE[e.lhs.op.eval()] < PRECEDENCE[op]:
+            a = paren(a)
+        if kind_of(e.rhs) == "BinaryExpression" and (PRECEDENCE[e.rhs.op.eval()] < PRECEDENCE[op] or (
+                PRECEDENCE[e.rhs.op.eval()] == PRECEDENCE[op] and op in ("-", "/", "+", "*"))):
+            b = paren(b)
+        if op in ("<", ">", "<=", ">=", "==", "!="):
+            return "%s %s %s" % (as_t(a), op, b), ZERO
+        if op in ("&&", "||"):
+            return "%s %s %s" % (a, op, b), ZERO
+        if op == "^":
+            return self.pow(a, da, b, db)
+        if op in ("+", "-"):
+            if da == ZERO and db == ZERO:
+                d = ZERO
+            elif db == ZERO:
+                d = da
+            elif da == ZERO:
+                d = db if op == "+" else "-(%s)" % db
+            else:
+                d = "%s %s %s" % (da, op, db)
+            return "%s %s %s" % (a, op, b), d
+        if op == "*":
+            terms = []
+            if da != ZERO:
+                terms.append(b if da == ONE else "%s * %s" % (da, b))
+            if db != ZERO:
+                terms.append(a if db == ONE else "%s * %s" % (a, db))
+            return "%s * %s" % (a, b), " + ".join("(%s)" % t for t in terms) if terms else ZERO
+        if op == "/":
+            if db == ZERO:
+                d = ZERO if da == ZERO else ("1.0 / (%s)" % b if da == ONE else "(%s) / (%s)" % (da, b))
+            else:
+                d = "((%s) * (%s) - (%s) * (%s)) / ((%s) * (%s))" % (da, b, a, db, b, b)
+            return "%s / %s" % (a, b), d
+        raise self.refuse(op, "operator %s is not supported" % op)
+
+    def pow(self, a, da, b, db):
+        x = "math::pow(%s, %s)" % (as_t(a), as_t(b))
+        if da == ZERO and db == ZERO:
+            return x, ZERO
+        if db == ZERO:  # d a^b = b a^(b-1) da
+            return x, "T(%s) * math::pow(T(%s), T(%s) - 1.0) * (%s)" % (b, a, b, da)
+        return x, "%s * ((%s) * math::log(T(%s)) + T(%s) * (%s) / (%s))" % (x, db, a, b, da, a)
+
+    def call(self, e):
+        f = e.get_node_name()
+        if f not in BUILTIN_FUNCTIONS:
+            if f in self.mod.functions:
+                raise self.refuse(f, "the call of %s could not be inlined" % f)
+            raise self.refuse(f, "function %s is not supported" % f)
+        args = [self.expr(a) for a in e.arguments]
+        want = 2 if f == "pow" else 1
+        if len(args) != want:
+            raise self.refuse(f, "%s takes %d argument(s)" % (f, want))
+        if f == "pow":
+            return self.pow(args[0][0], args[0][1], args[1][0], args[1][1])
+        (a, da), = args
+        x = "math::%s(%s)" % (f, as_t(a))
+        if da == ZERO:
+            return x, ZERO
+        if f == "exp":
+            return x, "%s * (%s)" % (x, da)
+        if f == "log":
+            return x, "(%s) / (%s)" % (da, a)
+        return x, "math::select(T(%s) < 0.0, T(-(%s)), T(%s))" % (a, da, da)  # fabs
+
+    # Statements -----------------------------------------------------------------------------
+    def emit(self, text):
+        self.out.append("    " * self.depth + text)
+
+    def assign(self, n, rhs, drhs):
+        if self.is_local(n):
+            pass
+        elif n in self.assigned:
+            if self.mask is None:
+                self.defined.add(n)  # declared at the top of the function (Translator.header)
+        elif n in self.writable:
+            self.used.add(n)
+        elif n in self.values or n in BUILTIN_VARIABLES:
+            raise self.refuse(n, "%s may not be assigned in %s" % (n, self.block_name))
+        else:
+            raise self.refuse(n, "unknown name %s" % n)
+        if self.mask is None:
+            self.emit("%s = %s;" % (n, rhs))
+        else:
+            self.emit("%s = math::select(%s, %s, %s);" % (n, self.mask, as_t(rhs), n))
+        if self.diff:
+            if drhs != ZERO or n in self.has_d:
+                self.has_d.add(n)
+                d = "T(1.0)" if drhs == ONE else as_t(drhs) if drhs != ZERO else "T(0.0)"
+                if self.mask is None:
+                    self.emit("d_%s = %s;" % (n, d))
+                else:
+                    self.emit("d_%s = math::select(%s, %s, d_%s);" % (n, self.mask, d, n))
+
+    def statements(self, block):
+        for s in block.statements:
+            self.statement(s)
+
+    def statement(self, s):
+        k = kind_of(s)
+        if k in ("UnitState", "LineComment", "BlockComment", "ConductanceHint"):
+            return
+        if k == "LocalListStatement":
+            for v in s.variables:
+                n = v.get_node_name()
+                if n in CPP_RESERVED or n.startswith("arb_") or n.startswith("d_"):
+                    raise self.refuse(n, "the name is reserved in the generated C++ (rename it)")
+                self.locals[-1].add(n)
+                self.emit("[[maybe_unused]] T %s = 0.0;" % n)
+                if self.diff:
+                    self.emit("[[maybe_unused]] T d_%s = 0.0;" % n)
+            return
+        if k == "StatementBlock":
+            self.emit("{")
+            self.depth += 1
+            self.locals.append(set())
+            self.statements(s)
+            self.locals.pop()
+            self.depth -= 1
+            self.emit("}")
+            return
+        if k == "ExpressionStatement" and kind_of(s.expression) in ("StatementBlock", "SolveBlock"):
+            self.statement(s.expression)
+            return
+        if k == "ExpressionStatement":
+            e = s.expression
+            # The cnexp solver leaves its solution in the equation's node: x = ... (no prime).
+            if kind_of(e) == "DiffEqExpression" and kind_of(e.expression.lhs) != "PrimeName":
+                e = e.expression
+            if kind_of(e) == "BinaryExpression" and e.op.eval() == "=":
+                n = e.lhs.get_node_name()
+                if kind_of(e.lhs) == "VarName" and e.lhs.index is not None:
+                    raise self.refuse(n, "array elements are not supported yet")
+                rhs, d = self.expr(e.rhs)
+                self.assign(n, rhs, d)
+                return
+            if kind_of(e) == "DiffEqExpression":
+                raise self.refuse("'", "a differential equation the cnexp solver could not solve exactly")
+            if kind_of(e) == "FunctionCall":
+                raise self.refuse(e.get_node_name(), "the call of %s could not be inlined" % e.get_node_name())
+            raise self.refuse(kind_of(e), "statement %s is not supported" % kind_of(e))
+        if k == "IfStatement":
+            self.if_statement(s)
+            return
+        if k == "SolveBlock":
+            return  # handled by the Translator
+        raise self.mod.refuse(k, self.line)
+
+    def if_statement(self, s):
+        outer = self.mask
+        before = set(self.defined)
+        arms = [(s.condition, s.statement_block)] + [(e.condition, e.statement_block) for e in s.elseifs]
+        taken = []  # masks of the conditions already tested
+        defined_all = None
+        for cond, body in arms:
+            c, _ = self.expr(cond)
+            self.masks += 1
+            m = "arb_m%d" % self.masks
+            parts = ([outer] if outer else []) + ["!%s" % t for t in taken] + ["(%s)" % c]
+            cm = "arb_c%d" % self.masks
+            self.emit("const auto %s = %s;" % (cm, c[1:-1] if paren(c) == c and c.startswith("(") else c))
+            parts[-1] = cm
+            self.emit("const auto %s = %s;" % (m, " && ".join(parts)))
+            taken.append(cm)
+            self.mask = m
+            self.defined = set(before)
+            self.statements_scoped(body)
+            defined_all = self.defined if defined_all is None else defined_all & self.defined
+        if s.elses is not None:
+            self.masks += 1
+            m = "arb_m%d" % self.masks
+            parts = ([outer] if outer else []) + ["!%s" % t for t in taken]
+            self.emit("const auto %s = %s;" % (m, " && ".join(parts)))
+            self.mask = m
+            self.defined = set(before)
+            self.statements_scoped(s.elses.statement_block)
+            defined_all &= self.defined
+        else:
+            defined_all = before
+        self.mask = outer
+        self.defined = defined_all | before
+
+    def statements_scoped(self, body):
+        self.emit("{")
+        self.depth += 1
+        self.locals.append(set())
+        # An ASSIGNED value set under a mask counts as set when every arm sets it.
+        for st in body.statements:
+            k = kind_of(st)
+            if k == "ExpressionStatement" and kind_of(st.expression) == "BinaryExpression" \
+                    and st.expression.op.eval() == "=":
+                n = st.expression.lhs.get_node_name()
+                rhs, d = self.expr(st.expression.rhs)
+                self.assign(n, rhs, d)
+                if n in self.assigned:
+                    self.defined.add(n)
+            else:
+                self.statement(st)
+        self.locals.pop()
+        self.depth -= 1
+        self.emit("}")
+
+
+# ---------------------------------------------------------------------------------------------
+
+def cpp_string(s):
+    return '"%s"' % s.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def cpp_double(x):
+    if x == float("inf"):
+        return "std::numeric_limits<double>::infinity()"
+    r = repr(float(x))
+    return r if ("." in r or "e" in r or "n" in r) else r + ".0"
+
+
+@contextlib.contextmanager
+def quiet_output():
+    """Standard output and error to /dev/null (the NMODL library logs from C++)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved + [null]:
+            os.close(fd)
+
+
+class Translator:
+    def __init__(self, path, namespace):
+        self.path, self.namespace = path, namespace
+        with open(path, encoding="utf-8", errors="replace") as f:
+            self.text = f.read()
+        self.loc = Locator(self.text)
+
+    def translate(self):
+        from nmodl import dsl, symtab
+        from nmodl.dsl import visitor
+        try:
+            with quiet_output():
+                program = dsl.NmodlDriver().parse_string(self.text)
+        except RuntimeError as e:
+            m = re.search(r"Location : (\d+)", str(e))
+            first = str(e).strip().split("\n")[0]
+            raise Refused(int(m.group(1)) if m else 1, "syntax", first)
+        mod = Module(program, self.loc)
+        self.mod = mod
+        self.check_statements(program)
+        bp = mod.blocks["BreakpointBlock"]
+        solves = [s.expression for s in bp.statement_block.statements
+                  if kind_of(s) == "ExpressionStatement" and kind_of(s.expression) == "SolveBlock"]
+        self.solved = None
+        for s in solves:
+            line = self.loc.find(r"\bSOLVE\b")
+            name = s.block_name.get_node_name()
+            method = s.method.get_node_name() if s.method else None
+            if method != "cnexp":
+                raise Refused(line, "METHOD %s" % method if method else "SOLVE",
+                              "only METHOD cnexp is supported yet" if method else "SOLVE without METHOD is not supported")
+            if name not in mod.derivatives:
+                raise Refused(line, "SOLVE %s" % name, "no DERIVATIVE block %s" % name)
+            if self.solved is not None:
+                raise Refused(line, "SOLVE", "one SOLVE per BREAKPOINT is supported")
+            self.solved = name
+        with quiet_output():  # the inliner reports each renamed variable
+            symtab.SymtabVisitor().visit_program(program)
+            visitor.InlineVisitor().visit_program(program)
+            symtab.SymtabVisitor().visit_program(program)
+            try:
+                visitor.SympySolverVisitor().visit_program(program)
+            except Exception as e:  # sympy's own failure, e.g. a name sympy reserves
+                raise Refused(self.loc.find(r"\bDERIVATIVE\b"), "DERIVATIVE", "the cnexp solver failed: %s" % e)
+        # The solved, inlined blocks (the visitors replace nodes: look them up again).
+        blocks = {}
+        for b in program.blocks:
+            k = kind_of(b)
+            if k == "DerivativeBlock":
+                blocks[("DERIVATIVE", b.name.get_node_name())] = b
+            elif k in ("InitialBlock", "BreakpointBlock", "NetReceiveBlock"):
+                blocks[k] = b
+        return self.header(mod, blocks)
+
+    def check_statements(self, program):
+        """Every statement inside the blocks is of a supported kind (before inlining)."""
+        allowed = {"ExpressionStatement", "LocalListStatement", "IfStatement", "ElseIfStatement",
+                   "ElseStatement", "StatementBlock", "UnitState", "SolveBlock", "LineComment",
+                   "BlockComment"}
+        kw_of_block = {"InitialBlock": "INITIAL", "BreakpointBlock": "BREAKPOINT", "DerivativeBlock": "DERIVATIVE",
+                       "ProcedureBlock": "PROCEDURE", "FunctionBlock": "FUNCTION", "NetReceiveBlock": "NET_RECEIVE"}
+
+        def walk(block, start):
+            for s in block.statements:
+                k = kind_of(s)
+                if k not in allowed:
+                    raise self.mod.refuse(k, start)
+                if k == "IfStatement":
+                    walk(s.statement_block, start)
+                    for e in s.elseifs:
+                        walk(e.statement_block, start)
+                    if s.elses is not None:
+                        walk(s.elses.statement_block, start)
+                elif k == "StatementBlock":
+                    walk(s, start)
+
+        for b in program.blocks:
+            k = kind_of(b)
+            if k in kw_of_block:
+                name = b.name.get_node_name() if hasattr(b, "name") and b.name is not None else ""
+                start = self.loc.find(r"\b%s\b\s*%s" % (kw_of_block[k], re.escape(name)))
+                walk(b.statement_block, start)
+
+    # The header -----------------------------------------------------------------------------
+    def header(self, mod, blocks):
+        base = os.path.basename(self.path)
+        out = ["#pragma once",
+               "// Generated by tools/nmodl_to_arbolito.py from %s: do not edit." % base]
+        if mod.title:
+            out.append("// " + mod.title)
+        out += ['#include <limits>', "", '#include "core/math.hpp"', '#include "mechanisms/mechanism.hpp"', "",
+                "namespace %s {" % self.namespace, "", "struct %s : MechanismDefaults {" % mod.suffix]
+        kind = "synapse" if mod.point_process else "density"
+        out.append("    static constexpr const char* name = %s;" % cpp_string(mod.suffix))
+        out.append("    static constexpr MechKind kind = MechKind::%s;" % kind)
+        if mod.params:
+            qs = []
+            for n, unit, default, lo in mod.params:
+                q = "Quantity{%s, %s, %s" % (cpp_string(n), cpp_string(unit), cpp_double(default))
+                qs.append(q + (", %s}" % cpp_double(lo) if lo is not None else "}"))
+            out.append("    static constexpr std::array params{%s};" % ", ".join(qs))
+            out.append("    enum Param { %s };" % ", ".join(p[0] for p in mod.params))
+        else:
+            out.append("    static constexpr std::array<Quantity, 0> params{};")
+        if mod.states:
+            out.append("    static constexpr std::array states{%s};" %
+                       ", ".join("Quantity{%s, %s}" % (cpp_string(n), cpp_string(u)) for n, u in mod.states))
+            out.append("    enum State { %s };" % ", ".join(s[0] for s in mod.states))
+        for n, val in mod.constants:
+            out.append("    static constexpr double %s = %s;" % (n, cpp_double(val)))
+        uses_celsius = re.search(r"\bcelsius\b", "\n".join(self.loc.lines)) is not None
+        if uses_celsius:
+            out += ["", "    // NEURON's celsius, per run.", "    struct Globals { double celsius; };",
+                    "    static Globals globals(double celsius) { return {celsius}; }"]
+        params = [p[0] for p in mod.params]
+        states = [s[0] for s in mod.states]
+        consts = [c[0] for c in mod.constants]
+
+        def bindings(em, entries):
+            lines = []
+            for n, src in entries:
+                if n in em.used:
+                    lines.append("        [[maybe_unused]] %s %s = %s;" % ("T", n, src))
+            return lines
+
+        def function(sig, em, entries, tail, template=True, scalar=False):
+            body = bindings(em, entries)
+            decl = ["        [[maybe_unused]] T %s = 0.0;" % n for n in mod.assigned + mod.currents
+                    if re.search(r"\b%s\b" % n, "\n".join(em.out))]
+            if em.diff:
+                decl += ["        [[maybe_unused]] T d_%s = 0.0;" % n for n in mod.assigned + mod.currents
+                         if n in em.has_d]
+            res = [""]
+            if template:
+                res.append("    template <class T>")
+            res.append("    " + sig + " {")
+            if scalar:
+                res.append("        using T = double;")
+            res += body + decl + em.out + tail + ["    }"]
+            return res
+
+        glob_entry = [("celsius", "arb_globals.celsius")] if uses_celsius else []
+        p_entries = [(n, "arb_p[Param::%s]" % n) for n in params]
+        s_entries = [(n, "arb_s[State::%s]" % n) for n in states]
+
+        # INITIAL: states at rest at v.
+        if "InitialBlock" in blocks:
+            em = Emitter(mod, "INITIAL", self.loc.find(r"\bINITIAL\b"),
+                         set(params) | set(states) | {"v"} | ({"celsius"} if uses_celsius else set()) | set(consts),
+                         set(states))
+            for st in blocks["InitialBlock"].statement_block.statements:
+                em.statement(st)
+            em.used |= {n for n in states if n in em.used}
+            tail = ["        arb_s[State::%s] = %s;" % (n, n) for n in states if n in em.used]
+            out += function("ARB_HD static void init([[maybe_unused]] double v, [[maybe_unused]] const Globals& "
+                            "arb_globals, [[maybe_unused]] const double* arb_p, [[maybe_unused]] double* arb_s)",
+                            em, glob_entry + p_entries + s_entries, tail, template=False, scalar=True)
+
+        # BREAKPOINT: the current and its derivative by v.
+        bp = blocks["BreakpointBlock"]
+        em = Emitter(mod, "BREAKPOINT", self.loc.find(r"\bBREAKPOINT\b"),
+                     set(params) | set(states) | {"v", "t"} | ({"celsius"} if uses_celsius else set()) | set(consts),
+                     set(), differentiate=True)
+        for st in bp.statement_block.statements:
+            em.statement(st)
+        if not mod.currents:
+            raise Refused(self.loc.find(r"\bNEURON\b"), "NEURON", "no NONSPECIFIC_CURRENT: the mechanism has no current")
+        for c in mod.currents:
+            em.name(c)  # set before it is summed
+        total = " + ".join(mod.currents)
+        dtotal = " + ".join(("d_" + c) if c in em.has_d else "T(0.0)" for c in mod.currents)
+        tail = ["        arb_i = %s;" % total, "        arb_g = %s;" % dtotal]
+        entries = glob_entry + p_entries + s_entries + [("t", "arb_t")]
+        out += function("ARB_HD static void current([[maybe_unused]] T v, [[maybe_unused]] double arb_t, "
+                        "[[maybe_unused]] const Globals& arb_globals, [[maybe_unused]] const T* arb_p, "
+                        "[[maybe_unused]] const T* arb_s, const T* /*c*/, T& arb_i, T& arb_g)", em, entries, tail)
+
+        # SOLVE ... METHOD cnexp: the solved DERIVATIVE block.
+        if self.solved is not None:
+            db = blocks[("DERIVATIVE", self.solved)]
+            em = Emitter(mod, "DERIVATIVE %s" % self.solved, self.loc.find(r"\bDERIVATIVE\b\s*%s" % self.solved),
+                         set(params) | set(states) | {"v", "dt"} | ({"celsius"} if uses_celsius else set()) | set(consts),
+                         set(states))
+            for st in db.statement_block.statements:
+                em.statement(st)
+            tail = ["        arb_s[State::%s] = %s;" % (n, n) for n in states if n in em.used]
+            entries = glob_entry + p_entries + s_entries + [("dt", "arb_dt")]
+            out += function("ARB_HD static void advance([[maybe_unused]] T v, [[maybe_unused]] double arb_dt, "
+                            "[[maybe_unused]] const Globals& arb_globals, [[maybe_unused]] const T* arb_p, "
+                            "[[maybe_unused]] T* arb_s, const T* /*c*/)", em, entries, tail)
+
+        # NET_RECEIVE(weight): an event of weight w.
+        if "NetReceiveBlock" in blocks:
+            nb = blocks["NetReceiveBlock"]
+            wname = nb.parameters[0].get_node_name()
+            em = Emitter(mod, "NET_RECEIVE", self.loc.find(r"\bNET_RECEIVE\b"),
+                         set(params) | set(states) | {wname} | set(consts), set(states))
+            for st in nb.statement_block.statements:
+                em.statement(st)
+            tail = ["        arb_s[State::%s] = %s;" % (n, n) for n in states if n in em.used]
+            out += function("ARB_HD static void on_event([[maybe_unused]] double arb_w, [[maybe_unused]] const double* "
+                            "arb_p, [[maybe_unused]] double* arb_s, const double* /*c*/)",
+                            em, p_entries + s_entries + [(wname, "arb_w")], tail, template=False, scalar=True)
+        out += ["};", "", "}  // namespace %s" % self.namespace, ""]
+        return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("input", help="the .mod file")
+    ap.add_argument("-o", "--output", required=True, help="the header to write")
+    ap.add_argument("--namespace", default="arbolito::nmodl", help="C++ namespace of the mechanism")
+    a = ap.parse_args()
+    try:
+        text = Translator(a.input, a.namespace).translate()
+    except Refused as r:
+        print("%s:%d: %s: %s" % (a.input, r.line, r.construct, r.reason), file=sys.stderr)
+        return 2
+    except OSError as e:
+        print("%s: %s" % (a.input, e.strerror), file=sys.stderr)
+        return 2
+    tmp = a.output + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, a.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,4 +1,4 @@
-// gpu-branch solver benchmark (issue 12): the seed's multi-morphology study. Cells of 512
+// gpu-branch solver benchmark: the multi-morphology study. Cells of 512
 // CVs shaped as binary trees of 2, 3 and 4 branch levels (the first branch half the cell,
 // the other half shared evenly by the rest), each shape alone ("mono") and all mixed with
 // random branch lengths ("multi"); "deep": a caterpillar 64 levels deep (a spine of 4-CV

@@ -13,7 +13,7 @@
 //   backward_peer, forward_peer    the same on branches in the shared memory of the other
 //                                  block of a two-block cluster (Hopper's distributed shared
 //                                  memory: a cell too large for one block's shared memory
-//                                  spread over a cluster, issue 13's alternative).
+//                                  spread over a cluster, the resident step's alternative).
 // Cycles per link of the chain (median over the warps timed). Usage: chain_latency_bench
 // [--rows 64]
 #include <algorithm>

@@ -1,4 +1,4 @@
-// gpu-fine solver benchmark (issue 11): Huber's study — solve time against the number of
+// gpu-fine solver benchmark: Huber's study — solve time against the number of
 // cells, busyring cells with high and low branch probabilities, gpu-fine with each pass
 // on and off against gpu-cell on the same batch — and DeepDendrite's anchor: 3,000
 // copies of a real cell of about 1,400 CVs, ns per CV and solve.

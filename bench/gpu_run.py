@@ -655,7 +655,7 @@ def step_fine_bench(ctx, a):
 
 
 @step("seed-variants", "[ARGS...]", "seed_variants_bench with ARGS (e.g. --reps 10 --cells 256000,25600 "
-      "--budget-s 120): the seed's Thomas and gpu-cell variants, seed_variants.tsv beside the log", positional=None)
+      "--budget-s 120): the published cuThomasBatch and cuHinesBatch variants, seed_variants.tsv beside the log", positional=None)
 def step_seed_variants(ctx, a):
     return passthrough(ctx, "seed_variants_bench", a.pos, 500, ["--tsv", ctx.file("seed_variants", ".tsv")])
 

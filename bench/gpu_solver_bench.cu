@@ -1,4 +1,4 @@
-// gpu-cell solver benchmark (issue 4): time per solve of batches of cells for each layout
+// gpu-cell solver benchmark: time per solve of batches of cells for each layout
 // and kernel, against OpenMP on the host's cores running the serial hines_solve, and as a
 // share of the device's measured copy bandwidth.
 //

@@ -1,4 +1,4 @@
-// The GPU time step on busyring (issue 4): (1) the device-to-device copy bandwidth that the
+// The GPU time step on busyring: (1) the device-to-device copy bandwidth that the
 // step is compared with; (2) per-CV byte counts of a step (the floor: every per-CV array
 // read or written once; and what the kernels as written move); (3) point-current
 // summation on busyring cells whose 1,000 incoming connections each have their own expsyn

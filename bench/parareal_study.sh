@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parareal (issue 16, docs/parareal.md): iterations to converge and speed-up over
+# Parareal (docs/parareal.md): iterations to converge and speed-up over
 # sequential time stepping against cell size and slices. Every run is
 #   arbolito run MODEL --solver SOLVER --threads T --tfinal 64 \
 #     --time-parallel parareal:slices=K,coarse=C,verify=on[,coarse-solver=G] --timings json

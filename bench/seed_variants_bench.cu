@@ -1,6 +1,6 @@
-// The seed's variants (issue 15), each beside the others in one run, double and float:
+// The published cuHinesBatch/cuThomasBatch variants, each beside the others in one run, double and float:
 //   grid    batched Thomas, 64/128/256/512 unknowns x 256 ... 256,000 systems: thomas_batch
-//           interleaved and unified-vector (the seed's cuThomasBatch-UV), cuSPARSE
+//           interleaved and unified-vector (cuThomasBatch-UV), cuSPARSE
 //           gtsvInterleavedBatch (algorithm 0, Thomas) and gtsv2StridedBatch;
 //   vbatch  cuThomasVBatch: systems of random size 256-512 stored padded to 512, padding
 //           computed or each thread stopping at its size, in random and in sorted order,

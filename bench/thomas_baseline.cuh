@@ -1,6 +1,6 @@
 #pragma once
 // A baseline for a side-by-side regression check, not a solver: the double kernel of
-// thomas_batch as it was at commit d101974 (solvers/gpu/thomas_batch.cu before issue 15
+// thomas_batch as it was at commit d101974 (solvers/gpu/thomas_batch.cu before its per-size tuning
 // added float, the unified vector and variable batches), prefetch 8 only (the automatic
 // choice then and now). bench/thomas_regression_bench times it beside thomas_batch on
 // the same systems with the same tuning; both must give the same bits.

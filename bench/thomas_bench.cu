@@ -1,4 +1,4 @@
-// Batched tridiagonal solves (issue 4): thomas_batch against cuSPARSE's
+// Batched tridiagonal solves: thomas_batch against cuSPARSE's
 // gtsvInterleavedBatch (algo 0, Thomas; same interleaved storage) and gtsv2StridedBatch
 // (each system contiguous), same sizes, same run, medians of CUDA-event timings.
 //

@@ -1,11 +1,11 @@
-// Batched Thomas, two checks side by side in one run (issue 15's open findings):
-//   double  the kernel before issue 15 (bench/thomas_baseline.cuh, commit d101974) against
+// Batched Thomas, two checks side by side in one run (the per-size tuning's open findings):
+//   double  the kernel before the per-size tuning (bench/thomas_baseline.cuh, commit d101974) against
 //           thomas_batch now, uniform sizes (padding=compute) and variable (padding=stop,
-//           every size n: the per-lane size logic that issue 15 had put into the one
+//           every size n: the per-lane size logic that the tuning had put into the one
 //           kernel, 110 registers), all with the tuning thomas_resolve picks, and cuSPARSE
 //           gtsvInterleavedBatch; the three kernels must give the same bits;
 //   float   thomas_batch in float with its automatic tuning and alternatives (prefetch
-//           depth, resident warps, the tuning issue 15 picked), against double and
+//           depth, resident warps, the tuning picked then), against double and
 //           cuSPARSE in both precisions.
 // Every variant of a point runs once per repetition, in an order rotated each time, so
 // that drift (clocks, temperature) falls on all alike; inputs restored and L2 flushed
@@ -225,7 +225,7 @@ void double_point(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush,
     out.rows("fp64", n, nsys, vs, 0, checks, 8);
 }
 
-// float: the automatic tuning now, the one issue 15 picked, alternatives; double alongside.
+// float: the automatic tuning now, the one picked then, alternatives; double alongside.
 void float_point(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush, Out& out, std::uint64_t seed) {
     Batch<double> D(h, n, nsys, seed);
     Batch<float> F(h, n, nsys, seed);

@@ -439,7 +439,7 @@ TEST(GpuBranchGroup, SameBitsEveryRun) {
         expect_same_bits_every_run("gpu-branch", v);
 }
 
-// gpu-fine step=resident (issue 13): each epoch piece in one kernel, the blocks' state in
+// gpu-fine step=resident: each epoch piece in one kernel, the blocks' state in
 // shared memory. With the same blocks as streaming gpu-fine it has the same numbering and
 // the same arithmetic per CV, so where no CV holds two point instances (whose sum order
 // differs: streaming sums a warp's instances as a tree, resident in instance order) the

@@ -1,4 +1,4 @@
-// The seed's remaining variants (issue 15) against the CPU: batched Thomas in the unified
+// The published cuHinesBatch/cuThomasBatch variants against the CPU: batched Thomas in the unified
 // vector storage and with systems of their own sizes (padding computed or each thread
 // stopping at its size), gpu-cell's block-shared solve and its padding key, and the float
 // kernels of both against a bound derived below. Fresh random systems each run (the seed

@@ -1,4 +1,4 @@
-// The pieces that keep hostile input a named error (issue 14): reading files, escaping
+// The pieces that keep hostile input a named error: reading files, escaping
 // control bytes, --set overrides, the memory estimate and the busyring size bound.
 #include <cstdlib>
 #include <filesystem>

@@ -39,7 +39,7 @@ void check_variants(const Model& m, std::size_t min_spikes) {
     expect_identical(ref, run_model(m, "omp", 2, true), "omp, 2 threads");
     expect_identical(ref, run_model(m, "omp", 2, false), "omp, 2 threads, no pipeline");
     expect_identical(ref, run_model(m, "omp", 3, true), "omp, 3 threads");
-    // Cells in SIMD lanes: every lane does the scalar arithmetic of its cell (issue 18).
+    // Cells in SIMD lanes: every lane does the scalar arithmetic of its cell.
     for (const char* w : {"1", "2", "4", "8"})
         expect_identical(ref, run_model(m, std::string("cpu:lanes=") + w, 1, true), std::string("cpu, lanes ") + w);
     expect_identical(ref, run_model(m, "omp:lanes=2", 2, true), "omp, 2 threads, lanes 2");

@@ -1,4 +1,4 @@
-// Parallel in time (parareal/parareal.hpp, issue 16) against the sequential run of the same
+// Parallel in time (parareal/parareal.hpp) against the sequential run of the same
 // solver: K iterations give the sequential record, the error falls with every iteration,
 // the converged record lies within bounds derived from tol, spikes are the same; and the
 // refusals (connections, tol <= 0, slices < 2).

@@ -1,6 +1,6 @@
 // `--solver auto` (run/solver_auto.hpp): the rule on the machine at hand, the model
 // shape it reads, and its choices against the tables measured on the H100
-// (bench/branch_bench_h100.tsv: the seed's multi-morphology study, solve alone;
+// (bench/branch_bench_h100.tsv: the multi-morphology study, solve alone;
 // bench/busyring_solvers_h100.tsv: whole busyring runs): on every benchmark model the
 // choice is within 10 % of the fastest solver measured on it.
 #include <algorithm>

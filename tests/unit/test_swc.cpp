@@ -382,7 +382,7 @@ TEST_F(SwcTemp, NoSomaStartsAtTheRoot) {
     EXPECT_EQ(f.branches[1].radius[0], 2);
 }
 
-// An unbranched chain of 100,000 samples cut at every sample (issue 14: discretisation was
+// An unbranched chain of 100,000 samples cut at every sample (discretisation was
 // quadratic in the samples of a branch, 23 s here): every piece's area is its frustum's,
 // so the total is the cylinder's lateral area to rounding (1e-9 relative: 1e5 additions of
 // terms of one sign, each correct to an ulp), and the resistances add up to the chain's.

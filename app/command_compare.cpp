@@ -3,16 +3,15 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
-#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "app/commands.hpp"
+#include "app/output_checks.hpp"
 #include "app/run_common.hpp"
 #include "app/spike_agreement.hpp"
 #include "app/stop_signals.hpp"
@@ -109,10 +108,11 @@ void judge(Row& row, double spike_tol, double voltage_tol) {
                                       s.trains_differ));
     if (!(s.max_dt <= spike_tol))
         row.why.push_back(fmt::format("spike times {:.3g} ms apart (tolerance {:.3g} ms)", s.max_dt, spike_tol));
+    const bool traces_agree = row.traces == Traces::none || (row.traces == Traces::compared && row.max_dv <= voltage_tol);
     if (row.traces == Traces::mismatch) row.why.push_back("traces of other frames or columns");
-    if (row.traces == Traces::compared && !(row.max_dv <= voltage_tol))
+    if (row.traces == Traces::compared && !traces_agree)
         row.why.push_back(fmt::format("traces {:.3g} mV apart (tolerance {:.3g} mV)", row.max_dv, voltage_tol));
-    row.agrees = row.why.empty();
+    row.agrees = s.agrees(spike_tol) && traces_agree;  // the spike rule SpikeAgreement.* tests
 }
 
 std::string verdict_word(const Row& r) {
@@ -156,22 +156,19 @@ void check_available(const std::vector<SolverSpec>& specs) {
     }
 }
 
-const std::vector<std::string> phase_names = {"events", "currents", "assemble", "solve", "states", "detect", "sample", "fused"};
-
-// `text` as `path`, whole or not at all: written beside it, then renamed over it, so that
-// a process ended mid-write (a second signal) leaves the previous version.
-void write_whole(const std::filesystem::path& path, const std::string& text) {
-    const std::filesystem::path tmp = path.string() + ".tmp";
-    {
-        std::ofstream f(tmp);
-        f << text;
-        if (!f.flush()) throw std::runtime_error(tmp.string() + ": cannot write");
-    }
-    std::filesystem::rename(tmp, path);
+// The solvers from specs[from] on, as given: "omp, gpu" ("" for none).
+std::string solver_list(const std::vector<SolverSpec>& specs, std::size_t from) {
+    std::string list;
+    for (std::size_t i = from; i < specs.size(); ++i) list += (list.empty() ? "" : ", ") + specs[i].text();
+    return list;
 }
 
+const std::vector<std::string> phase_names = {"events", "currents", "assemble", "solve", "states", "detect", "sample", "fused"};
+
 // compare.csv and compare.json of the rows so far: rewritten after each solver, so that
-// the solvers that ended are on disk whatever ends the comparison.
+// the solvers that ended are on disk whatever ends the comparison; each written whole or
+// not at all (write_file_atomically), so that a process ended mid-write (a second signal)
+// leaves the previous version.
 void write_results(const std::filesystem::path& dir, const std::vector<Row>& rows, double spike_tol, double voltage_tol) {
     std::ostringstream csv;
     csv << "solver,setup_s,run_s,steps,n_cv,ns_per_cv_step,speedup,traces,max_abs_dv_mV,n_spikes,n_spikes_ref,"
@@ -219,8 +216,8 @@ void write_results(const std::filesystem::path& dir, const std::vector<Row>& row
         e["file"] = r.file;
         j.push_back(e);
     }
-    write_whole(dir / "compare.csv", csv.str());
-    write_whole(dir / "compare.json", j.dump(2) + "\n");
+    write_file_atomically((dir / "compare.csv").string(), csv.str());
+    write_file_atomically((dir / "compare.json").string(), j.dump(2) + "\n");
 }
 
 // The table on stdout. Spike columns: the count, its difference from the first solver's,
@@ -294,9 +291,8 @@ int command_compare(const CompareArgs& a) {
         // A signal while the solver before ran to its end: the rest do not start.
         if (k > 0 && StopSignals::received() != 0) {
             stopped_by = StopSignals::received();
-            std::string rest;
-            for (std::size_t i = k; i < specs.size(); ++i) rest += (rest.empty() ? "" : ", ") + specs[i].text();
-            spdlog::warn("stopped by {} after {}: not run: {}", StopSignals::name(stopped_by), rows.back().solver, rest);
+            spdlog::warn("stopped by {} after {}: not run: {}", StopSignals::name(stopped_by), rows.back().solver,
+                         solver_list(specs, k));
             break;
         }
         const SolverSpec& s = specs[k];
@@ -323,8 +319,7 @@ int command_compare(const CompareArgs& a) {
             row.interrupted = fmt::format("stopped by {} at t = {:.9g} ms", StopSignals::name(stopped_by), row.r.t_end);
             const std::string kept = file.writer().interrupt(row.interrupted);
             row.file = file.writer().partial_path();
-            std::string rest;
-            for (std::size_t i = k + 1; i < specs.size(); ++i) rest += (rest.empty() ? "" : ", ") + specs[i].text();
+            const std::string rest = solver_list(specs, k + 1);
             spdlog::warn("{}: {}: kept {}{}", row.solver, row.interrupted, kept, rest.empty() ? "" : "; not run: " + rest);
             const double t_end = row.r.t_end;
             ref_to_end.erase(std::remove_if(ref_to_end.begin(), ref_to_end.end(),

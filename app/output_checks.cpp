@@ -58,19 +58,14 @@ std::string checked_output_path(const std::string& output, bool given, const std
     return path;
 }
 
-void check_stream_path(const std::string& path, const std::string& option) {
-    if (path.empty()) throw InputError(option, "", "empty file name");
+namespace {
+
+// A character device or FIFO (/dev/stdout, a pipe): written in place, not renamed over.
+bool is_stream(const std::string& path) {
     std::error_code ec;
     const fs::file_status st = fs::status(path, ec);
-    if (!ec && (fs::is_character_file(st) || fs::is_fifo(st))) {
-        if (::access(path.c_str(), W_OK) != 0)
-            throw InputError(path, "", "cannot write: " + std::string(std::strerror(errno)));
-        return;
-    }
-    check_file_at(path, option);
+    return !ec && (fs::is_character_file(st) || fs::is_fifo(st));
 }
-
-namespace {
 
 // 0 or the errno of the first failure; every byte written (a short write is retried).
 int write_all(int fd, const std::string& text) {
@@ -85,10 +80,18 @@ int write_all(int fd, const std::string& text) {
 
 }  // namespace
 
+void check_stream_path(const std::string& path, const std::string& option) {
+    if (path.empty()) throw InputError(option, "", "empty file name");
+    if (is_stream(path)) {
+        if (::access(path.c_str(), W_OK) != 0)
+            throw InputError(path, "", "cannot write: " + std::string(std::strerror(errno)));
+        return;
+    }
+    check_file_at(path, option);
+}
+
 void write_file_atomically(const std::string& path, const std::string& text) {
-    std::error_code ec;
-    const fs::file_status st = fs::status(path, ec);
-    const bool stream = !ec && (fs::is_character_file(st) || fs::is_fifo(st));
+    const bool stream = is_stream(path);
     const std::string target = stream ? path : path + ".partial";
     const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC | (stream ? 0 : O_CREAT | O_TRUNC), 0666);
     if (fd < 0) throw std::runtime_error(target + ": cannot write: " + std::strerror(errno));

@@ -832,6 +832,11 @@ def guard_cases(busyring_spec):
 THOMAS_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\S.*?)\s+([0-9.]+)\s+([0-9.]+)%\s+\S+\s*$")
 
 
+def joined_unique(xs):
+    """XS comma-separated, each once, in first-seen order (a benchmark's list option)."""
+    return ",".join(dict.fromkeys(xs))
+
+
 def measure(ctx, cases, reps):
     """{case key: [values]} for CASES: busyring REPS rounds interleaved; each benchmark once
     (its figures are already medians of its own repetitions). A failed run leaves no value."""
@@ -856,9 +861,9 @@ def measure(ctx, cases, reps):
     branch = [c for c in cases if c.bench == "branch_bench"]
     if branch:
         t = time.monotonic()
-        uniq = lambda xs: ",".join(dict.fromkeys(xs))
-        rows = branch_bench(ctx, ctx.bin("branch_bench"), uniq(c.how["cells"] for c in branch),
-                            uniq(c.how["set"] for c in branch), uniq(c.variant for c in branch), GUARD_BRANCH["reps"])
+        rows = branch_bench(ctx, ctx.bin("branch_bench"), joined_unique(c.how["cells"] for c in branch),
+                            joined_unique(c.how["set"] for c in branch), joined_unique(c.variant for c in branch),
+                            GUARD_BRANCH["reps"])
         for r in rows:
             key = ("branch_bench", f"{r['set']} {r['cells']} cells", r["variant"])
             if key in got:
@@ -867,9 +872,9 @@ def measure(ctx, cases, reps):
     thomas = [c for c in cases if c.bench == "thomas_bench"]
     if thomas:
         t = time.monotonic()
-        uniq = lambda xs: ",".join(dict.fromkeys(xs))
-        rc, text, _ = ctx.run([ctx.bin("thomas_bench"), "--n", uniq(c.how["n"] for c in thomas),
-                               "--nsys", uniq(c.how["nsys"] for c in thomas), "--reps", GUARD_THOMAS["reps"]], 300)
+        rc, text, _ = ctx.run([ctx.bin("thomas_bench"), "--n", joined_unique(c.how["n"] for c in thomas),
+                               "--nsys", joined_unique(c.how["nsys"] for c in thomas), "--reps", GUARD_THOMAS["reps"]],
+                              300)
         for line in text.splitlines():
             m = THOMAS_LINE.match(line)
             if m:
@@ -927,9 +932,8 @@ def read_reference(path):
         if key in rows:
             raise RefError(f"{path}:{i}: {' / '.join(key)} twice")
         rows[key] = r
-    for k in ("device",):
-        if k not in meta:
-            raise RefError(f"{path}: no '# {k}<TAB>...' line")
+    if "device" not in meta:
+        raise RefError(f"{path}: no '# device<TAB>...' line")
     if not rows:
         raise RefError(f"{path}: no rows")
     return meta, rows

@@ -14,7 +14,6 @@
 import argparse
 import csv
 import re
-import sys
 from collections import defaultdict
 
 import matplotlib
@@ -233,20 +232,14 @@ def seed_variants(a):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="figure", required=True)
-    p = sub.add_parser("branch")
-    p.add_argument("tsv")
-    p.add_argument("-o", "--output", required=True)
-    p.add_argument("--variants", default="gpu-cell,gpu-fine,gpu-fine-s24,fold,edd-cut32,edd-c32-t1536")
-    p.set_defaults(func=branch)
-    p = sub.add_parser("fine")
-    p.add_argument("tsv")
-    p.add_argument("-o", "--output", required=True)
-    p.set_defaults(func=fine)
-    p = sub.add_parser("parareal")
-    p.add_argument("tsv")
-    p.add_argument("-o", "--output", required=True)
-    p.add_argument("--devices", default="")
-    p.set_defaults(func=parareal)
+    one_png = {}  # figure -> its parser: TSV -o OUT.png
+    for name, func in (("branch", branch), ("fine", fine), ("parareal", parareal)):
+        p = one_png[name] = sub.add_parser(name)
+        p.add_argument("tsv")
+        p.add_argument("-o", "--output", required=True)
+        p.set_defaults(func=func)
+    one_png["branch"].add_argument("--variants", default="gpu-cell,gpu-fine,gpu-fine-s24,fold,edd-cut32,edd-c32-t1536")
+    one_png["parareal"].add_argument("--devices", default="")
     p = sub.add_parser("seed-variants")
     p.add_argument("tsv")
     p.add_argument("grid")

@@ -180,6 +180,7 @@ ModelSize busyring_size(const BusyringNetwork& p) {
     ModelSize s = one.times(static_cast<double>(p.num_cells));
     s.connections = static_cast<double>(p.num_cells) * p.synapses;
     s.events = std::ceil(static_cast<double>(p.num_cells) / std::max(1u, p.ring_size));
+    s.queued_events = s.events;  // one kick a ring at 1 ms, before any tfinal worth running
     return s;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "lowered_cell/fvm_data.hpp"
+#include "run/solver_registry.hpp"
 #include "solvers/branch_layout.hpp"
 #include "solvers/branch_tree.hpp"
 #ifdef ARBOLITO_HAVE_CUDA
@@ -87,12 +88,8 @@ bool gpu_available() {
 }
 
 std::string solver_unavailable_here(const SolverSpec& spec) {
-    if (!spec.solver || !spec.solver->needs_cuda || gpu_available()) return "";
-#ifdef ARBOLITO_HAVE_CUDA
-    return spec.solver->name + " needs a CUDA device, and this machine has none usable (cudaGetDeviceCount)";
-#else
-    return spec.solver->name + " needs the CUDA build";
-#endif
+    std::string why;
+    return !spec.solver || solver_available(*spec.solver, &why) ? "" : spec.solver->name + " " + why;
 }
 
 }  // namespace arbolito

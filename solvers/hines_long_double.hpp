@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "solvers/hines.hpp"
+
 namespace arbolito {
 
 inline void hines_solve_long_double(int first, int last, const int* parent, const double* d, const double* u,
@@ -19,14 +21,7 @@ inline void hines_solve_long_double(int first, int last, const int* parent, cons
     long double* dd = work.data();  // row i at i - first
     long double* x = dd + n;
     for (int i = 0; i < n; ++i) dd[i] = d[first + i], x[i] = rhs[first + i];
-    for (int i = n - 1; i > 0; --i) {
-        const int p = parent[first + i] - first;
-        const long double f = u[first + i] / dd[i];
-        dd[p] -= f * u[first + i];
-        x[p] -= f * x[i];
-    }
-    x[0] /= dd[0];
-    for (int i = 1; i < n; ++i) x[i] = (x[i] - u[first + i] * x[parent[first + i] - first]) / dd[i];
+    hines_solve_as<long double>(first, last, parent, dd, u, x, first);
     for (int i = 0; i < n; ++i) rhs[first + i] = static_cast<double>(x[i]);
 }
 

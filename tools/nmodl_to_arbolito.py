@@ -165,25 +165,26 @@ class Module:
             lo = float(s.limit.min.eval()) if s.limit else None
             self.params.append((n, unit, default, lo))
 
-    def read_AssignedBlock(self, b):
+    def scalar_definitions(self, b, what):
+        """(definition, name) of each declaration in ASSIGNED or STATE block B; an array one
+        is refused (WHAT names the block's kind of name in the reason)."""
         for d in b.definitions:
             if kind_of(d) != "AssignedDefinition":
                 continue
             n = d.name.get_node_name()
             if d.length is not None:
-                raise Refused(self.loc.find(r"\b%s\s*\[" % n), n, "array variables are not supported yet")
+                raise Refused(self.loc.find(r"\b%s\s*\[" % n), n, "array %s are not supported yet" % what)
+            yield d, n
+
+    def read_AssignedBlock(self, b):
+        for _, n in self.scalar_definitions(b, "variables"):
             if n in ("area", "diam"):
                 raise Refused(self.loc.find(r"\b%s\b" % n), n, "%s is not supported yet" % n)
             if n not in BUILTIN_VARIABLES and n not in self.currents:
                 self.assigned.append(n)
 
     def read_StateBlock(self, b):
-        for d in b.definitions:
-            if kind_of(d) != "AssignedDefinition":
-                continue
-            n = d.name.get_node_name()
-            if d.length is not None:
-                raise Refused(self.loc.find(r"\b%s\s*\[" % n), n, "array states are not supported yet")
+        for d, n in self.scalar_definitions(b, "states"):
             self.states.append((n, d.unit.name.eval() if d.unit else "1"))
 
     def read_ConstantBlock(self, b):

@@ -9,10 +9,7 @@
 # Usage: check_compare.sh ARBOLITO PYTHON SOURCE_DIR
 set -u
 bin=$1; py=$2; src=$3
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL $1"; [[ -f "$tmp/stderr" ]] && cat "$tmp/stderr"; fail=1; }
-ok() { echo "ok   $1"; }
+. "$(dirname "$0")/common.sh"
 ring="$src/examples/ring.json"
 solvers=cpu,cpu:lanes=1
 

@@ -6,11 +6,7 @@
 # Usage: check_faults.sh ARBOLITO PYTHON SOURCE_DIR
 set -u
 bin=$1; py=$2; src=$3
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-bad() { echo "FAIL $1"; [[ -f "$tmp/stderr" ]] && cat "$tmp/stderr"; fail=1; }
-ok() { echo "ok   $1"; }
-errors() { grep -c -E '^\[(error|warning|critical)\]' "$tmp/stderr"; }
+. "$(dirname "$0")/common.sh"
 # The .partial's time stop and interrupted attribute, and how many spikes it holds.
 inspect() {
   "$py" - "$1" <<'PY'

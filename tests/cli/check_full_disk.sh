@@ -16,17 +16,14 @@ if [[ "${ARBOLITO_IN_NAMESPACE:-}" != 1 ]]; then
   fi
   echo "SKIP: no mount namespace here (neither root nor unshare -rm): no tmpfs to fill"; exit 77
 fi
-tmp=$(mktemp -d); trap 'unmount; rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/common.sh"
+trap 'unmount; rm -rf "$tmp"' EXIT
 mkdir "$tmp/disk"
 unmount() { while grep -q " $tmp/disk " /proc/self/mounts; do umount "$tmp/disk" || break; done; }
 disk() {  # size: a fresh tmpfs of that size at $tmp/disk
   unmount
   mount -t tmpfs -o "size=$1" tmpfs "$tmp/disk" || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
 }
-fail=0
-bad() { echo "FAIL $1"; cat "$tmp/stderr"; fail=1; }
-ok() { echo "ok   $1"; }
-errors() { grep -c -E '^\[(error|warning|critical)\]' "$tmp/stderr"; }
 # frames (rows), the frames the time stop counts, spikes, interrupted: as h5py reads them.
 inspect() {
   "$py" - "$1" <<'PY'
@@ -42,10 +39,11 @@ PY
 }
 ring="$src/examples/ring.json"
 
-# --- traces: the disk fills while the run writes (2 MiB of frames into 4 MiB) ------------------
+# --- traces: the disk fills while the run writes (2 MiB of frames into 4 MiB; dt a tenth of
+# the model's so that the run lasts seconds, not the fraction of one the filler might miss) ---
 disk 4m
 out="$tmp/disk/r.h5"
-"$bin" run "$ring" --tfinal 3000 -o "$out" 2>"$tmp/stderr" &
+"$bin" run "$ring" --tfinal 3000 --dt 0.0025 -o "$out" 2>"$tmp/stderr" &
 pid=$!
 for _ in $(seq 100); do [[ -s "$out.partial" ]] && break; sleep 0.02; done
 sleep 0.3

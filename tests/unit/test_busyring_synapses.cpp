@@ -24,7 +24,7 @@ namespace {
 
 std::string source_file(const std::string& rel) { return std::string(ARBOLITO_SOURCE_DIR) + "/" + rel; }
 
-// A busyring network of `cells` cells with the given extra network keys.
+// A busyring network of 4 cells with the given extra network keys.
 std::string busyring_text(const std::string& extra) {
     return R"({"network": {"builder": "busyring", "num-cells": 4, "synapses": 20, "depth": 4)" +
            (extra.empty() ? "" : ", " + extra) + "}}";

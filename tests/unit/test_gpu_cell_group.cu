@@ -697,6 +697,7 @@ TEST(GpuUnconnectedSynapses, ChangeNoBit) {
     for (CellDesc& c : crowded.cells)
         for (int k = 0; k < 40; ++k) c.synapses.push_back(c.synapses[0]);
     ASSERT_EQ(with.cells[0].n_synapses(), 1001u);
+    ASSERT_EQ(without.cells[0].n_synapses(), 1u);
     for (const std::string solver : {"gpu-cell", "gpu-cell:layout=block-shared", "gpu-fine", "gpu-fine:step=resident",
                                      "gpu-fine:step=resident:shared=8", "gpu-branch", "gpu-branch:coupling=edd",
                                      "gpu-branch:coupling=edd:cut=32:tile=1536"}) {

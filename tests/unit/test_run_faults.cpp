@@ -92,8 +92,18 @@ TEST(VoltageBlowUp, BoundAndCpuGroupCheck) {
     EXPECT_FALSE(sim.group(0).first_blown_up_v());
 }
 
-// A stop request (what the SIGINT/SIGTERM handler sets) ends the run at the end of the
-// epoch then integrating, with the record to that time handed out.
+// A run stopped by a stop request (what the SIGINT/SIGTERM handler sets) ended at
+// `epochs` whole epochs, with the record to that time handed out.
+namespace {
+void expect_stopped_at(const RunReport& r, const CaptureSink& sink, const Simulation& sim, const Model& m, long epochs) {
+    EXPECT_TRUE(r.stopped);
+    EXPECT_DOUBLE_EQ(r.t_end, epochs * (sim.epoch_steps() * m.run.dt));
+    EXPECT_EQ(r.steps, epochs * sim.epoch_steps());
+    EXPECT_EQ(sink.n_frames, static_cast<std::size_t>(std::lround(r.t_end / m.run.sample_dt)) + 1);
+    for (const Spike& s : sink.spikes_seen) EXPECT_LT(s.time, r.t_end);
+}
+}  // namespace
+
 // A stop asked for between epochs (here from the progress callback once 3 epochs are
 // done): the next epoch stops at its first step, and the run ends at 3 epochs with the
 // record to that time, in both exchange modes.
@@ -108,11 +118,8 @@ TEST(StopRequest, BetweenEpochsEndsThere) {
         const double epoch = sim.epoch_steps() * m.run.dt;
         bool asked = false;
         const RunReport r = sim.run(sink, [&](double t) { asked = asked || t >= 3 * epoch - 1e-9; }, [&] { return asked; });
-        EXPECT_TRUE(r.stopped);
-        EXPECT_DOUBLE_EQ(r.t_end, 3 * epoch) << "pipeline " << pipeline;
-        EXPECT_EQ(r.steps, 3 * sim.epoch_steps());
-        EXPECT_EQ(sink.n_frames, static_cast<std::size_t>(std::lround(r.t_end / m.run.sample_dt)) + 1);
-        for (const Spike& s : sink.spikes_seen) EXPECT_LT(s.time, r.t_end);
+        SCOPED_TRACE(pipeline ? "pipeline" : "no pipeline");
+        expect_stopped_at(r, sink, sim, m, 3);
     }
 }
 
@@ -135,12 +142,9 @@ TEST(StopRequest, MidEpochStopsAtTheNextStep) {
         int asked = 0;
         const RunReport r = sim.run(sink, [&](double t) { armed = armed || t >= 2 * epoch - 1e-9; },
                                     [&] { return armed && ++asked >= 10; });
-        EXPECT_EQ(asked, 10) << "pipeline " << pipeline;
-        EXPECT_TRUE(r.stopped);
-        EXPECT_DOUBLE_EQ(r.t_end, 2 * epoch) << "pipeline " << pipeline;
-        EXPECT_EQ(r.steps, 2 * sim.epoch_steps());
-        EXPECT_EQ(sink.n_frames, static_cast<std::size_t>(std::lround(r.t_end / m.run.sample_dt)) + 1);
-        for (const Spike& s : sink.spikes_seen) EXPECT_LT(s.time, r.t_end);
+        SCOPED_TRACE(pipeline ? "pipeline" : "no pipeline");
+        EXPECT_EQ(asked, 10);
+        expect_stopped_at(r, sink, sim, m, 2);
     }
 }
 

@@ -185,13 +185,16 @@ struct BlockStep {
     Clock& clock;
     AfterLevel after_level;
     const unsigned* eo;  // the block's event offsets by step, or null: no events
+    const bool tracing;  // this thread records the phases (enter)
     long step = 0;
     double t0 = 0, t_mid = 0;
     double *Vold = nullptr, *Vnew = nullptr;  // the step's start and end voltages, from its solve on
 
-    // Thread 0 of block 0 records (CellGroup::trace_phases): a count, then the phases.
+    // Where a test asked (CellGroup::trace_phases), thread 0 of block 0 records the phases
+    // after their count.
     __device__ __forceinline__ void enter(Phase p) {
-        if (unsigned* trace = a.st.phase_trace; trace && blockIdx.x == 0 && threadIdx.x == 0) {
+        if (tracing) {
+            unsigned* trace = a.st.phase_trace;
             const unsigned k = trace[0]++;
             trace[1 + k] = static_cast<unsigned>(p);
         }
@@ -309,7 +312,8 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
                                              const FineBlockSchedule& sched, StepArrays x, int first, int n,
                                              Clock& clock, AfterLevel after_level) {
     const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
-    BlockStep<Ahead, CopyV, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo};
+    const bool tracing = a.st.phase_trace && blockIdx.x == 0 && threadIdx.x == 0;
+    BlockStep<Ahead, CopyV, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo, tracing};
     for (long step = a.b; step < a.e; ++step) {
         if (step > a.b) s.states_deferred();  // the last step's
         s.step = step;

@@ -100,7 +100,7 @@ public:
 
     // From now on every step appends its phases to `out`, in the order it runs them
     // (lowered_cell/step_sequence.hpp; tests; a GPU resident piece records its first block's
-    // steps); null: no more. Costs a test of a pointer per phase while off.
+    // steps); null: no more. Costs one test per phase while off.
     void trace_phases(std::vector<Phase>* out) { phase_trace_ = out; }
 
 protected:

@@ -26,6 +26,7 @@
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
 #include "tests/support/gpu_skip.hpp"
+#include "tests/support/phase_trace.hpp"
 #include "tests/support/whole_run_models.hpp"
 
 using namespace arbolito;
@@ -288,6 +289,19 @@ TEST(GpuCellGroup, PhaseTimes) {
     const Result untimed = run(m, "gpu-cell", "timing=off");
     for (const auto& [name, s] : untimed.phases.as_map()) EXPECT_EQ(s, 0.0) << name;
     expect_identical(timed, untimed, "timed vs untimed");
+}
+
+// The streaming step of every GPU solver and the resident kernel (its block 0) step
+// through lowered_cell/step_sequence.hpp's run_step: every phase of every step, in order.
+TEST(GpuStepSequence, EveryBackendStepsThroughIt) {
+    SKIP_WITHOUT_GPU();
+    const Model m = busyring(4, 1, 1.0);
+    const long steps = std::lround(m.run.tfinal / m.run.dt);
+    for (const std::string solver : {"gpu-cell", "gpu-fine", "gpu-branch", "gpu-fine:step=resident"}) {
+        const auto traces = test_models::traced_phases(m, solver);
+        ASSERT_EQ(traces.size(), 1u) << solver;
+        EXPECT_TRUE(test_models::whole_steps_in_order(traces[0], steps)) << solver;
+    }
 }
 
 namespace {

@@ -114,17 +114,21 @@ const std::vector<std::string> all_layouts = {"layout=flat", "layout=interleaved
 }  // namespace
 
 TEST(GpuOptions, Parse) {
+    using Kind = CellLayout::Kind;
     auto o = parse_gpu_options("");
-    EXPECT_EQ(o.layout, "block-interleaved:32");
+    EXPECT_EQ(o.layout.kind, Kind::block_interleaved);
+    EXPECT_EQ(o.layout.block, 32);
+    EXPECT_FALSE(o.block_auto);
     EXPECT_TRUE(o.phase_times);
     EXPECT_EQ(o.solve_threads, 0);
     o = parse_gpu_options("layout=interleaved:timing=off");
-    EXPECT_EQ(o.layout, "interleaved");
+    EXPECT_EQ(o.layout.kind, Kind::interleaved);
     EXPECT_FALSE(o.phase_times);
     // Point sums are always the deterministic segmented sum: no atomic variant.
     EXPECT_THROW(parse_gpu_options("sum=atomic"), std::invalid_argument);
     o = parse_gpu_options("block=64:kernel=plain:threads=64");
-    EXPECT_EQ(o.layout, "block-interleaved:64");
+    EXPECT_EQ(o.layout.kind, Kind::block_interleaved);
+    EXPECT_EQ(o.layout.block, 64);
     EXPECT_EQ(o.solve_kernel, "plain");
     EXPECT_EQ(o.solve_threads, 64);
     EXPECT_EQ(parse_gpu_options("layout=flat").solve_kernel, "");  // chosen from the cell count
@@ -133,9 +137,13 @@ TEST(GpuOptions, Parse) {
     EXPECT_THROW(parse_gpu_options("block=0"), std::invalid_argument);
     EXPECT_THROW(parse_gpu_options("flat"), std::invalid_argument);
     o = parse_gpu_options("layout=block-shared:padding=compute");
-    EXPECT_EQ(o.layout, "block-shared:auto");
-    EXPECT_EQ(o.solve_padding, "compute");
-    EXPECT_EQ(parse_gpu_options("layout=block-shared:block=16").layout, "block-shared:16");
+    EXPECT_EQ(o.layout.kind, Kind::block_shared);
+    EXPECT_TRUE(o.block_auto);
+    EXPECT_EQ(o.solve_padding, GpuGroupOptions::Padding::compute);
+    o = parse_gpu_options("layout=block-shared:block=16");
+    EXPECT_EQ(o.layout.kind, Kind::block_shared);
+    EXPECT_EQ(o.layout.block, 16);
+    EXPECT_FALSE(o.block_auto);
     EXPECT_THROW(parse_gpu_options("padding=some"), std::invalid_argument);
     EXPECT_THROW(parse_gpu_options("layout=block-shared:block=129"), std::invalid_argument);
 }

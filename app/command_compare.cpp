@@ -24,14 +24,6 @@ namespace arbolito {
 
 namespace {
 
-std::vector<SolverSpec> parse_solvers(const std::string& list) {
-    try {
-        return parse_solver_list(list);
-    } catch (const std::invalid_argument& e) {
-        throw InputError("--solvers", "", e.what());
-    }
-}
-
 // Writes the run's SONATA file and keeps what the comparison needs: the first solver's
 // frames (the reference) and, for the others, the largest difference to them.
 class CompareSink final : public RecordSink {
@@ -268,14 +260,14 @@ int command_compare(const CompareArgs& a) {
     // keeping its file as .partial, and starts no other (docs/compare.md).
     StopSignals signals;
     // Every solver is checked before any runs (and before the output directory exists).
-    const auto specs = parse_solvers(a.solvers);
+    const std::vector<SolverSpec>& specs = a.solvers;
     check_available(specs);
     check_thread_count("--threads", a.threads);
     if (a.spike_tolerance) check_tolerance("--spike-tolerance", *a.spike_tolerance);
     if (a.voltage_tolerance) check_tolerance("--voltage-tolerance", *a.voltage_tolerance);
     Model m = read_model(a.model, a.sets);
     apply_run_overrides(m, a.dt, a.tfinal, "");
-    require_run_memory(m, a.model, 1);
+    for (const SolverSpec& s : specs) require_run_memory(m, a.model, 1, s);  // one at a time: each must fit
     const double spike_tol = a.spike_tolerance ? *a.spike_tolerance : default_spike_tolerance(m.run.dt);
     const double voltage_tol = a.voltage_tolerance ? *a.voltage_tolerance : spike_tol * upstroke_slope;
     // Under out/ (git-ignored) unless -o says where: not loose in the work tree.
@@ -297,7 +289,7 @@ int command_compare(const CompareArgs& a) {
         }
         const SolverSpec& s = specs[k];
         SimOptions o;
-        o.solver = s.text();
+        o.solver = s;
         o.threads = a.threads;
         o.record_samples = !a.spikes_only;
         spdlog::info("compare: {} ({} cells)", s.text(), m.cells.size());

@@ -50,18 +50,18 @@ void on_root_input_check(Communicator& comm, Check check) {
 }
 
 // The run parallel in time (one rank): parareal's record, handed to the file as a
-// sequential run hands it; with verify=on the sequential run too, in memory, and the
-// difference. Returns the exit status.
-int run_time_parallel(const RunArgs& a, const Model& m, Simulation& sim, SonataSink& file) {
-    const PararealSettings p = parse_time_parallel(a.time_parallel);
+// sequential run hands it; with verify=on the sequential run (`sequential`) too, in
+// memory, and the difference. Returns the exit status.
+int run_time_parallel(const RunArgs& a, const Model& m, const SolverSpec& solver, PararealRun& run,
+                      Simulation* sequential, SonataSink& file) {
+    const PararealSettings& p = a.parareal;
     RecordedRun par, seq;
-    par.n_columns = seq.n_columns = sim.n_columns();
+    par.n_columns = seq.n_columns = run.n_columns();
     PararealReport r;
     RunReport s;
     try {
-        if (p.verify) s = sim.run(seq);
-        r = run_parareal(m, sim.solver(), a.threads, !a.spikes_only, p, par,
-                         [] { return StopSignals::received() != 0; });
+        if (p.verify) s = sequential->run(seq);
+        r = run.run(par, [] { return StopSignals::received() != 0; });
         if (r.stopped) {
             const int sig = StopSignals::received();
             char why[128];
@@ -101,7 +101,7 @@ int run_time_parallel(const RunArgs& a, const Model& m, Simulation& sim, SonataS
     spdlog::info("wrote {}: {} spikes", file.writer().path(), par.spikes_seen.size());
     if (a.timings == "json") {
         nlohmann::json j;
-        j["solver"] = sim.solver().text();
+        j["solver"] = solver.text();
         j["threads"] = a.threads;
         j["time_parallel"] = a.time_parallel;
         j["slices"] = p.slices;
@@ -143,9 +143,10 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     SimOptions o;
     std::string out;
     std::unique_ptr<Simulation> sim;
+    std::unique_ptr<PararealRun> parareal;  // --time-parallel: set up in place of the epoch loop
     on_all_ranks(comm, [&] {
         // A GPU solver without a usable device: refused before the model is read.
-        if (const std::string why = solver_unavailable_here(parse_solver_spec(a.solver)); !why.empty())
+        if (const std::string why = solver_unavailable_here(a.solver); !why.empty())
             throw InputError("--solver", "", why);
         check_thread_count("--threads", a.threads);
         check_thread_count("--exchange-threads", a.exchange_threads);
@@ -154,7 +155,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         if (comm.is_root()) {
             warn_short_run(m.run, !a.spikes_only);
             // The default solver runs on one core: --threads alone would do nothing there.
-            if (a.threads > 1 && !a.no_pipeline && parse_solver_spec(a.solver).solver->name == "cpu")
+            if (a.threads > 1 && !a.no_pipeline && a.solver.solver->name == "cpu")
                 spdlog::warn("--threads {}: the cpu solver updates the cells on one core (--solver omp or auto uses the "
                              "threads)",
                              a.threads);
@@ -166,12 +167,12 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
                              "(parareal:slices=8:tol=1e-6)");
             if (a.timeline) throw InputError("--timeline", "", "marks the epoch loop, which --time-parallel does not run");
             try {
-                check_time_parallel(m, parse_time_parallel(a.time_parallel), !a.spikes_only);
+                check_time_parallel(m, a.parareal, !a.spikes_only);
             } catch (const std::invalid_argument& e) {
                 throw InputError("--time-parallel", "", e.what());
             }
             // The fine propagator holds the cells once per slice.
-            require_run_memory(model_per_slice(m, parse_time_parallel(a.time_parallel).slices), a.model, 1, a.solver);
+            require_run_memory(model_per_slice(m, a.parareal.slices), a.model, 1, a.solver);
         }
     });
     // Rank 0 alone writes: it checks the output's path before the set-up. A bad one is an
@@ -211,14 +212,23 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         o.pipeline = !a.no_pipeline;
         o.record_samples = !a.spikes_only;
         o.comm = comm_ptr;
-        spdlog::info("{}: {} cells, solver {}, dt {} ms, tfinal {} ms{}", a.model, m.cells.size(), o.solver, m.run.dt,
+        spdlog::info("{}: {} cells, solver {}, dt {} ms, tfinal {} ms{}", a.model, m.cells.size(), o.solver.text(), m.run.dt,
                      m.run.tfinal, comm.size() > 1 ? ", " + comm.describe() : "");
-        sim = std::make_unique<Simulation>(m, o);
+        if (a.time_parallel.empty()) {
+            sim = std::make_unique<Simulation>(m, o);
+            return;
+        }
+        // Parallel in time: the solver (auto's choice) and its lanes from the spec; the
+        // epoch loop only for verify=on's sequential run.
+        o.solver = resolve_auto(a.solver, m, a.threads, true);
+        parareal = std::make_unique<PararealRun>(m, o.solver, a.threads, !a.spikes_only, a.parareal);
+        if (a.parareal.verify) sim = std::make_unique<Simulation>(m, o);
     });
 
     // Rank 0 writes the one output file (as <out>.partial until the end): it is the only
     // rank that creates, writes or removes anything.
-    const ReportMapping mapping = report_mapping(*sim, m.run);
+    const ReportMapping mapping =
+        parareal ? report_mapping(parareal->cells(), parareal->n_cells(), m.run) : report_mapping(*sim, m.run);
     std::unique_ptr<SonataSink> file;
     const bool report = !a.spikes_only && !mapping.element_ids.empty();
     on_root_input_check(comm, [&] {
@@ -229,7 +239,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         if (root)
             file = std::make_unique<SonataSink>(out, m.name, report ? &mapping : nullptr, a.double_report, std::move(lock));
     });
-    if (!a.time_parallel.empty()) return run_time_parallel(a, m, *sim, *file);
+    if (parareal) return run_time_parallel(a, m, o.solver, *parareal, sim.get(), *file);
     NoSink nothing;
     ProgressBar bar(m.run.tfinal);
     RunReport r;

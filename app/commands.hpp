@@ -5,14 +5,18 @@
 #include <string>
 #include <vector>
 
+#include "parareal/parareal.hpp"
 #include "run/communicator.hpp"
+#include "run/solver_spec.hpp"
 
 namespace arbolito {
 
 struct RunArgs {
-    std::string model, output, solver = "cpu", timings, event_rules;  // solver: NAME[:KEY=VALUE]...
+    std::string model, output, timings, event_rules;
+    SolverSpec solver = parse_solver_spec("cpu");  // --solver, parsed and checked as the command line is read
     std::vector<std::string> sets;  // --set KEY.PATH=VALUE on the model (io/model_overrides.hpp)
-    std::string time_parallel;      // parareal[:KEY=VALUE,...] (parareal/parareal.hpp); empty: sequential
+    std::string time_parallel;      // parareal[:KEY=VALUE...] as given (parareal/parareal.hpp); empty: sequential
+    PararealSettings parareal;      // time_parallel parsed, as the command line is read
     std::optional<std::string> timeline;  // --timeline FILE: the run's marks as CSV (run/timeline.hpp)
     std::optional<double> dt, tfinal;
     int threads = 1;
@@ -30,7 +34,8 @@ struct InfoArgs {
 };
 
 struct CompareArgs {
-    std::string model, output, solvers;  // solvers: comma-separated NAME[:KEY=VALUE]...
+    std::string model, output;
+    std::vector<SolverSpec> solvers;  // --solvers, parsed and checked as the command line is read
     std::vector<std::string> sets;
     std::optional<double> dt, tfinal;
     int threads = 1;

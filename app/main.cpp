@@ -24,14 +24,15 @@
 
 namespace {
 
-// A CLI check that runs `parse` (parse_solver_spec or parse_solver_list) and reports what
-// it throws, so that a bad spec is refused before anything runs.
-template <class Parse>
-CLI::Validator spec_check(Parse parse, const std::string& description) {
+// A CLI check that parses the option's text once, as the command line is read, into
+// `into` (parse_solver_spec, parse_solver_list, parse_time_parallel), and reports what it
+// throws, so that a bad spec is refused before anything runs.
+template <class T, class Parse>
+CLI::Validator parsed_into(T* into, Parse parse, const std::string& description) {
     return CLI::Validator(
-        [parse](std::string& v) {
+        [into, parse](std::string& v) {
             try {
-                parse(v);
+                *into = parse(v);
                 return std::string();
             } catch (const std::invalid_argument& e) {
                 return std::string(e.what());
@@ -133,15 +134,16 @@ int main(int argc, char** argv) {
     run_cmd->add_option("model", run.model, "model file (JSON)")->required();
     run_cmd->add_option("--set", run.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
     run_cmd->add_option("-o,--output", run.output, "output file (default: <model name>.h5)");
-    run_cmd->add_option("--solver", run.solver, "NAME[:KEY=VALUE]...: " + available_solver_names() + " (below)")
-        ->check(spec_check(parse_solver_spec, "SPEC"));
+    std::string solver_text;
+    run_cmd->add_option("--solver", solver_text, "NAME[:KEY=VALUE]...: " + available_solver_names() + " (below)")
+        ->check(parsed_into(&run.solver, parse_solver_spec, "SPEC"));
     // The old --layout, hidden: the run says where its options went (below).
     std::string old_layout;
     run_cmd->add_option("--layout", old_layout)->group("");
     run_cmd->add_option("--time-parallel", run.time_parallel,
                         "parareal[:KEY=VALUE]... (keys slices, tol, coarse, coarse-solver, coarse-cvs, iterations, verify): "
                         "parallel in time for models without connections (docs/parareal.md)")
-        ->check(spec_check(arbolito::parse_time_parallel, "parareal[:KEY=VALUE]..."));
+        ->check(parsed_into(&run.parareal, arbolito::parse_time_parallel, "parareal[:KEY=VALUE]..."));
     run_cmd->add_option("--dt", run.dt, "time step, ms (overrides the model)");
     run_cmd->add_option("--tfinal", run.tfinal, "end time, ms (overrides the model)");
     run_cmd->add_option("--threads", run.threads, "threads for the omp solver")->check(at_least_one);
@@ -164,11 +166,12 @@ int main(int argc, char** argv) {
     CompareArgs cmp;
     auto* cmp_cmd = app.add_subcommand("compare", "run a model with several solvers and compare timings, traces and spikes");
     cmp_cmd->add_option("model", cmp.model, "model file (JSON)")->required();
-    cmp_cmd->add_option("--solvers", cmp.solvers,
+    std::string solvers_text;
+    cmp_cmd->add_option("--solvers", solvers_text,
                         "comma-separated NAME[:KEY=VALUE]..., e.g. cpu,omp,gpu-cell:layout=interleaved; this build has " +
                             available_solver_names())
         ->required()
-        ->check(spec_check(parse_solver_list, "SPEC,..."));
+        ->check(parsed_into(&cmp.solvers, parse_solver_list, "SPEC,..."));
     cmp_cmd->add_option("--set", cmp.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
     cmp_cmd->add_option("-o,--output", cmp.output, "output directory (default: out/<model name>_compare)");
     cmp_cmd->add_option("--threads", cmp.threads, "threads for the omp solver")->check(at_least_one);

@@ -40,19 +40,11 @@ void warn_short_run(const RunSettings& r, bool report) {
                      r.sample_dt, r.tfinal, frames == 1 ? "one frame, t = 0" : "no frame");
 }
 
-int layout_lane_width(const std::string& solver) {
-    SolverSpec spec;
-    try {
-        spec = parse_solver_spec(solver.empty() ? "cpu" : solver);
-    } catch (const std::invalid_argument&) {
-        return native_lane_width();
-    }
-    const auto lanes = spec.options.find("lanes");
-    if (lanes != spec.options.end()) return lanes->second == "auto" ? native_lane_width() : std::stoi(lanes->second);
-    return spec.solver && spec.solver->is_auto ? native_lane_width() : 1;
+int layout_lane_width(const SolverSpec& solver) {
+    return solver.solver && solver.solver->is_auto ? native_lane_width() : solver.lane_width();
 }
 
-void require_run_memory(const Model& m, const std::string& model_file, int ranks, const std::string& solver) {
+void require_run_memory(const Model& m, const std::string& model_file, int ranks, const SolverSpec& solver) {
     const ModelSize size = model_size(m);
     const std::string why =
         memory_shortfall(estimate_memory(size, ranks, layout_lane_width(solver)).run_bytes, available_memory_bytes(), size);

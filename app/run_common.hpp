@@ -4,6 +4,7 @@
 #include <string>
 
 #include "model/model.hpp"
+#include "run/solver_spec.hpp"
 
 namespace arbolito {
 
@@ -19,12 +20,12 @@ void warn_short_run(const RunSettings& r, bool report);
 
 // Refuses (InputError naming the model file) a run whose memory estimate is more than
 // this machine has available (model/memory_estimate.hpp); `ranks` on this host,
-// `solver` the --solver spec (its layout's SIMD lanes; "": the default cpu solver's).
-void require_run_memory(const Model& m, const std::string& model_file, int ranks, const std::string& solver = "");
+// `solver` the --solver spec (its layout's SIMD lanes).
+void require_run_memory(const Model& m, const std::string& model_file, int ranks, const SolverSpec& solver);
 
 // The SIMD lanes the CPU solvers lay cells out in for a --solver spec (cpu and omp:
 // their lanes, auto: this machine's; auto may choose them), 1 for the GPU solvers.
-int layout_lane_width(const std::string& solver);
+int layout_lane_width(const SolverSpec& solver);
 
 // The most threads --threads or --exchange-threads may ask for: 8 per hardware thread of
 // this machine, and at least 64 (a typo such as 10000 would start that many threads).

@@ -107,7 +107,7 @@ int main(int argc, char** argv) try {
         out << "layout                      real_CVs  layout_CVs  floor_B/CV  kernels_B/CV  floor_ns/CV-step\n";
         for (const std::string l : {"layout=flat", "layout=interleaved", "block=32", "block=128"}) {
             SimOptions o;
-            o.solver = "gpu-cell:" + l;
+            o.solver = parse_solver_spec("gpu-cell:" + l);
             Simulation sim(m, o);
             const FvmData& f = sim.group(0).data();
             const long real = f.n_real_cv();
@@ -132,7 +132,7 @@ int main(int argc, char** argv) try {
             if (nc > 2048) variants.resize(3);
             for (const auto& v : variants) {
                 SimOptions o;
-                o.solver = "gpu-cell:" + (options.empty() ? "" : options + ":") + v;
+                o.solver = parse_solver_spec("gpu-cell:" + (options.empty() ? "" : options + ":") + v);
                 Simulation sim(m, o);
                 NullSink sink;
                 const RunReport r = sim.run(sink);
@@ -160,7 +160,7 @@ int main(int argc, char** argv) try {
                 // baseline: the same network with all connections on one instance per cell.
                 const bool base = sum == "baseline";
                 SimOptions o;
-                o.solver = "gpu-cell" + (options.empty() ? "" : ":" + options);
+                o.solver = parse_solver_spec("gpu-cell" + (options.empty() ? "" : ":" + options));
                 Simulation sim(base ? plain : m, o);
                 NullSink sink;
                 const RunReport r = sim.run(sink);

@@ -1,5 +1,6 @@
 // Solvers cpu and omp: the CPU cell group, cells in SIMD lanes (lane_layout numbering).
-#include <stdexcept>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cpu/cpu_cell_group.hpp"
@@ -11,24 +12,34 @@ namespace arbolito {
 namespace {
 
 std::vector<SolverOption> cpu_keys() {
-    return {{"lanes", {"auto", "1", "2", "4", "8"}, "", "auto",
-             "cells stepped side by side in SIMD lanes; auto: " +
-                 std::to_string(native_lane_width()) + " here (1 with solve=long-double); 1: the scalar path",
-             {}},
-            {"solve", {"double", "long-double"}, "", "double",
-             "the Hines solve's arithmetic; long-double: elimination and substitution in long double, cells one at a "
-             "time (a reference for accuracy tests; slow)",
-             {}}};
+    return {number_list_option("lanes", {1, 2, 4, 8}, "auto",
+                               "cells stepped side by side in SIMD lanes; auto: " + std::to_string(native_lane_width()) +
+                                   " here (1 with solve=long-double); 1: the scalar path",
+                               {"auto"}),
+            choice_option("solve", {"double", "long-double"}, "double",
+                          "the Hines solve's arithmetic; long-double: elimination and substitution in long double, "
+                          "cells one at a time (a reference for accuracy tests; slow)")};
+}
+
+bool long_double_solve(const SolverOptions& o) { return o.choice("solve") == "long-double"; }
+
+// solve=long-double steps cells one at a time.
+std::string check_cpu_keys(const SolverOptions& o) {
+    const std::optional<int> lanes = o.number("lanes");
+    if (long_double_solve(o) && lanes && *lanes != 1)
+        return "solve=long-double steps cells one at a time: lanes=" + std::to_string(*lanes) +
+               " is not allowed with it (lanes=1 or auto)";
+    return "";
+}
+
+int cpu_lane_width(const SolverOptions& o) {
+    return long_double_solve(o) ? 1 : o.number_or("lanes", native_lane_width());
 }
 
 std::unique_ptr<CellGroup> make_cpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
                                           const SolverOptions& o, const StepSettings& s, int) {
-    const std::string& lanes = o.at("lanes");
-    const bool long_double = o.at("solve") == "long-double";
-    if (long_double && lanes != "auto" && lanes != "1")
-        throw std::invalid_argument("solver cpu: solve=long-double steps cells one at a time: lanes=" + lanes +
-                                    " is not allowed with it (lanes=1 or auto)");
-    const int width = long_double ? 1 : lanes == "auto" ? native_lane_width() : std::stoi(lanes);
+    const bool long_double = long_double_solve(o);
+    const int width = cpu_lane_width(o);
     LaneBlocks blocks;  // numbering runs first, once
     FvmData f = build_fvm(m, gid_begin, gid_end, [&](const std::vector<std::vector<int>>& natural_parents) {
         LaneNumbering n = lane_layout(natural_parents, width);
@@ -51,6 +62,8 @@ SolverInfo cpu_solver() {
     s.name = "cpu";
     s.description = "serial Hines solver, one cell group per rank on one thread, cells in SIMD lanes";
     s.options = cpu_keys();
+    s.check = check_cpu_keys;
+    s.lane_width = cpu_lane_width;
     s.make_group = make_cpu_group;
     return s;
 }

@@ -477,10 +477,10 @@ public:
     }
     static gpu::CellPlanOptions plan_options(const GpuGroupOptions& o) {
         gpu::CellPlanOptions p;
-        p.block_shared = o.layout.rfind("block-shared:", 0) == 0;
-        p.padding = o.solve_padding == "compute" ? gpu::CellPadding::compute
-                    : o.solve_padding == "stop"  ? gpu::CellPadding::stop
-                                                 : gpu::CellPadding::automatic;
+        p.block_shared = o.layout.kind == CellLayout::Kind::block_shared;
+        p.padding = o.solve_padding == GpuGroupOptions::Padding::compute ? gpu::CellPadding::compute
+                    : o.solve_padding == GpuGroupOptions::Padding::stop  ? gpu::CellPadding::stop
+                                                                         : gpu::CellPadding::automatic;
         return p;
     }
     void solve(double* d, const double* u, double* rhs, cudaStream_t stream) const override {
@@ -495,8 +495,8 @@ private:
 
 GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o) {
     return numbered_parts<GpuCellNumbering>(
-        [layout = o.layout](const std::vector<std::vector<int>>& np) {
-            if (layout != "block-shared:auto") return gpu_cell_layout(np, layout);
+        [layout = o.layout, block_auto = o.block_auto](const std::vector<std::vector<int>>& np) {
+            if (!block_auto) return gpu_cell_layout(np, layout);
             // The largest block size whose right-hand sides fit (the device is selected).
             std::size_t rows = 1;
             for (const auto& c : np) rows = std::max(rows, c.size());
@@ -506,7 +506,7 @@ GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o) {
                                             " CVs does not fit the shared memory of a CUDA block (" +
                                             std::to_string(gpu::shared_bytes_per_block() / 1024) +
                                             " KiB); use layout=block-interleaved");
-            return gpu_cell_layout(np, "block-shared:" + std::to_string(bs));
+            return gpu_cell_layout(np, CellLayout{CellLayout::Kind::block_shared, bs});
         },
         [o](const Layout& l, const GpuCellNumbering& g) { return std::make_unique<GpuCellSolve>(l, g.slots, o); });
 }

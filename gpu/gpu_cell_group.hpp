@@ -10,29 +10,31 @@
 
 #include "lowered_cell/cell_group.hpp"
 #include "run/solver_registry.hpp"
+#include "solvers/gpu_cell_layout.hpp"
 #include "solvers/layout.hpp"
 
 namespace arbolito {
 
 struct GpuGroupOptions {
-    std::string layout;             // gpu_cell_layout option: flat, interleaved, block-interleaved:BS,
-                                    // block-shared:BS or block-shared:auto
+    CellLayout layout;              // gpu-cell's numbering (gpu_cell_layout)
+    bool block_auto = false;        // block-shared: the most slots per block whose rhs fit (layout.block unset)
     bool phase_times = true;        // CUDA events around every phase of every step
-    std::string solve_kernel;       // gpu::CellKernel by name (hines_gpu_cell.hpp); empty: the solver's default
+    std::string solve_kernel;       // gpu::CellKernel by name, one the spec checked (hines_gpu_cell.hpp); empty: the solver's default
     int solve_threads = 0;          // CUDA block size of the solve; 0: chosen from the cell count
-    std::string solve_padding = "auto";  // auto, compute, stop (gpu::CellPadding)
+    enum class Padding { automatic, compute, stop };
+    Padding solve_padding = Padding::automatic;  // gpu::CellPadding
 };
 
 // gpu-cell's options (docs/solvers.md, gpu/gpu_cell_solver.cpp) as the group takes
-// them: from a spec's options, checked already (parse_solver_spec), or from the KEY=VALUE
-// part of a spec, e.g. "layout=interleaved:timing=off" ("": the defaults; throws
-// std::invalid_argument).
+// them: from a spec's typed options, or from the KEY=VALUE part of a spec, e.g.
+// "layout=interleaved:timing=off" ("": the defaults; checked as parse_solver_spec
+// checks, throws std::invalid_argument).
 GpuGroupOptions gpu_group_options(const SolverOptions& o);
+GpuGroupOptions parse_gpu_options(const std::string& options);
 // The keys every GPU solver shares (the group's, not the solve's): timing; and
 // their values applied to a solver's GpuGroupOptions.
 std::vector<SolverOption> gpu_step_keys();
 void apply_gpu_step_keys(const SolverOptions& o, GpuGroupOptions& g);
-GpuGroupOptions parse_gpu_options(const std::string& options);
 
 // Makes GPU (local_rank mod the visible devices) current for this process: the node's
 // ranks take its GPUs round-robin. std::runtime_error naming `solver` where no CUDA

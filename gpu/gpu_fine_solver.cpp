@@ -4,7 +4,9 @@
 // that a CPU-only build still knows the solver; only the CUDA build has the factory.
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -22,7 +24,6 @@ namespace arbolito {
 
 namespace {
 
-std::string check_auto_or_whole(const std::string& v) { return v == "auto" ? "" : check_whole_number(v); }
 // `split`'s values, in Split's order: off, median (`on`), cost.
 const std::array<std::string, 3> split_names = {"off", "on", "cost"};
 
@@ -40,10 +41,9 @@ constexpr int resident_bytes_per_cv = 64;
 // shared_bytes 0: the streaming step.
 ResidentRequest resident_request(const SolverOptions& o) {
     ResidentRequest r;
-    if (o.at("step") == "resident") {
-        r.shared_bytes = 1024 * (o.at("shared") == "auto" ? gpu::resident_shared_kib_for(gpu::resident_blocks_per_sm)
-                                                          : std::stoi(o.at("shared")));
-        r.threads = std::stoi(o.at("threads"));
+    if (o.choice("step") == "resident") {
+        r.shared_bytes = 1024 * o.number_or("shared", gpu::resident_shared_kib_for(gpu::resident_blocks_per_sm));
+        r.threads = o.number_or("threads", 128);
     }
     return r;
 }
@@ -55,8 +55,8 @@ ResidentRequest resident_request(const SolverOptions& o) {
 // on the whole run at 58 M). The resident step takes 4: with the predicted reciprocals
 // (fine_sweeps.hpp) 4 rows ahead beat 8 there by 3-5 % (H100, bench/HISTORY.md).
 // Every choice gives the same bits.
-int rows_ahead(const std::string& ahead, const FineSchedule& s, const ResidentRequest& r) {
-    if (ahead != "auto") return std::stoi(ahead);
+int rows_ahead(std::optional<int> ahead, const FineSchedule& s, const ResidentRequest& r) {
+    if (ahead) return *ahead;
     if (r.shared_bytes > 0) return 4;
     long cvs = 0;
     for (const FineSchedule::Block& b : s.blocks) cvs += b.n_cv;
@@ -65,14 +65,12 @@ int rows_ahead(const std::string& ahead, const FineSchedule& s, const ResidentRe
 
 FineOptions fine_options(const SolverOptions& o, const ResidentRequest& r) {
     FineOptions f;
-    f.sort = o.at("sort") == "on";
-    f.reroot = o.at("reroot") == "on";
-    f.split = static_cast<Split>(std::find(split_names.begin(), split_names.end(), o.at("split")) - split_names.begin());
+    f.sort = o.flag("sort");
+    f.reroot = o.flag("reroot");
+    f.split = static_cast<Split>(std::find(split_names.begin(), split_names.end(), o.choice("split")) - split_names.begin());
     const bool resident = r.shared_bytes > 0;
-    f.block_cvs = o.at("block") != "auto" ? std::stoi(o.at("block"))
-                  : resident            ? r.shared_bytes / resident_bytes_per_cv
-                                        : 8192;
-    f.shared_bytes = o.at("memory") == "shared" && !resident ? 96 * 1024 : 0;
+    f.block_cvs = o.number_or("block", resident ? r.shared_bytes / resident_bytes_per_cv : 8192);
+    f.shared_bytes = o.choice("memory") == "shared" && !resident ? 96 * 1024 : 0;
     return f;
 }
 
@@ -99,7 +97,7 @@ GpuSolverParts gpu_fine_parts(const SolverOptions& o) {
     // shared=auto asks the device: resolved in the numbering, which runs once the group
     // has selected it (a missing device is then reported as such), and kept for the solve.
     auto r = std::make_shared<ResidentRequest>();
-    const std::string ahead = o.at("ahead");
+    const std::optional<int> ahead = o.number("ahead");  // none: auto
     return numbered_parts<FineNumbering>(
         [o, r](const std::vector<std::vector<int>>& np) {
             *r = resident_request(o);
@@ -120,30 +118,29 @@ SolverInfo gpu_fine_solver() {
     s.description = "cells packed into CUDA blocks, one thread per branch of a level (Huber), the whole step on the GPU";
     // The passes' defaults are FineOptions' own (solvers/fine_layout.hpp), as the benches use them.
     const FineOptions passes;
-    auto on_off = [](bool on) { return std::string(on ? "on" : "off"); };
     s.options = {
-        {"sort", {"on", "off"}, "", on_off(passes.sort), "each level's branches longest first (off: padded to the longest)", {}},
-        {"reroot", {"on", "off"}, "", on_off(passes.reroot), "each cell re-rooted where its branch tree is shallowest", {}},
-        {"split", {split_names.begin(), split_names.end()}, "", split_names[static_cast<int>(passes.split)],
-         "branches cut into pieces on successive levels; on: those over twice their level's median length in two; "
-         "cost: where the solve's modelled time falls (a level ~ its longest piece + 6 rows)",
-         {}},
-        {"block", {}, "N >= 1 or auto", "auto",
-         "CVs per CUDA block to aim at (a cell is never split); auto: 8192, or what fits shared= with step=resident",
-         check_auto_or_whole},
-        {"memory", {"device", "shared"}, "", "device",
-         "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB", {}},
-        {"ahead", {"4", "8", "auto"}, "", "auto",
-         "rows each thread loads before their arithmetic (more: fewer waits, more registers; the same bits); auto: "
-         "4 for step=resident and for the streaming step over more than 4 M CVs, else 8",
-         {}},
-        {"step", {"streaming", "resident"}, "", "streaming",
-         "resident: every step of an epoch piece in one kernel, each block's state in shared memory", {}},
-        {"shared", {}, "KiB >= 1 or auto", "auto",
-         "step=resident: shared memory per CUDA block (auto: as much as lets three blocks share a "
-         "multiprocessor, 74 on an H100); what does not fit stays in device memory",
-         check_auto_or_whole},
-        {"threads", {"64", "128", "256"}, "", "128", "step=resident: threads per CUDA block", {}},
+        flag_option("sort", passes.sort, "each level's branches longest first (off: padded to the longest)"),
+        flag_option("reroot", passes.reroot, "each cell re-rooted where its branch tree is shallowest"),
+        choice_option("split", {split_names.begin(), split_names.end()}, split_names[static_cast<int>(passes.split)],
+                      "branches cut into pieces on successive levels; on: those over twice their level's median length "
+                      "in two; cost: where the solve's modelled time falls (a level ~ its longest piece + 6 rows)"),
+        integer_option("block", 1, INT_MAX, "auto",
+                       "CVs per CUDA block to aim at (a cell is never split); auto: 8192, or what fits shared= with "
+                       "step=resident",
+                       {"auto"}),
+        choice_option("memory", {"device", "shared"}, "device",
+                      "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB"),
+        number_list_option("ahead", {4, 8}, "auto",
+                           "rows each thread loads before their arithmetic (more: fewer waits, more registers; the same "
+                           "bits); auto: 4 for step=resident and for the streaming step over more than 4 M CVs, else 8",
+                           {"auto"}),
+        choice_option("step", {"streaming", "resident"}, "streaming",
+                      "resident: every step of an epoch piece in one kernel, each block's state in shared memory"),
+        integer_option("shared", 1, 1024, "auto",
+                       "step=resident: shared memory per CUDA block, KiB (auto: as much as lets three blocks share a "
+                       "multiprocessor, 74 on an H100); what does not fit stays in device memory",
+                       {"auto"}),
+        number_list_option("threads", {64, 128, 256}, "128", "step=resident: threads per CUDA block"),
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA

@@ -487,15 +487,9 @@ void busyring(const Reader& r, const json& n, Model& m, const json* run) {
     }
 }
 
-// The model from its parsed document (parse_model has applied the overrides).
-Model build_model(const Reader& r, const json& j, const std::string& path) {
-    r.only_keys(j, "", {"name", "run", "cells", "connections", "generators", "network"});
-    Model m;
-    m.source = path;
-    m.inputs.push_back({path, "the model file"});
-    const auto dir = std::filesystem::path(path).parent_path();
-    if (j.contains("name")) m.name = population_name(r, j["name"], "name");
-
+// The model's "run" settings, checked (validate_run_settings) before anything uses them;
+// the connections' delays are checked once they are read.
+void read_run_settings(const Reader& r, const json& j, Model& m) {
     if (j.contains("run")) {
         const json& run = j["run"];
         r.only_keys(run, "run", {"dt", "tfinal", "sample_dt", "celsius", "event_rules"});
@@ -514,23 +508,18 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
             else r.fail("run.event_rules", "unknown rules '" + s + "' (arbor, neuron)");
         }
     }
-    // The run settings' rules (validate_run_settings) before anything uses them; the
-    // connections' delays once they are read.
     try {
         validate_run_settings(m.run, {});
     } catch (const RunSettingError& e) {
         r.fail(e.key, e.reason);
     }
+}
 
-    const std::string net_builder = j.contains("network") && j["network"].is_object() && j["network"].contains("builder")
-                                        ? r.string(j["network"]["builder"], "network.builder") : "";
-    if (net_builder == "busyring") {
-        if (j.contains("cells")) r.fail("cells", "the busyring network builds its own cells: leave \"cells\" out");
-        busyring(r, j["network"], m, j.contains("run") ? &j["run"] : nullptr);
-    }
-    const json& cells = net_builder == "busyring" ? json::array() : r.array(r.require(j, "", "cells"), "cells");
+// The "cells" list, each entry `count` times, the model's size checked as they come
+// (require_room); busyring's cells are built already (build_model).
+void read_cells(const Reader& r, const json& cells, Model& m, const std::filesystem::path& dir) {
     if (cells.empty() && m.cells.empty()) r.fail("cells", "a model needs at least one cell");
-    // The size of the cells built so far, added up as they come (require_room).
+    // The size of the cells built so far, added up as they come.
     ModelSize built;
     std::size_t sized = 0;
     const auto size_so_far = [&] {
@@ -558,19 +547,26 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
             }
         }
     }
-    const auto ncells = static_cast<long>(m.cells.size());
-    // A connection or generator names cells by gid and their synapses and detectors by
-    // index; a missing one is named with what the model does have.
-    auto gid_of = [&](const json& obj, const std::string& p, const char* key) {
+}
+
+// A connection's or generator's references into the cells: gids, and synapses and
+// detectors by index; a missing one is named with what the model does have.
+struct CellRefs {
+    const Reader& r;
+    const Model& m;
+    long n_cells() const { return static_cast<long>(m.cells.size()); }
+
+    std::uint64_t gid(const json& obj, const std::string& p, const char* key) const {
         const std::string kp = Reader::join(p, key);
         const long gid = r.integer(r.require(obj, p, key), kp, 0, std::numeric_limits<long>::max());
-        if (gid >= ncells)
-            r.fail(kp, "no cell with gid " + std::to_string(gid) + " (the model has " + std::to_string(ncells) +
-                           (ncells == 1 ? " cell, gid 0)" : " cells, gids 0 to " + std::to_string(ncells - 1) + ")"));
+        const long nc = n_cells();
+        if (gid >= nc)
+            r.fail(kp, "no cell with gid " + std::to_string(gid) + " (the model has " + std::to_string(nc) +
+                           (nc == 1 ? " cell, gid 0)" : " cells, gids 0 to " + std::to_string(nc - 1) + ")"));
         return static_cast<std::uint64_t>(gid);
-    };
-    auto index_on = [&](const json& obj, const std::string& p, const char* key, std::uint64_t gid, std::size_t n,
-                        const char* what, const char* gid_key) {
+    }
+    std::uint32_t index(const json& obj, const std::string& p, const char* key, std::uint64_t gid, std::size_t n,
+                        const char* what, const char* gid_key) const {
         const std::string cell = "cell " + std::to_string(gid);
         if (n == 0) r.fail(Reader::join(p, gid_key), cell + " has no " + what + "s");
         const long i = obj.contains(key) ? r.integer(obj[key], Reader::join(p, key), 0, std::numeric_limits<long>::max()) : 0;
@@ -579,58 +575,88 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
                                              (n == 1 ? std::string("one, index 0)")
                                                      : std::to_string(n) + ", indices 0 to " + std::to_string(n - 1) + ")"));
         return static_cast<std::uint32_t>(i);
-    };
-    auto synapse_of = [&](const json& obj, const std::string& p, std::uint64_t gid) {
-        return index_on(obj, p, "synapse", gid, m.cells[gid].n_synapses(), "synapse", "target");
-    };
-    if (j.contains("connections")) {
-        const json& a = r.array(j["connections"], "connections");
-        m.connections.reserve(m.connections.size() + a.size());  // no growth: the peak while read is the list once
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const std::string p = Reader::at("connections", i);
-            r.only_keys(a[i], p, {"source", "detector", "target", "synapse", "weight", "delay"});
-            Connection c;
-            c.source = gid_of(a[i], p, "source");
-            c.detector = index_on(a[i], p, "detector", c.source, m.cells[c.source].detectors.size(), "detector", "source");
-            c.target = gid_of(a[i], p, "target");
-            c.synapse = synapse_of(a[i], p, c.target);
-            c.weight = r.number(r.require(a[i], p, "weight"), Reader::join(p, "weight"));
-            c.delay = r.number(r.require(a[i], p, "delay"), Reader::join(p, "delay"));
-            m.connections.push_back(c);
-        }
-        try {
-            validate_run_settings(m.run, m.connections);
-        } catch (const RunSettingError& e) {
-            r.fail(e.key, e.reason);
-        }
     }
-    if (j.contains("generators")) {
-        const json& a = r.array(j["generators"], "generators");
-        m.generators.reserve(m.generators.size() + a.size());
-        for (std::size_t i = 0; i < a.size(); ++i) {
-            const std::string p = Reader::at("generators", i);
-            Generator g;
-            if (!a[i].is_object()) r.fail(p, "expected an object");
-            g.target = gid_of(a[i], p, "target");
-            g.synapse = synapse_of(a[i], p, g.target);
-            g.weight = r.number(r.require(a[i], p, "weight"), Reader::join(p, "weight"));
-            g.times = generator_times(r, a[i], p, m.run.tfinal);
-            m.generators.push_back(std::move(g));
-        }
+    std::uint32_t synapse(const json& obj, const std::string& p, std::uint64_t gid) const {
+        return index(obj, p, "synapse", gid, m.cells[gid].n_synapses(), "synapse", "target");
     }
-    if (j.contains("network") && net_builder != "busyring") {
-        const json& n = j["network"];
-        r.only_keys(n, "network", {"builder", "weight", "delay", "kick_time", "kick_weight"});
-        if (net_builder != "ring") r.fail("network.builder", "unknown network builder '" + net_builder + "' (ring, busyring)");
-        const double delay = r.positive(n, "network", "delay", 5.0);
-        if (delay < m.run.dt) r.fail("network.delay", "shorter than dt (" + Reader::fmt(m.run.dt) + ")");
-        try {
-            build_ring(m, r.number(n, "network", "weight", 0.05), delay, r.number(n, "network", "kick_time", 1.0),
-                       r.number(n, "network", "kick_weight", 0.1));
-        } catch (const std::invalid_argument& e) {
-            r.fail("network", e.what());
-        }
+};
+
+// The "connections" list, then the run settings' rules again with their delays.
+void read_connections(const Reader& r, const json& list, Model& m) {
+    const CellRefs refs{r, m};
+    const json& a = r.array(list, "connections");
+    m.connections.reserve(m.connections.size() + a.size());  // no growth: the peak while read is the list once
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::string p = Reader::at("connections", i);
+        r.only_keys(a[i], p, {"source", "detector", "target", "synapse", "weight", "delay"});
+        Connection c;
+        c.source = refs.gid(a[i], p, "source");
+        c.detector = refs.index(a[i], p, "detector", c.source, m.cells[c.source].detectors.size(), "detector", "source");
+        c.target = refs.gid(a[i], p, "target");
+        c.synapse = refs.synapse(a[i], p, c.target);
+        c.weight = r.number(r.require(a[i], p, "weight"), Reader::join(p, "weight"));
+        c.delay = r.number(r.require(a[i], p, "delay"), Reader::join(p, "delay"));
+        m.connections.push_back(c);
     }
+    try {
+        validate_run_settings(m.run, m.connections);
+    } catch (const RunSettingError& e) {
+        r.fail(e.key, e.reason);
+    }
+}
+
+// The "generators" list.
+void read_generators(const Reader& r, const json& list, Model& m) {
+    const CellRefs refs{r, m};
+    const json& a = r.array(list, "generators");
+    m.generators.reserve(m.generators.size() + a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::string p = Reader::at("generators", i);
+        Generator g;
+        if (!a[i].is_object()) r.fail(p, "expected an object");
+        g.target = refs.gid(a[i], p, "target");
+        g.synapse = refs.synapse(a[i], p, g.target);
+        g.weight = r.number(r.require(a[i], p, "weight"), Reader::join(p, "weight"));
+        g.times = generator_times(r, a[i], p, m.run.tfinal);
+        m.generators.push_back(std::move(g));
+    }
+}
+
+// The ring network's connections and kick over the cells read (network.builder "ring").
+void ring_network(const Reader& r, const json& n, const std::string& builder, Model& m) {
+    r.only_keys(n, "network", {"builder", "weight", "delay", "kick_time", "kick_weight"});
+    if (builder != "ring") r.fail("network.builder", "unknown network builder '" + builder + "' (ring, busyring)");
+    const double delay = r.positive(n, "network", "delay", 5.0);
+    if (delay < m.run.dt) r.fail("network.delay", "shorter than dt (" + Reader::fmt(m.run.dt) + ")");
+    try {
+        build_ring(m, r.number(n, "network", "weight", 0.05), delay, r.number(n, "network", "kick_time", 1.0),
+                   r.number(n, "network", "kick_weight", 0.1));
+    } catch (const std::invalid_argument& e) {
+        r.fail("network", e.what());
+    }
+}
+
+// The model from its parsed document (parse_model has applied the overrides): its name
+// and run settings, its cells (busyring's, or the "cells" list), connections, generators,
+// then a ring network's.
+Model build_model(const Reader& r, const json& j, const std::string& path) {
+    r.only_keys(j, "", {"name", "run", "cells", "connections", "generators", "network"});
+    Model m;
+    m.source = path;
+    m.inputs.push_back({path, "the model file"});
+    if (j.contains("name")) m.name = population_name(r, j["name"], "name");
+    read_run_settings(r, j, m);
+    const std::string net_builder = j.contains("network") && j["network"].is_object() && j["network"].contains("builder")
+                                        ? r.string(j["network"]["builder"], "network.builder") : "";
+    if (net_builder == "busyring") {
+        if (j.contains("cells")) r.fail("cells", "the busyring network builds its own cells: leave \"cells\" out");
+        busyring(r, j["network"], m, j.contains("run") ? &j["run"] : nullptr);
+    }
+    read_cells(r, net_builder == "busyring" ? json::array() : r.array(r.require(j, "", "cells"), "cells"), m,
+               std::filesystem::path(path).parent_path());
+    if (j.contains("connections")) read_connections(r, j["connections"], m);
+    if (j.contains("generators")) read_generators(r, j["generators"], m);
+    if (j.contains("network") && net_builder != "busyring") ring_network(r, j["network"], net_builder, m);
     m.inputs.insert(m.inputs.end(), r.files().begin(), r.files().end());
     return m;
 }

@@ -4,14 +4,15 @@
 
 namespace arbolito {
 
-ReportMapping report_mapping(const Simulation& sim, const RunSettings& run) {
-    // This rank's part: its cells in gid order.
+namespace {
+
+// One rank's part of the mapping: cells [0, n_cells) of f in order, those with probes.
+struct MappingPart {
     std::vector<std::uint64_t> node_ids, counts;
     std::vector<std::uint32_t> element_ids;
     std::vector<float> element_pos;
-    for (int g = 0; g < sim.n_groups(); ++g) {
-        const FvmData& f = sim.group(g).data();
-        for (int c = 0; c < f.n_cells(); ++c) {
+    void add(const FvmData& f, int n_cells) {
+        for (int c = 0; c < n_cells; ++c) {
             const auto b = f.probe_offset[c], e = f.probe_offset[c + 1];
             if (b == e) continue;
             node_ids.push_back(f.gids[c]);
@@ -22,20 +23,39 @@ ReportMapping report_mapping(const Simulation& sim, const RunSettings& run) {
             }
         }
     }
-    // Ranks hold ascending gid blocks: concatenated in rank order, the parts are the
-    // mapping of the whole model (on rank 0, which writes the file).
-    Communicator& comm = sim.comm();
+};
+
+// The parts concatenated in rank order (on rank 0) and the report's time.
+ReportMapping gathered(MappingPart part, Communicator& comm, const RunSettings& run) {
     ReportMapping m;
-    m.node_ids = comm.gather(node_ids);
-    counts = comm.gather(counts);
-    m.element_ids = comm.gather(element_ids);
-    m.element_pos = comm.gather(element_pos);
+    m.node_ids = comm.gather(part.node_ids);
+    const std::vector<std::uint64_t> counts = comm.gather(part.counts);
+    m.element_ids = comm.gather(part.element_ids);
+    m.element_pos = comm.gather(part.element_pos);
     m.index_pointers.push_back(0);
     for (auto n : counts) m.index_pointers.push_back(m.index_pointers.back() + n);
     m.start = 0;
     m.step = run.sample_dt;
     m.stop = std::lround(run.tfinal / run.sample_dt) * run.sample_dt;
     return m;
+}
+
+}  // namespace
+
+ReportMapping report_mapping(const Simulation& sim, const RunSettings& run) {
+    // This rank's part: its cells in gid order. Ranks hold ascending gid blocks:
+    // concatenated in rank order, the parts are the mapping of the whole model (on rank
+    // 0, which writes the file).
+    MappingPart part;
+    for (int g = 0; g < sim.n_groups(); ++g) part.add(sim.group(g).data(), sim.group(g).data().n_cells());
+    return gathered(std::move(part), sim.comm(), run);
+}
+
+ReportMapping report_mapping(const FvmData& cells, int n_cells, const RunSettings& run) {
+    MappingPart part;
+    part.add(cells, n_cells);
+    SerialCommunicator one;
+    return gathered(std::move(part), one, run);
 }
 
 }  // namespace arbolito

@@ -12,6 +12,9 @@ namespace arbolito {
 // The report's mapping: columns of all groups of all ranks in gid order. Collective:
 // every rank calls it; rank 0 gets the whole mapping, the others only its time.
 ReportMapping report_mapping(const Simulation& sim, const RunSettings& run);
+// The mapping of cells [0, n_cells) of `cells` on one rank (a run parallel in time, which
+// holds the model's cells as the first n_cells of a group).
+ReportMapping report_mapping(const FvmData& cells, int n_cells, const RunSettings& run);
 
 class SonataSink final : public RecordSink {
 public:

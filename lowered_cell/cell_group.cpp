@@ -1,8 +1,23 @@
 #include "lowered_cell/cell_group.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "mechanisms/assemble.hpp"
 
 namespace arbolito {
+
+StepSettings step_settings(const RunSettings& r, bool record_samples) {
+    StepSettings s;
+    s.dt = r.dt;
+    s.celsius = r.celsius;
+    s.rules = r.rules;
+    s.steps_per_sample = std::max(1L, std::lround(r.sample_dt / r.dt));
+    s.n_frames = record_samples ? std::lround(r.tfinal / r.sample_dt) : 0;
+    return s;
+}
+
+long run_steps(const RunSettings& r) { return std::lround(r.tfinal / r.dt); }
 
 AssemblyTerms take_assembly_terms(FvmData& f, double dt) {
     AssemblyTerms t{std::move(f.g_sum), std::move(f.cap)};

@@ -48,6 +48,13 @@ struct StepSettings {
     ARB_HD long first_frame_from(long b) const { return (b + steps_per_sample) / steps_per_sample; }
 };
 
+// A run's step settings, the one derivation the epoch loop and parareal share: the model's
+// dt, temperature and event rules, a frame every sample_dt (at least every step), and
+// frames while t < tfinal (none where the run records spikes only).
+StepSettings step_settings(const RunSettings& r, bool record_samples);
+// The steps of a run: tfinal / dt, rounded.
+long run_steps(const RunSettings& r);
+
 // The first CV whose voltage has blown up (lowered_cell/blow_up_bound.hpp: NaN, ±inf or past ±1e9 mV), if any.
 struct BlownUpCv {
     int cv = -1;        // layout index; -1: none

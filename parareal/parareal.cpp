@@ -59,13 +59,8 @@ struct SlicePlan {
 
 SlicePlan plan_slices(const Model& m, const PararealSettings& p, bool record_samples) {
     SlicePlan s;
-    const RunSettings& r = m.run;
-    s.steps.dt = r.dt;
-    s.steps.celsius = r.celsius;
-    s.steps.rules = r.rules;
-    s.steps.steps_per_sample = std::max(1L, std::lround(r.sample_dt / r.dt));
-    s.steps.n_frames = record_samples ? std::lround(r.tfinal / r.sample_dt) : 0;
-    s.n_steps = std::lround(r.tfinal / r.dt);
+    s.steps = step_settings(m.run, record_samples);
+    s.n_steps = run_steps(m.run);
     s.K = p.slices;
     s.coarse = p.coarse;
     // A slice is a whole number of sample intervals (its frames are whole rows of the
@@ -149,14 +144,6 @@ struct Groups {
     }
 };
 
-// Slices per CPU group: as many as the group steps side by side in SIMD lanes (lanes=auto:
-// the native width; cpu_cell_group.hpp), where W copies of one cell cost about what one
-// does alone (its lane block is W wide either way).
-int cpu_slices_per_group(const SolverSpec& s) {
-    const auto lanes = s.options.find("lanes");
-    if (lanes == s.options.end()) return 1;
-    return lanes->second == "auto" ? native_lane_width() : std::max(1, std::stoi(lanes->second));
-}
 
 }  // namespace
 
@@ -179,13 +166,14 @@ PararealSettings parse_time_parallel(const std::string& text) {
         items.push_back(rest.substr(at, end - at));
         at = end + 1;
     }
+    std::string coarse_solver;  // its spec, options and all, parsed at the end
     bool in_coarse_solver = false;
     for (const std::string& item : items) {
         const std::size_t eq = item.find('=');
         if (eq == std::string::npos) throw std::invalid_argument("'" + item + "': expected KEY=VALUE");
         const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
         if (in_coarse_solver && !keys.count(key)) {
-            p.coarse_solver += ":" + item;
+            coarse_solver += ":" + item;
             continue;
         }
         in_coarse_solver = false;
@@ -199,7 +187,7 @@ PararealSettings parse_time_parallel(const std::string& text) {
             if (!(t > 0) || !std::isfinite(t)) throw bad_key(key, value, "must be a finite number > 0");
             p.tol = t;
         } else if (key == "coarse-solver") {
-            p.coarse_solver = value;
+            coarse_solver = value;
             in_coarse_solver = true;
         } else if (key == "coarse-cvs") {
             p.coarse_cvs = static_cast<int>(std::min<long>(whole_number(key, value, 1), 1 << 20));
@@ -212,10 +200,10 @@ PararealSettings parse_time_parallel(const std::string& text) {
             throw std::invalid_argument("unknown key '" + key + "' (slices, tol, coarse, coarse-solver, coarse-cvs, iterations, verify)");
         }
     }
-    if (!p.coarse_solver.empty()) try {
-            parse_solver_spec(p.coarse_solver);
+    if (!coarse_solver.empty()) try {
+            p.coarse_solver = parse_solver_spec(coarse_solver);
         } catch (const std::invalid_argument& e) {
-            throw bad_key("coarse-solver", p.coarse_solver, e.what());
+            throw bad_key("coarse-solver", coarse_solver, e.what());
         }
     return p;
 }
@@ -252,81 +240,130 @@ Model model_per_slice(const Model& m, int slices) {
     return out;
 }
 
-PararealReport run_parareal(const Model& m, const SolverSpec& solver, int threads, bool record_samples,
-                            const PararealSettings& p, RecordSink& sink, const std::function<bool()>& stop_requested) {
-    check_time_parallel(m, p, record_samples);
-    Stopwatch setup;
-    const SlicePlan s = plan_slices(m, p, record_samples);
-    const int K = s.K, nc = static_cast<int>(m.cells.size());
-    const double dt = s.steps.dt;
-
+// The propagators, the slices' events and states, and the record of one run parallel in
+// time. Set up at construction; run() iterates.
+struct PararealRun::State {
+    const Model& m;
+    const PararealSettings p;
+    const int threads;
+    const SlicePlan s;
+    const int K, nc;
+    const double dt;
     // F: a GPU solver batches every slice in one group; a CPU solver gets a group per lane
-    // width of slices (cpu_slices_per_group) for the OpenMP threads. A group runs [0, mid)
-    // and [mid, end): the shorter and the longer of slice and last (the last slice stops at
-    // tfinal); each copy records frames 1 .. end/steps_per_sample of its slice and keeps
-    // those of its own steps.
-    const Model fm = sliced_model(m, s);
-    const bool batch = solver.solver->needs_cuda;
-    const int per_group = batch ? K : cpu_slices_per_group(solver), n_fine = (K + per_group - 1) / per_group;
-    auto group_slices = [&](int g) { return std::min(K, (g + 1) * per_group) - g * per_group; };
-    StepSettings fst = s.steps;
-    const long mid = std::min(s.slice, s.last), end = std::max(s.slice, s.last);
-    fst.n_frames = s.steps.n_frames > 0 ? end / s.steps.steps_per_sample + 1 : 0;
+    // width of slices for the OpenMP threads: as many as it steps side by side in SIMD
+    // lanes, where W copies of one cell cost about what one does alone (its lane block is
+    // W wide either way). A group runs [0, mid) and [mid, end): the shorter and the longer
+    // of slice and last (the last slice stops at tfinal); each copy records frames 1 ..
+    // end/steps_per_sample of its slice and keeps those of its own steps.
+    int per_group = 1, n_fine = 0;
+    long mid = 0, end = 0;
+    Model fine_model;  // the cells once per slice
     Groups fine;
-    for (int g = 0; g < n_fine; ++g)
-        fine.add(solver.solver->make_group(fm, static_cast<std::uint64_t>(g) * per_group * nc,
-                                           static_cast<std::uint64_t>(g * per_group + group_slices(g)) * nc,
-                                           solver.options, fst, 0));
     // G: the model once at C·dt, slice after slice (its step n is the run's time n·C·dt), on
     // the run's solver or coarse-solver (the state's order is the same in every solver);
     // with coarse-cvs > 1 on the coarser cells, states moved by `maps` (R and P).
-    StepSettings cst = s.steps;
-    cst.dt = dt * s.coarse;
-    cst.n_frames = 0;
     Groups coarse;
-    const SolverSpec g_solver = p.coarse_solver.empty() ? solver : parse_solver_spec(p.coarse_solver);
-    const bool coarsened = p.coarse_cvs > 1;
-    const Model gm = coarsened ? coarser_model(m, p.coarse_cvs) : Model{};
-    coarse.add(g_solver.solver->make_group(coarsened ? gm : m, 0, nc, g_solver.options, cst, 0));
-    const long coarse_slice = s.slice / s.coarse;
-    const Coarsening maps =
-        coarsened ? model_coarsening(m, fine.g[0]->data(), gm, coarse.g[0]->data(), nc) : Coarsening{};
-
-    // Generator events: the fine ones to their slice's copy, steps relative to the slice
-    // (split at mid); the coarse ones per slice.
-    std::vector<std::vector<StepEvent>> fine_a(n_fine), fine_b(n_fine), coarse_ev(K);
-    for (const Generator& gen : m.generators)
-        for (double t : gen.times) {
-            const long n = delivery_step(t, dt, s.steps.rules), k = std::min<long>(n / s.slice, K - 1);
-            if (n < s.n_steps) {
-                const int g = static_cast<int>(k) / per_group;
-                const long local = n - k * s.slice;
-                const std::uint32_t target =
-                    fine.g[g]->data().target_offset[(k % per_group) * nc + gen.target] + gen.synapse;
-                (local < mid ? fine_a : fine_b)[g].push_back({local, t, target, gen.weight});
-            }
-            const long nc_step = delivery_step(t, cst.dt, s.steps.rules), kc = nc_step / coarse_slice;
-            if (kc < K)
-                coarse_ev[kc].push_back({nc_step, t, coarse.g[0]->data().target_offset[gen.target] + gen.synapse, gen.weight});
-        }
-    for (auto* list : {&fine_a, &fine_b, &coarse_ev})
-        for (auto& e : *list) std::sort(e.begin(), e.end());
-
+    StepSettings coarse_steps;
+    bool coarsened = false;
+    Model coarse_model;  // coarse-cvs > 1 only
+    long coarse_slice = 0;
+    Coarsening maps;
+    // Generator events: the fine ones per group, split at mid; the coarse ones per slice.
+    std::vector<std::vector<StepEvent>> fine_a, fine_b, coarse_ev;
     // Frame 0 and the columns of one copy: the fine cells' (copy 0 of fine group 0).
-    const int ncol_copy = fine.g[0]->n_columns() / group_slices(0);
+    int ncol_copy = 0;
     std::vector<double> frame0;
-    if (s.steps.n_frames > 0) {
-        fine.g[0]->initial_frame(frame0);
-        frame0.resize(ncol_copy);
+    PararealReport rep;
+    std::vector<double> coarse_state;
+    // U[n]: slice n's start state; G_old[n] = G(U[n]); F[n] = F(U[n]) of the last fine pass.
+    std::vector<std::vector<double>> U, G_old, F;
+    std::vector<SliceRecord> record;
+    std::vector<bool> dirty;  // U[n] changed since slice n's last fine pass
+
+    State(const Model& model, const SolverSpec& solver, int threads_, bool record_samples, const PararealSettings& settings)
+        : m(model), p(settings), threads(threads_), s(plan_slices(model, settings, record_samples)), K(s.K),
+          nc(static_cast<int>(model.cells.size())), dt(s.steps.dt) {
+        Stopwatch setup;
+        build_fine(solver);
+        build_coarse(p.coarse_solver ? *p.coarse_solver : solver);
+        split_generator_events();
+        take_initial_state();
+        rep.setup_s = setup.lap();
+    }
+
+    int group_slices(int g) const { return std::min(K, (g + 1) * per_group) - g * per_group; }
+
+    void build_fine(const SolverSpec& solver) {
+        fine_model = sliced_model(m, s);
+        const Model& fm = fine_model;
+        per_group = solver.solver->needs_cuda ? K : solver.lane_width();
+        n_fine = (K + per_group - 1) / per_group;
+        StepSettings fst = s.steps;
+        mid = std::min(s.slice, s.last);
+        end = std::max(s.slice, s.last);
+        fst.n_frames = s.steps.n_frames > 0 ? end / s.steps.steps_per_sample + 1 : 0;
+        for (int g = 0; g < n_fine; ++g)
+            fine.add(solver.solver->make_group(fm, static_cast<std::uint64_t>(g) * per_group * nc,
+                                               static_cast<std::uint64_t>(g * per_group + group_slices(g)) * nc,
+                                               solver.options, fst, 0));
+    }
+
+    void build_coarse(const SolverSpec& g_solver) {
+        coarse_steps = s.steps;
+        coarse_steps.dt = dt * s.coarse;
+        coarse_steps.n_frames = 0;
+        coarsened = p.coarse_cvs > 1;
+        if (coarsened) coarse_model = coarser_model(m, p.coarse_cvs);
+        coarse.add(g_solver.solver->make_group(coarsened ? coarse_model : m, 0, nc, g_solver.options, coarse_steps, 0));
+        coarse_slice = s.slice / s.coarse;
+        if (coarsened) maps = model_coarsening(m, fine.g[0]->data(), coarse_model, coarse.g[0]->data(), nc);
+    }
+
+    // The fine events to their slice's copy, steps relative to the slice; the coarse ones per slice.
+    void split_generator_events() {
+        fine_a.assign(n_fine, {});
+        fine_b.assign(n_fine, {});
+        coarse_ev.assign(K, {});
+        for (const Generator& gen : m.generators)
+            for (double t : gen.times) {
+                const long n = delivery_step(t, dt, s.steps.rules), k = std::min<long>(n / s.slice, K - 1);
+                if (n < s.n_steps) {
+                    const int g = static_cast<int>(k) / per_group;
+                    const long local = n - k * s.slice;
+                    const std::uint32_t target =
+                        fine.g[g]->data().target_offset[(k % per_group) * nc + gen.target] + gen.synapse;
+                    (local < mid ? fine_a : fine_b)[g].push_back({local, t, target, gen.weight});
+                }
+                const long nc_step = delivery_step(t, coarse_steps.dt, s.steps.rules), kc = nc_step / coarse_slice;
+                if (kc < K)
+                    coarse_ev[kc].push_back(
+                        {nc_step, t, coarse.g[0]->data().target_offset[gen.target] + gen.synapse, gen.weight});
+            }
+        for (auto* list : {&fine_a, &fine_b, &coarse_ev})
+            for (auto& e : *list) std::sort(e.begin(), e.end());
+    }
+
+    // Frame 0, the report's sizes and slice 0's start state.
+    void take_initial_state() {
+        ncol_copy = fine.g[0]->n_columns() / group_slices(0);
+        if (s.steps.n_frames > 0) {
+            fine.g[0]->initial_frame(frame0);
+            frame0.resize(ncol_copy);
+        }
+        for (const CellDesc& c : m.cells) rep.n_cv += count_cell_cvs(c);
+        rep.n_cv_coarse = coarse.g[0]->data().n_real_cv();
+        rep.slice_steps = s.slice;
+        coarse_state = coarse.g[0]->state();
+        U.assign(K, {});
+        G_old.assign(K, {});
+        F.assign(K, {});
+        U[0] = coarsened ? fine.take(0, fine.g[0]->state(), 0, nc) : coarse.take(0, coarse_state, 0, nc);
+        record.assign(K, {});
+        dirty.assign(K, true);
     }
 
     // G from slice n's start `u` (fine): its end state, in G's list (fine unless coarsened).
-    PararealReport rep;
-    for (const CellDesc& c : m.cells) rep.n_cv += count_cell_cvs(c);
-    rep.n_cv_coarse = coarse.g[0]->data().n_real_cv();
-    rep.slice_steps = s.slice;
-    std::vector<double> coarse_state = coarse.g[0]->state();
-    auto propagate_coarse = [&](int n, const std::vector<double>& u) {
+    std::vector<double> propagate_coarse(int n, const std::vector<double>& u) {
         Stopwatch w;
         coarse.put(0, coarsened ? maps.to_coarse.apply(u) : u, 0, nc, coarse_state);
         coarse.g[0]->set_state(coarse_state);
@@ -336,33 +373,28 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
         coarse_state = coarse.g[0]->state();
         rep.coarse_s += w.lap();
         return coarse.take(0, coarse_state, 0, nc);
-    };
+    }
 
-    // U[n]: slice n's start state; G_old[n] = G(U[n]); F[n] = F(U[n]) of the last fine pass.
-    std::vector<std::vector<double>> U(K), G_old(K), F(K);
-    U[0] = coarsened ? fine.take(0, fine.g[0]->state(), 0, nc) : coarse.take(0, coarse_state, 0, nc);
-    std::vector<SliceRecord> record(K);
-    std::vector<bool> dirty(K, true);  // U[n] changed since slice n's last fine pass
-    rep.setup_s = setup.lap();
-    Stopwatch run;
     // The first guesses: G's; coarsened, U[n] plus G's change over the slice interpolated
     // (P(G(R U) − R U)), which keeps what the coarse CVs cannot hold of U[n].
-    for (int n = 0; n + 1 < K; ++n) {
-        G_old[n] = propagate_coarse(n, U[n]);
-        if (!coarsened) {
-            U[n + 1] = G_old[n];
-            continue;
+    void first_guesses() {
+        for (int n = 0; n + 1 < K; ++n) {
+            G_old[n] = propagate_coarse(n, U[n]);
+            if (!coarsened) {
+                U[n + 1] = G_old[n];
+                continue;
+            }
+            Stopwatch w;
+            std::vector<double> change = maps.to_coarse.apply(U[n]);
+            for (std::size_t i = 0; i < change.size(); ++i) change[i] = G_old[n][i] - change[i];
+            U[n + 1] = U[n];
+            maps.to_fine.add_apply(change, U[n + 1]);
+            rep.coarse_s += w.lap();
         }
-        Stopwatch w;
-        std::vector<double> change = maps.to_coarse.apply(U[n]);
-        for (std::size_t i = 0; i < change.size(); ++i) change[i] = G_old[n][i] - change[i];
-        U[n + 1] = U[n];
-        maps.to_fine.add_apply(change, U[n + 1]);
-        rep.coarse_s += w.lap();
     }
 
     // One fine pass of group g over its slices: states in, [0, mid) and [mid, end) out.
-    auto fine_pass = [&](int g) {
+    void fine_pass(int g) {
         CellGroup& grp = *fine.g[g];
         std::vector<double> state = grp.state();
         for (int j = 0; j < group_slices(g); ++j) fine.put(g, U[g * per_group + j], j * nc, nc, state);
@@ -396,10 +428,10 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
                     if (static_cast<int>(x.gid / nc) == k) r.spikes.push_back({x.gid % nc, x.source, x.time + s.slice_ms(k)});
             }
         }
-    };
+    }
 
-    const int max_passes = p.iterations > 0 ? p.iterations : K;
-    for (int it = 0; it < max_passes; ++it) {
+    // The fine passes of every group with a slice whose start changed, on the OpenMP threads.
+    void fine_passes() {
         Stopwatch w;
         std::vector<int> todo;
         for (int g = 0; g < n_fine; ++g)
@@ -419,73 +451,111 @@ PararealReport run_parareal(const Model& m, const SolverSpec& solver, int thread
         if (error) std::rethrow_exception(error);
         std::fill(dirty.begin(), dirty.end(), false);
         rep.fine_s += w.lap();
-        rep.iterations = it + 1;
-        if (it == K - 1 || it + 1 == max_passes) break;  // K passes: every start is exact now
-        if (stop_requested && stop_requested()) {
-            rep.stopped = true;
-            rep.run_s = run.lap();
-            return rep;
-        }
+    }
 
-        // The correction, slice after slice: a start that did not change keeps G(U) and
-        // takes F's end state as it is.
+    // The correction, slice after slice: a start that did not change keeps G(U) and takes
+    // F's end state as it is. Returns the largest change of a start state.
+    double correct() {
         double change = 0;
         std::vector<double> next = U[0];
         for (int n = 0; n + 1 < K; ++n) {
-            std::vector<double> end;
+            std::vector<double> end_state;
             if (next == U[n]) {
-                end = F[n];
+                end_state = F[n];
             } else if (!coarsened) {
                 std::vector<double> g = propagate_coarse(n, next);
-                end.resize(g.size());
-                for (std::size_t i = 0; i < g.size(); ++i) end[i] = g[i] + F[n][i] - G_old[n][i];
+                end_state.resize(g.size());
+                for (std::size_t i = 0; i < g.size(); ++i) end_state[i] = g[i] + F[n][i] - G_old[n][i];
                 G_old[n] = std::move(g);
             } else {  // F(U_old) + P(G(R U_new) − G(R U_old)): the G terms on the fine CVs
                 std::vector<double> g = propagate_coarse(n, next);
                 Stopwatch w;
                 std::vector<double> g_change(g.size());
                 for (std::size_t i = 0; i < g.size(); ++i) g_change[i] = g[i] - G_old[n][i];
-                end = F[n];
-                maps.to_fine.add_apply(g_change, end);
+                end_state = F[n];
+                maps.to_fine.add_apply(g_change, end_state);
                 G_old[n] = std::move(g);
                 rep.coarse_s += w.lap();
             }
             U[n] = std::move(next);
-            next = std::move(end);
+            next = std::move(end_state);
             if (next != U[n + 1]) {
                 change = std::max(change, max_change(next, U[n + 1]));
                 dirty[n + 1] = true;
             }
         }
         U[K - 1] = std::move(next);
-        rep.change.push_back(change);
-        if (change < p.tol) break;
+        return change;
     }
-    rep.run_s = run.lap();
 
-    // The record: frame 0, then every slice's frames while t < tfinal, then the spikes.
-    std::vector<double> rows = frame0;
-    std::vector<Spike> spikes;
-    const long frames_per_slice = s.slice / s.steps.steps_per_sample;
-    for (int k = 0; k < K; ++k) {
-        const SliceRecord& r = record[k];
-        for (std::size_t i = 0; ncol_copy > 0 && i < r.rows.size() / ncol_copy; ++i) {
-            if (k * frames_per_slice + static_cast<long>(i) + 1 >= s.steps.n_frames) break;
-            rows.insert(rows.end(), r.rows.begin() + i * ncol_copy, r.rows.begin() + (i + 1) * ncol_copy);
+    // The record to the sink: frame 0, then every slice's frames while t < tfinal, then the
+    // spikes. Throws, handing out nothing, where a voltage blew up in the frames or anywhere
+    // in a slice's start state (a run without probes).
+    void hand_record(RecordSink& sink) const {
+        std::vector<double> rows = frame0;
+        std::vector<Spike> spikes;
+        const long frames_per_slice = s.slice / s.steps.steps_per_sample;
+        for (int k = 0; k < K; ++k) {
+            const SliceRecord& r = record[k];
+            for (std::size_t i = 0; ncol_copy > 0 && i < r.rows.size() / ncol_copy; ++i) {
+                if (k * frames_per_slice + static_cast<long>(i) + 1 >= s.steps.n_frames) break;
+                rows.insert(rows.end(), r.rows.begin() + i * ncol_copy, r.rows.begin() + (i + 1) * ncol_copy);
+            }
+            spikes.insert(spikes.end(), r.spikes.begin(), r.spikes.end());
         }
-        spikes.insert(spikes.end(), r.spikes.begin(), r.spikes.end());
-    }
-    // Voltages in the frames or anywhere in a slice's start state (a run without probes).
-    bool bad = std::any_of(rows.begin(), rows.end(), [](double v) { return blown_up(v); });
-    for (const auto& u : U) bad = bad || std::any_of(u.begin(), u.end(), [](double v) { return blown_up(v); });
-    if (bad)
+        bool bad = std::any_of(rows.begin(), rows.end(), [](double v) { return blown_up(v); });
+        for (const auto& u : U) bad = bad || std::any_of(u.begin(), u.end(), [](double v) { return blown_up(v); });
+        if (bad)
             throw std::runtime_error("parareal: a voltage blew up (NaN, inf or past ±1e9 mV); run without "
                                      "--time-parallel to see where and when");
-    std::sort(spikes.begin(), spikes.end(), spike_before);
-    if (ncol_copy > 0 && !rows.empty()) sink.frames(rows.data(), rows.size() / ncol_copy);
-    sink.spikes(spikes);
-    sink.epoch_done(s.n_steps * dt);
+        std::sort(spikes.begin(), spikes.end(), spike_before);
+        if (ncol_copy > 0 && !rows.empty()) sink.frames(rows.data(), rows.size() / ncol_copy);
+        sink.spikes(spikes);
+        sink.epoch_done(s.n_steps * dt);
+    }
+};
+
+PararealRun::PararealRun(const Model& m, const SolverSpec& solver, int threads, bool record_samples,
+                         const PararealSettings& p) {
+    check_time_parallel(m, p, record_samples);
+    st_ = std::make_unique<State>(m, solver, threads, record_samples, p);
+}
+
+PararealRun::~PararealRun() = default;
+
+long PararealRun::n_columns() const { return st_->ncol_copy; }
+
+const FvmData& PararealRun::cells() const { return st_->fine.g[0]->data(); }
+
+int PararealRun::n_cells() const { return st_->nc; }
+
+PararealReport PararealRun::run(RecordSink& sink, const std::function<bool()>& stop_requested) {
+    State& st = *st_;
+    PararealReport& rep = st.rep;
+    Stopwatch run;
+    st.first_guesses();
+    const int max_passes = st.p.iterations > 0 ? st.p.iterations : st.K;
+    for (int it = 0; it < max_passes; ++it) {
+        st.fine_passes();
+        rep.iterations = it + 1;
+        if (it == st.K - 1 || it + 1 == max_passes) break;  // K passes: every start is exact now
+        if (stop_requested && stop_requested()) {
+            rep.stopped = true;
+            rep.run_s = run.lap();
+            return rep;
+        }
+        const double change = st.correct();
+        rep.change.push_back(change);
+        if (change < st.p.tol) break;
+    }
+    rep.run_s = run.lap();
+    st.hand_record(sink);
     return rep;
+}
+
+PararealReport run_parareal(const Model& m, const SolverSpec& solver, int threads, bool record_samples,
+                            const PararealSettings& p, RecordSink& sink, const std::function<bool()>& stop_requested) {
+    return PararealRun(m, solver, threads, record_samples, p).run(sink, stop_requested);
 }
 
 double max_trace_difference(const RecordedRun& a, const RecordedRun& b) {

@@ -14,9 +14,12 @@
 // result as it is: the G terms cancel exactly).
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "lowered_cell/fvm_data.hpp"
 #include "model/model.hpp"
 #include "run/record_exchange.hpp"
 #include "run/solver_spec.hpp"
@@ -30,7 +33,7 @@ struct PararealSettings {
     int coarse = 10;      // C >= 1: G's dt is C·dt
     bool verify = false;  // the command line also runs sequentially and reports the difference
     int iterations = 0;   // at most this many fine passes (1 .. K; 0: K), e.g. to study the error per iteration
-    std::string coarse_solver;  // G's solver spec (e.g. cpu under a GPU fine solver); empty: the run's
+    std::optional<SolverSpec> coarse_solver;  // G's solver (e.g. cpu under a GPU fine solver); none: the run's
     int coarse_cvs = 1;   // >= 1: G on a discretisation with this many times fewer CVs per branch (1: the same CVs)
 };
 
@@ -75,12 +78,32 @@ struct PararealReport {
     bool stopped = false;        // stop_requested said yes: nothing was handed to the sink
 };
 
-// Runs the model parallel in time with `solver` (fine groups on `threads` OpenMP threads
-// for CPU solvers) and hands the record to `sink` exactly as Simulation::run does
-// (frames, then spikes, then epoch_done(tfinal)). Throws as check_time_parallel before
-// any output; std::runtime_error where a voltage blew up (nothing handed out).
-// stop_requested is asked after every iteration: yes ends the run with nothing handed out
-// (the record exists only once the iterations end) and the report's `stopped` set.
+// A run of the model parallel in time with `solver` (resolved: not auto), fine groups on
+// `threads` OpenMP threads for CPU solvers. Construction sets it up: throws as
+// check_time_parallel does, before any output.
+class PararealRun {
+public:
+    PararealRun(const Model& m, const SolverSpec& solver, int threads, bool record_samples, const PararealSettings& p);
+    ~PararealRun();
+    // The recorded columns, as Simulation's (gid order).
+    long n_columns() const;
+    // The model's cells as the run holds them: cells [0, n_cells()) of cells() (the first
+    // slice's copy), for the output's mapping of the recorded columns.
+    const FvmData& cells() const;
+    int n_cells() const;
+    // Hands the record to `sink` exactly as Simulation::run does (frames, then spikes, then
+    // epoch_done(tfinal)); std::runtime_error where a voltage blew up (nothing handed out).
+    // stop_requested is asked after every iteration: yes ends the run with nothing handed
+    // out (the record exists only once the iterations end) and the report's `stopped` set.
+    // Once per object.
+    PararealReport run(RecordSink& sink, const std::function<bool()>& stop_requested = {});
+
+private:
+    struct State;
+    std::unique_ptr<State> st_;
+};
+
+// A PararealRun set up and run once.
 PararealReport run_parareal(const Model& m, const SolverSpec& solver, int threads, bool record_samples,
                             const PararealSettings& p, RecordSink& sink,
                             const std::function<bool()>& stop_requested = {});

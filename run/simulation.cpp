@@ -18,32 +18,14 @@
 
 namespace arbolito {
 
-namespace {
-
-// The spec to run: as given, or for `auto` the rule's choice (solver_auto.hpp).
-SolverSpec resolve_solver(const std::string& text, const Model& m, int threads, const Communicator* comm) {
-    SolverSpec spec = parse_solver_spec(text);
-    if (!spec.solver->is_auto) return spec;
-    if (!spec.given.empty()) throw std::invalid_argument("solver auto takes no options");
-    const AutoChoice c = choose_solver(model_shape(m), gpu_available(), threads);
-    if (!comm || comm->is_root()) spdlog::info("solver auto: {} ({})", c.spec, c.why);
-    return parse_solver_spec(c.spec);
-}
-
-}  // namespace
-
 Simulation::Simulation(const Model& m, const SimOptions& o)
-    : model_(m), opt_(o), solver_(resolve_solver(o.solver, m, o.threads, o.comm.get())) {
+    : model_(m), opt_(o), solver_(resolve_auto(o.solver, m, o.threads, !o.comm || o.comm->is_root())) {
     Stopwatch w;
     if (!opt_.comm) opt_.comm = std::make_shared<SerialCommunicator>();
     const Communicator& comm = *opt_.comm;
     const RunSettings& r = m.run;
-    steps_.dt = r.dt;
-    steps_.celsius = r.celsius;
-    steps_.rules = r.rules;
-    steps_.steps_per_sample = std::max(1L, std::lround(r.sample_dt / r.dt));
-    steps_.n_frames = o.record_samples ? std::lround(r.tfinal / r.sample_dt) : 0;
-    n_steps_ = std::lround(r.tfinal / r.dt);
+    steps_ = step_settings(r, o.record_samples);
+    n_steps_ = run_steps(r);
 
     double min_delay = 0;
     for (const auto& c : m.connections) min_delay = min_delay == 0 ? c.delay : std::min(min_delay, c.delay);

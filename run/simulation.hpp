@@ -23,7 +23,7 @@
 namespace arbolito {
 
 struct SimOptions {
-    std::string solver = "cpu";  // NAME[:KEY=VALUE]... (solver_spec.hpp, docs/solvers.md)
+    SolverSpec solver = parse_solver_spec("cpu");  // parsed where the command line is read; auto resolved at set-up
     int threads = 1;             // OpenMP threads (omp solver)
     bool pipeline = true;        // overlap the exchange with the cell update
     bool record_samples = true;  // false: spikes only

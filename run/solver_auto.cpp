@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "lowered_cell/fvm_data.hpp"
 #include "run/solver_registry.hpp"
@@ -72,6 +73,13 @@ AutoChoice choose_solver(const ModelShape& s, bool gpu, int threads) {
                 shape + levels + ": short branches, few cells or shallow trees: each block's cells on chip for an epoch"};
     return {"gpu-branch:coupling=fold", shape + levels + ": short branches, many cells of deeper trees: branches of all "
                                                          "cells level by level"};
+}
+
+SolverSpec resolve_auto(const SolverSpec& spec, const Model& m, int threads, bool log) {
+    if (!spec.solver || !spec.solver->is_auto) return spec;
+    const AutoChoice c = choose_solver(model_shape(m), gpu_available(), threads);
+    if (log) spdlog::info("solver auto: {} ({})", c.spec, c.why);
+    return parse_solver_spec(c.spec);
 }
 
 bool gpu_available() {

@@ -38,6 +38,10 @@ struct AutoChoice {
 // gpu: a CUDA device this build can use; threads: --threads.
 AutoChoice choose_solver(const ModelShape& shape, bool gpu, int threads);
 
+// The spec to run: `spec` itself, or for `auto` the rule's choice for this model, machine
+// and thread count (logged where `log`: "solver auto: SPEC (why)").
+SolverSpec resolve_auto(const SolverSpec& spec, const Model& m, int threads, bool log);
+
 // Whether this build has the CUDA backend and the machine a CUDA device.
 bool gpu_available();
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "core/parallel_for.hpp"
 #include "solvers/branch_sweeps.hpp"
@@ -20,133 +21,179 @@ struct BranchRef {
     int cell, branch, level, length, start;
 };
 
-}  // namespace
+// branch_level_layout's steps, in order, over the state they share.
+struct BranchLayoutBuilder {
+    const std::vector<std::vector<int>>& np;
+    const int nc, bs;
+    const bool edd, tiled;
+    const int cut, tile_cvs;
+    std::vector<BranchTree> trees;
+    std::vector<int> tile_of;  // EDD's tile of each cell (untiled: 0)
+    int n_tiles = 0;
+    std::vector<BranchRef> refs;  // the slots' runs, sorted
+    std::vector<std::vector<char>> is_junction;  // per cell and CV (EDD)
+    std::vector<int> tile_junctions;  // junctions per tile
+    BranchNumbering g;
+    std::vector<int> slot_ref;  // index into refs, -1 for an empty slot
+    std::int64_t base = 0;      // rows laid so far
+    // EDD, per tile: the row of its next junction, and the cell after its last.
+    std::vector<int> junction_row, tile_end_cell;
+    std::vector<std::vector<int>> slot_of_cv;  // EDD: the slot holding each interior CV
+    std::vector<std::vector<int>> jnum;        // EDD: per CV its junction's number, -1 if none
 
-BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int bs, Coupling coupling, int cut,
-                                    int tile_cvs) {
-    if (bs < 1) throw std::invalid_argument("branch_level_layout: block size must be at least 1");
-    if (cut < 0) throw std::invalid_argument("branch_level_layout: cut must be 0 (none) or positive");
-    if (tile_cvs < 0) throw std::invalid_argument("branch_level_layout: tile must be 0 (none) or positive");
-    const int nc = static_cast<int>(np.size());
-    for (int c = 0; c < nc; ++c) check_cv_tree(np[c], "branch_level_layout: cell " + std::to_string(c));
-    std::vector<BranchTree> trees(nc);
-    parallel_for(nc, 16, [&](long c) { trees[c] = branch_tree(np[c]); });
-    const bool edd = coupling == Coupling::edd;
-    if (!edd) cut = 0, tile_cvs = 0;
-    const bool tiled = tile_cvs > 0;
+    BranchLayoutBuilder(const std::vector<std::vector<int>>& np_, int bs_, Coupling coupling, int cut_, int tile_cvs_)
+        : np(np_), nc(static_cast<int>(np_.size())), bs(bs_), edd(coupling == Coupling::edd),
+          tiled(edd && tile_cvs_ > 0), cut(edd ? cut_ : 0), tile_cvs(edd ? tile_cvs_ : 0) {}
+
+    BranchNumbering build() {
+        make_trees();
+        assign_tiles();
+        cut_runs();
+        lay_slots();
+        place_runs();
+        if (edd) number_junctions();
+        if (edd) link_junctions();
+        g.layout.n_cv = static_cast<int>(base);
+        set_parents_and_padding();
+        return std::move(g);
+    }
+
+    void check_size() const {
+        if (base > std::numeric_limits<int>::max())
+            throw std::invalid_argument("branch_level_layout: more CVs than an int counts");
+    }
+
+    void make_trees() {
+        for (int c = 0; c < nc; ++c) check_cv_tree(np[c], "branch_level_layout: cell " + std::to_string(c));
+        trees.resize(nc);
+        parallel_for(nc, 16, [&](long c) { trees[c] = branch_tree(np[c]); });
+    }
+
     // EDD's tiles: consecutive cells while their CVs fit tile_cvs (untiled: one tile).
-    std::vector<int> tile_of(nc, 0);
-    for (long c = 1, cvs = np.empty() ? 0 : static_cast<long>(np[0].size()); c < nc; ++c) {
-        cvs += static_cast<long>(np[c].size());
-        tile_of[c] = tile_of[c - 1];
-        if (tiled && cvs > tile_cvs) ++tile_of[c], cvs = static_cast<long>(np[c].size());
+    void assign_tiles() {
+        tile_of.assign(nc, 0);
+        for (long c = 1, cvs = np.empty() ? 0 : static_cast<long>(np[0].size()); c < nc; ++c) {
+            cvs += static_cast<long>(np[c].size());
+            tile_of[c] = tile_of[c - 1];
+            if (tiled && cvs > tile_cvs) ++tile_of[c], cvs = static_cast<long>(np[c].size());
+        }
+        n_tiles = edd && nc > 0 ? tile_of[nc - 1] + 1 : 0;
     }
 
     // The slots' runs. Fold: one per branch. EDD: a branch ending in a branch point gives
     // that CV to the junctions, and with `cut` its other CVs go in runs of at most `cut`
     // (one more rather than leave a lone CV) with a junction, a cut point, between runs.
-    std::vector<BranchRef> refs;
-    std::vector<std::vector<char>> is_junction(nc);
-    for (int c = 0; c < nc; ++c) {
-        const BranchTree& t = trees[c];
-        is_junction[c].assign(np[c].size(), 0);
-        std::vector<char> has_children(t.n_branches(), 0);
-        for (int b = 1; b < t.n_branches(); ++b) has_children[t.parent[b]] = 1;
-        for (int b = 0; b < t.n_branches(); ++b) {
-            const int ends = edd && has_children[b], avail = t.length(b) - ends;
-            for (int pos = 0; pos < avail;) {
-                int len = avail - pos;
-                if (cut > 0 && len > cut) len = len == cut + 1 ? len : cut;
-                refs.push_back({c, b, edd ? tile_of[c] : t.level[b], len, pos});  // EDD: by tile, levels do not matter
-                pos += len;
-                if (pos < avail) is_junction[c][t.cv[t.offset[b] + pos++]] = 1;
+    // Sorted by level (EDD: by tile, levels do not matter), longest first.
+    void cut_runs() {
+        is_junction.resize(nc);
+        for (int c = 0; c < nc; ++c) {
+            const BranchTree& t = trees[c];
+            is_junction[c].assign(np[c].size(), 0);
+            std::vector<char> has_children(t.n_branches(), 0);
+            for (int b = 1; b < t.n_branches(); ++b) has_children[t.parent[b]] = 1;
+            for (int b = 0; b < t.n_branches(); ++b) {
+                const int ends = edd && has_children[b], avail = t.length(b) - ends;
+                for (int pos = 0; pos < avail;) {
+                    int len = avail - pos;
+                    if (cut > 0 && len > cut) len = len == cut + 1 ? len : cut;
+                    refs.push_back({c, b, edd ? tile_of[c] : t.level[b], len, pos});
+                    pos += len;
+                    if (pos < avail) is_junction[c][t.cv[t.offset[b] + pos++]] = 1;
+                }
+                if (ends) is_junction[c][t.cv[t.offset[b + 1] - 1]] = 1;
             }
-            if (ends) is_junction[c][t.cv[t.offset[b + 1] - 1]] = 1;
         }
+        std::stable_sort(refs.begin(), refs.end(), [](const BranchRef& a, const BranchRef& b) {
+            return a.level != b.level ? a.level < b.level : a.length > b.length;
+        });
+        tile_junctions.assign(n_tiles, 0);
+        for (int c = 0; c < nc && edd; ++c)
+            for (char x : is_junction[c]) tile_junctions[tile_of[c]] += x;
     }
-    std::stable_sort(refs.begin(), refs.end(), [](const BranchRef& a, const BranchRef& b) {
-        return a.level != b.level ? a.level < b.level : a.length > b.length;
-    });
-    const int n_tiles = edd && nc > 0 ? tile_of[nc - 1] + 1 : 0;
-    std::vector<int> tile_junctions(n_tiles, 0);  // junctions per tile
-    for (int c = 0; c < nc && edd; ++c)
-        for (char x : is_junction[c]) tile_junctions[tile_of[c]] += x;
 
-    BranchNumbering g;
-    Layout& l = g.layout;
-    BranchSlots& sl = g.slots;
-    l.index.resize(nc);
-    for (int c = 0; c < nc; ++c) l.index[c].assign(np[c].size(), -1);
-    std::vector<int> slot_ref;  // index into refs, -1 for an empty slot
-    std::int64_t base = 0;
-    const auto check_size = [&] {
-        if (base > std::numeric_limits<int>::max())
-            throw std::invalid_argument("branch_level_layout: more CVs than an int counts");
-    };
-    Junctions& j = g.junctions;
-    // EDD, per tile: the row of its first junction, and the cell after its last. (Every
-    // cell has a slot, a leaf's run at least, so every tile appears in refs, in order.)
-    std::vector<int> junction_row(n_tiles), tile_end_cell(n_tiles, nc);
-    for (int c = 1; c < nc; ++c)
-        if (tile_of[c] != tile_of[c - 1]) tile_end_cell[tile_of[c - 1]] = c;
-    const auto end_tile = [&](int t) {  // tile t's slots laid: its junctions after them
+    // Tile t's slots laid: its junctions after them (EDD).
+    void end_tile(int t) {
+        Junctions& j = g.junctions;
         junction_row[t] = static_cast<int>(base);
         base += tile_junctions[t];
         check_size();
         j.tile_cell.push_back(tile_end_cell[t]);
-        j.tile_slot.push_back(static_cast<int>(sl.cell.size()));
+        j.tile_slot.push_back(static_cast<int>(g.slots.cell.size()));
         j.tile_row.push_back(static_cast<int>(base));
-    };
-    for (std::size_t i = 0; i < refs.size();) {
-        // A block: up to bs runs of one level (EDD: of one tile).
-        if (edd && i > 0 && refs[i].level != refs[i - 1].level) end_tile(refs[i - 1].level);
-        std::size_t end = i;
-        while (end < refs.size() && end - i < static_cast<std::size_t>(bs) && refs[end].level == refs[i].level &&
-               (!tiled || 4 * refs[end].length >= 3 * refs[i].length))  // tiles: a block of like lengths
-            ++end;
-        const int padded = refs[i].length;  // longest first
-        const int width = tiled ? static_cast<int>(end - i) : bs;
-        for (int k = 0; k < width; ++k) {
-            const std::size_t r = i + k;
-            const bool real = r < end;
-            sl.cell.push_back(real ? refs[r].cell : -1);
-            sl.first.push_back(static_cast<int>(base + k));
-            sl.stride.push_back(width);
-            sl.size.push_back(real ? refs[r].length : 0);
-            sl.padded.push_back(padded);
-            slot_ref.push_back(real ? static_cast<int>(r) : -1);
-        }
-        base += static_cast<std::int64_t>(width) * padded;
-        check_size();
-        i = end;
     }
-    if (n_tiles > 0) end_tile(n_tiles - 1);
-    const int ns = static_cast<int>(sl.cell.size());
-    std::vector<std::vector<int>> slot_of_cv(nc);  // EDD: the slot holding each interior CV
-    if (edd)
-        for (int c = 0; c < nc; ++c) slot_of_cv[c].assign(np[c].size(), -1);
-    for (int s = 0; s < ns; ++s) {
-        if (slot_ref[s] < 0) continue;
-        const BranchRef& r = refs[slot_ref[s]];
-        const BranchTree& t = trees[r.cell];
-        for (int k = 0; k < r.length; ++k) {
-            const int cv = t.cv[t.offset[r.branch] + r.start + k];
-            l.index[r.cell][cv] = sl.first[s] + k * sl.stride[s];
-            if (edd) slot_of_cv[r.cell][cv] = s;
+
+    // The slots, block by block: up to bs runs of one level (EDD: of one tile), each block's
+    // runs interleaved and padded to its longest. (Every cell has a slot, a leaf's run at
+    // least, so every tile appears in refs, in order.)
+    void lay_slots() {
+        BranchSlots& sl = g.slots;
+        junction_row.assign(n_tiles, 0);
+        tile_end_cell.assign(n_tiles, nc);
+        for (int c = 1; c < nc; ++c)
+            if (tile_of[c] != tile_of[c - 1]) tile_end_cell[tile_of[c - 1]] = c;
+        for (std::size_t i = 0; i < refs.size();) {
+            if (edd && i > 0 && refs[i].level != refs[i - 1].level) end_tile(refs[i - 1].level);
+            std::size_t end = i;
+            while (end < refs.size() && end - i < static_cast<std::size_t>(bs) && refs[end].level == refs[i].level &&
+                   (!tiled || 4 * refs[end].length >= 3 * refs[i].length))  // tiles: a block of like lengths
+                ++end;
+            const int padded = refs[i].length;  // longest first
+            const int width = tiled ? static_cast<int>(end - i) : bs;
+            for (int k = 0; k < width; ++k) {
+                const std::size_t r = i + k;
+                const bool real = r < end;
+                sl.cell.push_back(real ? refs[r].cell : -1);
+                sl.first.push_back(static_cast<int>(base + k));
+                sl.stride.push_back(width);
+                sl.size.push_back(real ? refs[r].length : 0);
+                sl.padded.push_back(padded);
+                slot_ref.push_back(real ? static_cast<int>(r) : -1);
+            }
+            base += static_cast<std::int64_t>(width) * padded;
+            check_size();
+            i = end;
+        }
+        if (n_tiles > 0) end_tile(n_tiles - 1);
+        Junctions& j = g.junctions;
+        j.base = n_tiles > 0 ? junction_row[0] : static_cast<int>(base);
+        j.tile_junction = junction_row;
+        j.tiled = tiled;
+    }
+
+    // Every run's CVs at its slot's rows.
+    void place_runs() {
+        const BranchSlots& sl = g.slots;
+        Layout& l = g.layout;
+        l.index.resize(nc);
+        for (int c = 0; c < nc; ++c) l.index[c].assign(np[c].size(), -1);
+        slot_of_cv.resize(nc);
+        if (edd)
+            for (int c = 0; c < nc; ++c) slot_of_cv[c].assign(np[c].size(), -1);
+        for (int s = 0; s < sl.n_slots(); ++s) {
+            if (slot_ref[s] < 0) continue;
+            const BranchRef& r = refs[slot_ref[s]];
+            const BranchTree& t = trees[r.cell];
+            for (int k = 0; k < r.length; ++k) {
+                const int cv = t.cv[t.offset[r.branch] + r.start + k];
+                l.index[r.cell][cv] = sl.first[s] + k * sl.stride[s];
+                if (edd) slot_of_cv[r.cell][cv] = s;
+            }
         }
     }
+
     // A slot's run's first CV (natural numbering).
-    const auto run_top = [&](int s) {
+    int run_top(int s) const {
         const BranchRef& r = refs[slot_ref[s]];
         return trees[r.cell].cv[trees[r.cell].offset[r.branch] + r.start];
-    };
+    }
+
     // The junctions (EDD), cell by cell, each cell's in natural order (parents first),
-    // each tile's in the rows left for them after its slots.
-    j.base = n_tiles > 0 ? junction_row[0] : static_cast<int>(base);
-    j.tile_junction = junction_row;
-    j.tiled = tiled;
-    if (edd) {
-        std::vector<std::vector<int>> jnum(nc);  // per CV: its junction's number, -1 if none
+    // each tile's in the rows left for them after its slots; each with the junction above
+    // it: the parent CV, or the junction above the parent's run.
+    void number_junctions() {
+        Junctions& j = g.junctions;
+        Layout& l = g.layout;
+        jnum.resize(nc);
         j.cell_first.push_back(0);
         for (int c = 0; c < nc; ++c) {
             jnum[c].assign(np[c].size(), -1);
@@ -154,7 +201,6 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
                 if (!is_junction[c][cv]) continue;
                 l.index[c][cv] = junction_row[tile_of[c]]++;
                 jnum[c][cv] = j.n();
-                // The junction above: the parent CV, or the junction above the parent's run.
                 const int p = np[c][cv];
                 int above = -1;
                 if (p >= 0 && is_junction[c][p]) above = jnum[c][p];
@@ -166,8 +212,13 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
             }
             j.cell_first.push_back(j.n());
         }
-        // Each junction's run above it (ending at it) and runs below it (starting from it),
-        // in slot order, then the junctions hanging from it directly (no run between).
+    }
+
+    // Each junction's run above it (ending at it) and runs below it (starting from it),
+    // in slot order, then the junctions hanging from it directly (no run between).
+    void link_junctions() {
+        Junctions& j = g.junctions;
+        const int ns = g.slots.n_slots();
         j.slot.assign(j.n(), -1);
         std::vector<std::vector<int>> below(j.n());
         for (int s = 0; s < ns; ++s) {
@@ -186,20 +237,33 @@ BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int
             j.child_first.push_back(static_cast<int>(j.child_slot.size()));
         }
     }
-    l.n_cv = static_cast<int>(base);
+
     // Parents: every CV's natural parent; padding rows hang from the position before.
-    l.parent.assign(l.n_cv, -1);
-    for (int c = 0; c < nc; ++c)
-        for (std::size_t i = 1; i < np[c].size(); ++i) l.parent[l.index[c][i]] = l.index[c][np[c][i]];
-    for (int s = 0; s < ns; ++s) {
-        const int x0 = sl.first[s];
-        for (int k = sl.size[s], st = sl.stride[s]; k < sl.padded[s]; ++k) {
-            if (k > 0) l.parent[x0 + k * st] = x0 + (k - 1) * st;
-            l.padding.push_back(x0 + k * st);
+    void set_parents_and_padding() {
+        Layout& l = g.layout;
+        const BranchSlots& sl = g.slots;
+        l.parent.assign(l.n_cv, -1);
+        for (int c = 0; c < nc; ++c)
+            for (std::size_t i = 1; i < np[c].size(); ++i) l.parent[l.index[c][i]] = l.index[c][np[c][i]];
+        for (int s = 0; s < sl.n_slots(); ++s) {
+            const int x0 = sl.first[s];
+            for (int k = sl.size[s], st = sl.stride[s]; k < sl.padded[s]; ++k) {
+                if (k > 0) l.parent[x0 + k * st] = x0 + (k - 1) * st;
+                l.padding.push_back(x0 + k * st);
+            }
         }
+        std::sort(l.padding.begin(), l.padding.end());
     }
-    std::sort(l.padding.begin(), l.padding.end());
-    return g;
+};
+
+}  // namespace
+
+BranchNumbering branch_level_layout(const std::vector<std::vector<int>>& np, int bs, Coupling coupling, int cut,
+                                    int tile_cvs) {
+    if (bs < 1) throw std::invalid_argument("branch_level_layout: block size must be at least 1");
+    if (cut < 0) throw std::invalid_argument("branch_level_layout: cut must be 0 (none) or positive");
+    if (tile_cvs < 0) throw std::invalid_argument("branch_level_layout: tile must be 0 (none) or positive");
+    return BranchLayoutBuilder(np, bs, coupling, cut, tile_cvs).build();
 }
 
 int edd_auto_tile(int max_branch_points, long max_cvs) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "core/parallel_for.hpp"
 
@@ -96,10 +97,10 @@ GpuCellNumbering blocked(const std::vector<std::vector<int>>& np, int bs) {
 
 }  // namespace
 
-GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& np, const std::string& option) {
+GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& np, const CellLayout& l) {
     for (std::size_t c = 0; c < np.size(); ++c) check_cv_tree(np[c], "gpu_cell_layout: cell " + std::to_string(c));
 
-    if (option == "flat") {
+    if (l.kind == CellLayout::Kind::flat) {
         GpuCellNumbering g;
         CellSlots& sl = g.slots;
         std::int64_t base = 0;
@@ -117,15 +118,23 @@ GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& np, const 
         place(g, np);
         return g;
     }
-    if (option == "interleaved") {
+    if (l.kind == CellLayout::Kind::interleaved) {
         // One block spanning every slot is exactly the full interleaving.
         const int n_slots = static_cast<int>((np.size() + warp - 1) / warp * warp);
         return n_slots == 0 ? GpuCellNumbering{} : blocked(np, n_slots);
     }
     // block-shared: the same numbering; the solve holds each block's rhs in shared memory.
-    std::string prefix = "block-interleaved:";
-    if (option.compare(0, prefix.size(), prefix) != 0) prefix = "block-shared:";
-    if (option.compare(0, prefix.size(), prefix) == 0) {
+    if (l.block < 1)
+        throw std::invalid_argument("gpu_cell_layout: block size " + std::to_string(l.block) + " must be a positive integer");
+    return blocked(np, l.block);
+}
+
+CellLayout parse_cell_layout(const std::string& option) {
+    if (option == "flat") return {CellLayout::Kind::flat, 0};
+    if (option == "interleaved") return {CellLayout::Kind::interleaved, 0};
+    for (const auto& [prefix, kind] : {std::make_pair(std::string("block-interleaved:"), CellLayout::Kind::block_interleaved),
+                                       std::make_pair(std::string("block-shared:"), CellLayout::Kind::block_shared)}) {
+        if (option.compare(0, prefix.size(), prefix) != 0) continue;
         const std::string num = option.substr(prefix.size());
         std::size_t used = 0;
         int bs = 0;
@@ -136,10 +145,14 @@ GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& np, const 
         }
         if (num.empty() || used != num.size() || bs < 1)
             throw std::invalid_argument("gpu_cell_layout: block size in '" + option + "' must be a positive integer");
-        return blocked(np, bs);
+        return {kind, bs};
     }
     throw std::invalid_argument("gpu_cell_layout: unknown layout '" + option +
                                 "' (flat, interleaved, block-interleaved:BS, block-shared:BS)");
+}
+
+GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& np, const std::string& option) {
+    return gpu_cell_layout(np, parse_cell_layout(option));
 }
 
 }  // namespace arbolito

@@ -33,6 +33,13 @@ struct GpuCellNumbering {
     CellSlots slots;
 };
 
+// gpu-cell's numbering, typed: its kind and, for the blocked kinds, slots per block.
+struct CellLayout {
+    enum class Kind { flat, interleaved, block_interleaved, block_shared };
+    Kind kind = Kind::block_interleaved;
+    int block = 32;  // block-interleaved, block-shared: slots per block (>= 1)
+};
+
 // natural_parents[c]: cell c's CV tree in natural order (parent[0] = -1, parent[i] < i).
 // option:
 //   "flat"                  cells one after another in the caller's order, no padding
@@ -47,6 +54,11 @@ struct GpuCellNumbering {
 //                           then keeps each block's right-hand sides in shared memory).
 // Layout::index keeps the caller's cell order; the sort only decides the slots.
 // Throws std::invalid_argument for an unknown option or a malformed tree.
+GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& natural_parents, const CellLayout& layout);
+// The same with the layout as text, as listed above (benches, tests); throws
+// std::invalid_argument for an unknown option.
 GpuCellNumbering gpu_cell_layout(const std::vector<std::vector<int>>& natural_parents, const std::string& option);
+// The typed layout of such a text; throws as gpu_cell_layout does.
+CellLayout parse_cell_layout(const std::string& option);
 
 }  // namespace arbolito

@@ -41,3 +41,14 @@ add_test(NAME cli_info_branches
                         rc=0; \"$0\" info '${PROJECT_SOURCE_DIR}/examples/ball_and_stick.json' --branches --gid 5 2>/dev/null || rc=$?
                         test $rc -eq 2"
                  $<TARGET_FILE:arbolito>)
+# --version's commit (cmake/git_commit.cmake): this checkout's where git knows it; none for
+# a source archive, also one unpacked inside this checkout (whose commit is not its own).
+add_test(NAME version_commit_from_git_only
+         COMMAND sh -c "set -e; d=$(mktemp -d '${CMAKE_BINARY_DIR}/archive.XXXXXX'); trap 'rm -rf $d' EXIT
+                        mkdir $d/src
+                        '${CMAKE_COMMAND}' -DSOURCE_DIR=$d/src -DOUT=$d/archive.hpp -P '${PROJECT_SOURCE_DIR}/cmake/git_commit.cmake'
+                        grep -qx '#define ARBOLITO_GIT_COMMIT \"\"' $d/archive.hpp
+                        if git -C '${PROJECT_SOURCE_DIR}' rev-parse --show-toplevel >/dev/null 2>&1; then
+                          '${CMAKE_COMMAND}' -DSOURCE_DIR='${PROJECT_SOURCE_DIR}' -DOUT=$d/checkout.hpp -P '${PROJECT_SOURCE_DIR}/cmake/git_commit.cmake'
+                          grep -Eqx '#define ARBOLITO_GIT_COMMIT \"[0-9a-f]{12}\"' $d/checkout.hpp
+                        fi")

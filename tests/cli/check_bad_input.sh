@@ -110,7 +110,19 @@ expect_bad "--solver omp:warp=1" "unknown option 'warp' (keys: lanes, solve)" ru
 expect_bad "--solver cpu:" "is not KEY=VALUE" run "$ex" --solver cpu: -o "$tmp/out.h5"
 expect_bad "--solver cpu:lanes=4:solve=long-double" "solve=long-double steps cells one at a time: lanes=4" run "$ex" --solver cpu:lanes=4:solve=long-double -o "$tmp/out.h5"
 expect_bad "--layout" "gone" run "$ex" --solver cpu --layout interleaved -o "$tmp/out.h5"
+# Typed values (run/solver_registry.hpp): each kind of bad value names the solver, the key
+# and what it takes; the same checks for compare's list and parareal's coarse solver.
+expect_bad "--solver cpu:lanes=3" "solver cpu: lanes=3: unknown value (lanes takes auto|1|2|4|8)" run "$ex" --solver cpu:lanes=3 -o "$tmp/out.h5"
+expect_bad "--solver cpu:lanes=x" "solver cpu: lanes=x: not a whole number (lanes takes auto|1|2|4|8)" run "$ex" --solver cpu:lanes=x -o "$tmp/out.h5"
+expect_bad "--solver omp:solve=quad" "solver omp: solve=quad: unknown value (solve takes double|long-double)" run "$ex" --solver omp:solve=quad -o "$tmp/out.h5"
+expect_bad "--solver cpu:lanes=1:lanes=2" "solver cpu: option 'lanes' given twice" run "$ex" --solver cpu:lanes=1:lanes=2 -o "$tmp/out.h5"
+expect_bad "compare omp:lanes=-1" "solver omp: lanes=-1: not a whole number (lanes takes auto|1|2|4|8)" compare "$ex" --solvers cpu,omp:lanes=-1 -o "$tmp/out_cmp"
+expect_bad "coarse-solver=cpu:lanes=5" "coarse-solver=cpu:lanes=5: solver cpu: lanes=5: unknown value (lanes takes auto|1|2|4|8)" run "$ex" --time-parallel parareal:coarse-solver=cpu:lanes=5 -o "$tmp/out.h5"
 if [[ $cuda == yes ]]; then
+  expect_bad "gpu-fine shared=2048" "solver gpu-fine: shared=2048: out of range (shared takes 1..1024 or auto)" run "$ex" --solver gpu-fine:shared=2048 -o "$tmp/out.h5"
+  expect_bad "gpu-fine sort=yes" "solver gpu-fine: sort=yes: not on or off (sort takes on|off)" run "$ex" --solver gpu-fine:sort=yes -o "$tmp/out.h5"
+  expect_bad "gpu-branch cut=-1" "solver gpu-branch: cut=-1: not a whole number (cut takes N >= 0)" run "$ex" --solver gpu-branch:cut=-1 -o "$tmp/out.h5"
+  expect_bad "gpu-cell block-shared block=129" "layout=block-shared with block=129: at most 128" run "$ex" --solver gpu-cell:layout=block-shared:block=129 -o "$tmp/out.h5"
   expect_bad "gpu-cell layout=bogus" "layout takes flat|interleaved|block-interleaved" run "$ex" --solver gpu-cell:layout=bogus -o "$tmp/out.h5"
   expect_bad "gpu-cell block=0" "block=0" run "$ex" --solver gpu-cell:block=0 -o "$tmp/out.h5"
   expect_bad "gpu-cell warp=1" "keys: layout, block, kernel, timing, threads" run "$ex" --solver gpu-cell:warp=1 -o "$tmp/out.h5"

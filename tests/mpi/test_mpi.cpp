@@ -30,7 +30,7 @@ struct Run {
 Run run_on(const std::shared_ptr<Communicator>& comm, const Model& m, const std::string& solver, int threads,
            bool pipeline) {
     SimOptions o;
-    o.solver = solver;
+    o.solver = parse_solver_spec(solver);
     o.threads = threads;
     o.pipeline = pipeline;
     o.comm = comm;

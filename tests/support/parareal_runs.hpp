@@ -16,7 +16,7 @@ namespace arbolito::parareal_test {
 // The record of the usual time stepping with `solver`.
 inline RecordedRun sequential_run(const Model& m, const std::string& solver, int threads = 1) {
     SimOptions o;
-    o.solver = solver;
+    o.solver = parse_solver_spec(solver);
     o.threads = threads;
     Simulation sim(m, o);
     RecordedRun r;
@@ -29,10 +29,9 @@ inline RecordedRun sequential_run(const Model& m, const std::string& solver, int
 inline RecordedRun parareal_run(const Model& m, const std::string& solver, const std::string& spec, int threads = 1,
                                 PararealReport* rep = nullptr) {
     RecordedRun r;
-    SimOptions o;
-    o.solver = solver;
-    r.n_columns = Simulation(m, o).n_columns();
-    const PararealReport got = run_parareal(m, parse_solver_spec(solver), threads, true, parse_time_parallel(spec), r);
+    PararealRun run(m, parse_solver_spec(solver), threads, true, parse_time_parallel(spec));
+    r.n_columns = run.n_columns();
+    const PararealReport got = run.run(r);
     if (rep) *rep = got;
     return r;
 }

@@ -40,7 +40,7 @@ inline CaptureSink run_model(const arbolito::Model& m, const arbolito::SimOption
 inline CaptureSink run_model(const arbolito::Model& m, const std::string& solver = "cpu", int threads = 1,
                              bool pipeline = true) {
     arbolito::SimOptions o;
-    o.solver = solver;
+    o.solver = arbolito::parse_solver_spec(solver);
     o.threads = threads;
     o.pipeline = pipeline;
     return run_model(m, o);

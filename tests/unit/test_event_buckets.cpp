@@ -194,7 +194,7 @@ namespace {
 CaptureSink run_with(const Model& m, const std::string& solver, int threads, int exchange_threads, bool pipeline,
                      RunReport* rep = nullptr) {
     SimOptions o;
-    o.solver = solver;
+    o.solver = parse_solver_spec(solver);
     o.threads = threads;
     o.exchange_threads = exchange_threads;
     o.pipeline = pipeline;
@@ -237,12 +237,12 @@ TEST(EventBuckets, RunsWithLongDelaysAndFarGenerators) {
 TEST(EventBuckets, DefaultExchangeThreads) {
     const Model m = read_model(std::string(ARBOLITO_SOURCE_DIR) + "/examples/ring.json");
     SimOptions o;
-    o.solver = "omp";
+    o.solver = parse_solver_spec("omp");
     o.threads = 2;
     EXPECT_EQ(Simulation(m, o).exchange_threads(), 1);
     o.pipeline = false;
     EXPECT_EQ(Simulation(m, o).exchange_threads(), 2);
-    o.solver = "cpu";
+    o.solver = parse_solver_spec("cpu");
     o.threads = 1;
     o.pipeline = true;
     EXPECT_EQ(Simulation(m, o).exchange_threads(), 1);

@@ -48,7 +48,7 @@ struct Result {
 // options: the solver's KEY=VALUE part, e.g. "layout=flat:timing=off".
 Result run(const Model& m, const std::string& solver, const std::string& options = "", bool pipeline = true) {
     SimOptions o;
-    o.solver = options.empty() ? solver : solver + ":" + options;
+    o.solver = parse_solver_spec(options.empty() ? solver : solver + ":" + options);
     o.pipeline = pipeline;
     Simulation sim(m, o);
     Result r;
@@ -115,17 +115,21 @@ const std::vector<std::string> all_layouts = {"layout=flat", "layout=interleaved
 }  // namespace
 
 TEST(GpuOptions, Parse) {
+    using Kind = CellLayout::Kind;
     auto o = parse_gpu_options("");
-    EXPECT_EQ(o.layout, "block-interleaved:32");
+    EXPECT_EQ(o.layout.kind, Kind::block_interleaved);
+    EXPECT_EQ(o.layout.block, 32);
+    EXPECT_FALSE(o.block_auto);
     EXPECT_TRUE(o.phase_times);
     EXPECT_EQ(o.solve_threads, 0);
     o = parse_gpu_options("layout=interleaved:timing=off");
-    EXPECT_EQ(o.layout, "interleaved");
+    EXPECT_EQ(o.layout.kind, Kind::interleaved);
     EXPECT_FALSE(o.phase_times);
     // Point sums are always the deterministic segmented sum: no atomic variant.
     EXPECT_THROW(parse_gpu_options("sum=atomic"), std::invalid_argument);
     o = parse_gpu_options("block=64:kernel=plain:threads=64");
-    EXPECT_EQ(o.layout, "block-interleaved:64");
+    EXPECT_EQ(o.layout.kind, Kind::block_interleaved);
+    EXPECT_EQ(o.layout.block, 64);
     EXPECT_EQ(o.solve_kernel, "plain");
     EXPECT_EQ(o.solve_threads, 64);
     EXPECT_EQ(parse_gpu_options("layout=flat").solve_kernel, "");  // chosen from the cell count
@@ -134,9 +138,13 @@ TEST(GpuOptions, Parse) {
     EXPECT_THROW(parse_gpu_options("block=0"), std::invalid_argument);
     EXPECT_THROW(parse_gpu_options("flat"), std::invalid_argument);
     o = parse_gpu_options("layout=block-shared:padding=compute");
-    EXPECT_EQ(o.layout, "block-shared:auto");
-    EXPECT_EQ(o.solve_padding, "compute");
-    EXPECT_EQ(parse_gpu_options("layout=block-shared:block=16").layout, "block-shared:16");
+    EXPECT_EQ(o.layout.kind, Kind::block_shared);
+    EXPECT_TRUE(o.block_auto);
+    EXPECT_EQ(o.solve_padding, GpuGroupOptions::Padding::compute);
+    o = parse_gpu_options("layout=block-shared:block=16");
+    EXPECT_EQ(o.layout.kind, Kind::block_shared);
+    EXPECT_EQ(o.layout.block, 16);
+    EXPECT_FALSE(o.block_auto);
     EXPECT_THROW(parse_gpu_options("padding=some"), std::invalid_argument);
     EXPECT_THROW(parse_gpu_options("layout=block-shared:block=129"), std::invalid_argument);
 }
@@ -148,7 +156,7 @@ TEST(GpuCellGroup, BlockSharedRefusedWhereItDoesNotFit) {
     const Model m = mixed_model(false);  // its largest cell has 1,800 CVs
     for (const char* spec : {"gpu-cell:layout=block-shared:block=128", "gpu-cell:layout=block-shared:kernel=plain"}) {
         SimOptions o;
-        o.solver = spec;
+        o.solver = parse_solver_spec(spec);
         try {
             Simulation s(m, o);
             ADD_FAILURE() << spec << " accepted";
@@ -164,14 +172,9 @@ TEST(GpuCellGroup, BlockSharedRefusedWhereItDoesNotFit) {
 
 // Both are bad input, said before any device is probed: runs without a GPU too.
 TEST(GpuCellGroup, UnknownSolverAndLayoutRejected) {
-    Model m = read_model(source_path("examples/ring.json"));
-    SimOptions o;
-    o.solver = "gpu-cell:layout=diagonal";
-    EXPECT_THROW(Simulation(m, o), std::invalid_argument);
-    o.solver = "gpu-fine:sort=sideways";
-    EXPECT_THROW(Simulation(m, o), std::invalid_argument);
-    o.solver = "gpu-twig";
-    EXPECT_THROW(Simulation(m, o), std::invalid_argument);
+    EXPECT_THROW(parse_solver_spec("gpu-cell:layout=diagonal"), std::invalid_argument);
+    EXPECT_THROW(parse_solver_spec("gpu-fine:sort=sideways"), std::invalid_argument);
+    EXPECT_THROW(parse_solver_spec("gpu-twig"), std::invalid_argument);
 }
 
 TEST(GpuCellGroup, RingMatchesCpu) {
@@ -737,7 +740,7 @@ TEST(GpuCellGroup, BlowUpStopsLikeTheCpu) {
     };
     auto stop = [&](const std::string& solver) {
         SimOptions o;
-        o.solver = solver;
+        o.solver = parse_solver_spec(solver);
         Simulation sim(m, o);
         struct Count : RecordSink {
             std::size_t n = 0;

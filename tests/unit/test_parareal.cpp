@@ -134,7 +134,8 @@ TEST(Parareal, Refusals) {
         EXPECT_EQ(p.slices, 16) << text;
         EXPECT_EQ(p.tol, 1e-8) << text;
         EXPECT_EQ(p.coarse, 5) << text;
-        EXPECT_EQ(p.coarse_solver, "cpu:lanes=1") << text;
+        ASSERT_TRUE(p.coarse_solver) << text;
+        EXPECT_EQ(p.coarse_solver->text(), "cpu:lanes=1") << text;
         EXPECT_TRUE(p.verify) << text;
     }
     EXPECT_FALSE(time_parallel_is_deprecated("parareal:slices=16:tol=1e-8"));

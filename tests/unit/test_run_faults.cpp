@@ -24,7 +24,7 @@ std::string source_file(const std::string& rel) { return std::string(ARBOLITO_SO
 std::string blow_up(const std::string& name, const std::string& solver, CaptureSink& sink, VoltageBlowUp* out = nullptr) {
     const Model m = read_model(test_data("blowups/" + name + ".json"));
     SimOptions o;
-    o.solver = solver;
+    o.solver = parse_solver_spec(solver);
     o.threads = 2;
     Simulation sim(m, o);
     sink.ncol = sim.n_columns();

@@ -2,9 +2,11 @@
 // what this build has, and one clear error for each kind of bad spec.
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "cpu/cpu_cell_group.hpp"
 #include "model/run_settings.hpp"
 #include "run/solver_auto.hpp"
 #include "run/solver_spec.hpp"
@@ -17,6 +19,16 @@ namespace {
 std::string error_of(const std::string& spec) {
     try {
         parse_solver_spec(spec);
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
+// The same for the checks of any solver, in this build or not (a GPU solver's keys in a CPU build).
+std::string any_build_error_of(const std::string& spec) {
+    try {
+        parse_solver_spec_any_build(spec);
     } catch (const std::invalid_argument& e) {
         return e.what();
     }
@@ -57,7 +69,12 @@ TEST(SolverRegistry, ContentsPerBuild) {
         if (!s.needs_cuda && !s.is_auto) EXPECT_TRUE(s.make_group) << s.name;  // only GPU solvers may be missing
     }
     EXPECT_TRUE(has(describe_solvers(), "gpu-cell"));
-    EXPECT_TRUE(has(describe_solvers(), "timing=on|off (default on)"));
+    // Each key with its type, what it takes and its default.
+    EXPECT_TRUE(has(describe_solvers(), "timing=on|off (flag, default on)"));
+    EXPECT_TRUE(has(describe_solvers(), "lanes=auto|1|2|4|8 (integer, default auto)"));
+    EXPECT_TRUE(has(describe_solvers(), "cut=N >= 0 (integer, default 32)"));
+    EXPECT_TRUE(has(describe_solvers(), "shared=1..1024 or auto (integer, default auto)"));
+    EXPECT_TRUE(has(describe_solvers(), "coupling=fold|edd (choice, default fold)"));
 }
 
 // What can run here: the CPU solvers and auto always; a GPU solver with the CUDA build and
@@ -84,41 +101,118 @@ TEST(SolverRegistry, AvailableHere) {
 TEST(SolverSpec, DefaultsAndGivenKeys) {
     const SolverSpec cpu = parse_solver_spec("cpu");
     EXPECT_EQ(cpu.solver->name, "cpu");
-    EXPECT_EQ(cpu.options.at("lanes"), "auto");  // default
+    EXPECT_FALSE(cpu.options.number("lanes"));  // default: auto
+    EXPECT_EQ(cpu.options.text("lanes"), "auto");
+    EXPECT_EQ(cpu.options.choice("solve"), "double");
     EXPECT_EQ(cpu.text(), "cpu");
-    EXPECT_EQ(parse_solver_spec("omp:lanes=1").options.at("lanes"), "1");
-#ifdef ARBOLITO_HAVE_CUDA
-    const SolverSpec g = parse_solver_spec("gpu-cell:timing=off:layout=flat");
-    EXPECT_EQ(g.options.at("timing"), "off");
-    EXPECT_EQ(g.options.at("layout"), "flat");
-    EXPECT_EQ(g.options.at("block"), "auto");  // default: 32 for block-interleaved
-    EXPECT_EQ(g.options.at("kernel"), "auto");
+    EXPECT_EQ(parse_solver_spec("omp:lanes=1").options.number("lanes"), 1);
+    EXPECT_EQ(parse_solver_spec("omp:lanes=1").lane_width(), 1);
+    EXPECT_EQ(parse_solver_spec("cpu:lanes=8").lane_width(), 8);
+    EXPECT_EQ(parse_solver_spec("cpu:solve=long-double").lane_width(), 1);  // lanes=auto: one at a time
+    EXPECT_EQ(parse_solver_spec("cpu").lane_width(), native_lane_width());
+    EXPECT_EQ(parse_solver_spec("auto").lane_width(), 1);
+    const SolverSpec g = parse_solver_spec_any_build("gpu-cell:timing=off:layout=flat");
+    EXPECT_FALSE(g.options.flag("timing"));
+    EXPECT_EQ(g.options.choice("layout"), "flat");
+    EXPECT_FALSE(g.options.number("block"));  // default auto: 32 for block-interleaved
+    EXPECT_EQ(g.options.number_or("block", 32), 32);
+    EXPECT_EQ(g.options.choice("kernel"), "auto");
     EXPECT_EQ(g.text(), "gpu-cell:timing=off:layout=flat");
-#endif
+    EXPECT_EQ(g.lane_width(), 1);
+    const SolverSpec f = parse_solver_spec_any_build("gpu-fine:step=resident:threads=256:shared=50:sort=off");
+    EXPECT_EQ(f.options.choice("step"), "resident");
+    EXPECT_EQ(f.options.number("threads"), 256);
+    EXPECT_EQ(f.options.number("shared"), 50);
+    EXPECT_FALSE(f.options.flag("sort"));
+    EXPECT_TRUE(f.options.flag("reroot"));  // default on
+    const SolverSpec b = parse_solver_spec_any_build("gpu-branch:cut=8:tile=0");
+    EXPECT_EQ(b.options.number("cut"), 8);
+    EXPECT_EQ(b.options.number("tile"), 0);  // a number, not auto
+    EXPECT_FALSE(b.options.number("prefetch"));
+    EXPECT_TRUE(b.options.flag("graph"));
 }
 
 TEST(SolverSpec, BadSpecsSayWhatIsAllowed) {
     EXPECT_TRUE(has(error_of("warp"), "unknown solver 'warp' (this build has: cpu, omp"));
     EXPECT_TRUE(has(error_of(""), "unknown solver ''"));
     EXPECT_TRUE(has(error_of("omp:threads=4"), "unknown option 'threads' (keys: lanes, solve)"));
-    EXPECT_TRUE(has(error_of("cpu:lanes=3"), "lanes=3: unknown value (lanes takes auto|1|2|4|8)"));
+    EXPECT_TRUE(has(error_of("cpu:lanes=3"), "solver cpu: lanes=3: unknown value (lanes takes auto|1|2|4|8)"));
     EXPECT_TRUE(has(error_of("cpu:"), "is not KEY=VALUE"));
     EXPECT_TRUE(has(error_of("cpu:=1"), "is not KEY=VALUE"));
 #ifdef ARBOLITO_HAVE_CUDA
     EXPECT_TRUE(has(error_of("gpu-cell:timing=fast"), "timing=fast: unknown value (timing takes on|off)"));
-    EXPECT_TRUE(has(error_of("gpu-cell:block=0"), "block=0: not a whole number >= 1 (block takes N >= 1 or auto)"));
+    EXPECT_TRUE(has(error_of("gpu-cell:block=0"), "block=0: out of range (block takes N >= 1 or auto)"));
     EXPECT_TRUE(has(error_of("gpu-cell:block=x"), "not a whole number"));
     EXPECT_TRUE(has(error_of("gpu-cell:kernel=fast"), "rowparent8"));
     EXPECT_TRUE(has(error_of("gpu-cell:warp=1"), "keys: layout, block, kernel, timing, threads, padding"));
     EXPECT_TRUE(has(error_of("gpu-cell:timing=on:timing=off"), "given twice"));
     EXPECT_TRUE(has(error_of("gpu-cell:layout=block-interleaved:32"), "is not KEY=VALUE"));  // the old grammar
-    EXPECT_TRUE(has(error_of("gpu-branch:tile=x"), "tile=x: not a whole number >= 0 (tile takes N >= 0 or auto)"));
+    EXPECT_TRUE(has(error_of("gpu-branch:tile=x"), "tile=x: not a whole number (tile takes N >= 0 or auto)"));
     EXPECT_NO_THROW(parse_solver_spec("gpu-branch:coupling=edd:tile=auto"));
     EXPECT_NO_THROW(parse_solver_spec("gpu-branch:coupling=edd:tile=0"));
 #else
     EXPECT_TRUE(has(error_of("gpu-cell"), "gpu-cell needs the CUDA build"));
     EXPECT_TRUE(has(error_of("gpu-cell:timing=off"), "gpu-cell needs the CUDA build"));
 #endif
+}
+
+// Every kind of bad value, in every build: one line naming the solver, the key and what it
+// takes (the GPU solvers' keys are checked here through parse_solver_spec_any_build).
+TEST(SolverSpec, TypedValuesCheckedOnce) {
+    struct Bad {
+        const char* spec;
+        const char* message;
+    };
+    for (const Bad& b : std::vector<Bad>{
+             // integer from a list, or auto
+             {"cpu:lanes=3", "solver cpu: lanes=3: unknown value (lanes takes auto|1|2|4|8)"},
+             {"cpu:lanes=four", "solver cpu: lanes=four: not a whole number (lanes takes auto|1|2|4|8)"},
+             {"omp:lanes=-4", "solver omp: lanes=-4: not a whole number (lanes takes auto|1|2|4|8)"},
+             // choice
+             {"cpu:solve=quad", "solver cpu: solve=quad: unknown value (solve takes double|long-double)"},
+             // a rule across keys
+             {"cpu:lanes=4:solve=long-double", "solver cpu: solve=long-double steps cells one at a time: lanes=4"},
+             // unknown key: the solver's keys
+             {"cpu:lane=4", "solver cpu: unknown option 'lane' (keys: lanes, solve)"},
+             {"gpu-fine:steps=resident", "solver gpu-fine: unknown option 'steps' (keys: sort, reroot, split, block"},
+             // integer in a range
+             {"gpu-branch:cut=-1", "solver gpu-branch: cut=-1: not a whole number (cut takes N >= 0)"},
+             {"gpu-branch:cut=1e3", "solver gpu-branch: cut=1e3: not a whole number (cut takes N >= 0)"},
+             {"gpu-branch:cut=99999999999", "solver gpu-branch: cut=99999999999: not a whole number (cut takes N >= 0)"},
+             {"gpu-branch:block=0", "solver gpu-branch: block=0: out of range (block takes N >= 1)"},
+             {"gpu-fine:shared=0", "solver gpu-fine: shared=0: out of range (shared takes 1..1024 or auto)"},
+             {"gpu-fine:shared=2048", "solver gpu-fine: shared=2048: out of range (shared takes 1..1024 or auto)"},
+             {"gpu-fine:block=auto2", "solver gpu-fine: block=auto2: not a whole number (block takes N >= 1 or auto)"},
+             // integer from a list, no word
+             {"gpu-fine:threads=96", "solver gpu-fine: threads=96: unknown value (threads takes 64|128|256)"},
+             {"gpu-fine:threads=auto", "solver gpu-fine: threads=auto: not a whole number (threads takes 64|128|256)"},
+             {"gpu-fine:ahead=6", "solver gpu-fine: ahead=6: unknown value (ahead takes auto|4|8)"},
+             // flag
+             {"gpu-fine:sort=yes", "solver gpu-fine: sort=yes: not on or off (sort takes on|off)"},
+             {"gpu-branch:graph=1", "solver gpu-branch: graph=1: not on or off (graph takes on|off)"},
+             // choice
+             {"gpu-fine:step=epoch", "solver gpu-fine: step=epoch: unknown value (step takes streaming|resident)"},
+             {"gpu-cell:layout=diagonal", "solver gpu-cell: layout=diagonal: unknown value (layout takes flat|interleaved"},
+             // a rule across keys
+             {"gpu-cell:layout=block-shared:block=129", "solver gpu-cell: layout=block-shared with block=129: at most 128"},
+             // given twice
+             {"gpu-fine:step=resident:step=streaming", "solver gpu-fine: option 'step' given twice"},
+         }) {
+        const std::string e = any_build_error_of(b.spec);
+        EXPECT_TRUE(has(e, b.message)) << b.spec << ": " << e;
+    }
+    // The spellings the docs and tests use, each accepted.
+    for (const char* good : {"cpu:lanes=1", "cpu:lanes=auto:solve=long-double", "cpu:lanes=1:solve=long-double",
+                             "omp:lanes=8", "gpu-fine:step=resident:threads=128", "gpu-fine:step=resident:shared=74",
+                             "gpu-fine:split=on:ahead=4:memory=shared", "gpu-branch:cut=8", "gpu-branch:coupling=edd:tile=1536",
+                             "gpu-branch:coupling=edd:prefetch=0:skew=8000:threads=64", "gpu-cell:layout=block-shared:block=128",
+                             "gpu-cell:layout=interleaved:timing=off:threads=96:padding=stop", "auto"})
+        EXPECT_EQ(any_build_error_of(good), "") << good;
+    // A typed option read as another type is a programming error, not bad input.
+    const SolverSpec cpu = parse_solver_spec("cpu");
+    EXPECT_THROW(cpu.options.flag("lanes"), std::logic_error);
+    EXPECT_THROW(cpu.options.number("solve"), std::logic_error);
+    EXPECT_THROW(cpu.options.choice("threads"), std::logic_error);
 }
 
 TEST(SolverSpec, ListCheckedWhole) {

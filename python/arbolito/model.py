@@ -38,9 +38,10 @@ class Model:
 
     @classmethod
     def from_builder(cls, builder, name=None, **params):
-        """A network drawn by one of the engine's builders ("busyring", ...), with the
-        builder's parameters as keywords: an underscore in a keyword stands for a hyphen
-        where the builder's key has one (num_cells: num-cells)."""
+        """A network whose builder draws its own cells ("busyring"), with the builder's
+        parameters as keywords (README, "Model files"); busyring's keys have hyphens,
+        written as underscores here (num_cells: num-cells). A builder that connects cells
+        listed in the model (ring) needs them: Model.from_dict."""
         network = {"builder": builder}
         for key, value in params.items():
             network[key.replace("_", "-") if builder == "busyring" else key] = value

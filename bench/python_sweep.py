@@ -7,9 +7,10 @@ N runs of bench/models/busyring64.json (64 cells), the synaptic weight
   python     arbolito.run(model.with_set("network.event-weight", W), "cpu") in one
              process, the record kept in memory;
   python+h5  the same with output=FILE, the command line's file written too.
-Each repeat runs the three sweeps one after the other, in an order that rotates between
-repeats, so that the machine's load falls on all of them alike; the table gives each
-sweep's median wall time over the repeats and its ratio to the command line's.
+Each repeat runs the three sweeps side by side, point by point (the three runs of a point
+in an order that rotates from point to point), so that the load of a shared machine falls
+on all three alike; a sweep's time is the sum of its runs' wall times. The table gives
+each sweep's median over the repeats and its ratio to the command line's.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_sweep.py build/app/arbolito \
         [--points 100] [--repeats 3] [--duration 20]
@@ -31,20 +32,13 @@ HERE = pathlib.Path(__file__).resolve().parent
 MODEL = HERE / "models" / "busyring64.json"
 
 
-def sweep_cli(exe, weights, duration, out):
-    for w in weights:
-        subprocess.run([exe, "run", str(MODEL), "--set", f"network.event-weight={w!r}", "--set",
-                        f"network.duration={duration!r}", "--solver", "cpu", "-o", out, "--log-level", "warn"],
-                       check=True)
+def run_cli(exe, weight, duration, out):
+    subprocess.run([exe, "run", str(MODEL), "--set", f"network.event-weight={weight!r}", "--set",
+                    f"network.duration={duration!r}", "--solver", "cpu", "-o", out, "--log-level", "warn"], check=True)
 
 
-def sweep_python(weights, duration, out):
-    base = arbolito.Model.from_file(MODEL).set("network.duration", duration)
-    spikes = 0
-    for w in weights:
-        r = arbolito.run(base.with_set("network.event-weight", w), "cpu", output=out, progress=None)
-        spikes += len(r.spikes)
-    return spikes
+def run_python(base, weight, out):
+    return len(arbolito.run(base.with_set("network.event-weight", weight), "cpu", output=out, progress=None).spikes)
 
 
 def main():
@@ -56,20 +50,25 @@ def main():
     a = p.parse_args()
     weights = [float(w) for w in np.linspace(0.1, 0.3, a.points)]
     times = {"cli": [], "python": [], "python+h5": []}
+    base = arbolito.Model.from_file(MODEL).set("network.duration", a.duration)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "sweep.h5")
         runs = {
-            "cli": lambda: sweep_cli(a.arbolito, weights, a.duration, out),
-            "python": lambda: sweep_python(weights, a.duration, None),
-            "python+h5": lambda: sweep_python(weights, a.duration, out),
+            "cli": lambda w: run_cli(a.arbolito, w, a.duration, out),
+            "python": lambda w: run_python(base, w, None),
+            "python+h5": lambda w: run_python(base, w, out),
         }
         names = list(runs)
         for rep in range(a.repeats):
-            for name in names[rep % 3:] + names[:rep % 3]:
-                t = time.monotonic()
-                runs[name]()
-                times[name].append(time.monotonic() - t)
-                print(f"repeat {rep + 1}: {name} {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
+            total = dict.fromkeys(names, 0.0)
+            for k, w in enumerate(weights):
+                for name in names[k % 3:] + names[:k % 3]:
+                    t = time.monotonic()
+                    runs[name](w)
+                    total[name] += time.monotonic() - t
+            for name in names:
+                times[name].append(total[name])
+            print(f"repeat {rep + 1}: " + ", ".join(f"{n} {total[n]:.2f} s" for n in names), file=sys.stderr, flush=True)
     cli = statistics.median(times["cli"])
     print(f"{a.points} runs of busyring64 ({a.duration:g} ms each, cpu), median of {a.repeats} sweeps:")
     print(f"{'sweep':<10} {'median_s':>9} {'per_run_ms':>11} {'vs_cli':>7}   all_s")

@@ -211,3 +211,14 @@ def test_catalogue_and_solvers():
     names = {s["name"]: s for s in arbolito.solvers()}
     assert names["cpu"]["available"] and "gpu-fine" in names
     assert "cpu" in arbolito.describe_solvers()
+
+
+def test_gpu_solvers_agree_with_cpu(examples):
+    # On a machine with a GPU (CUDA build): compare's verdict at its default tolerances.
+    here = {s["name"] for s in arbolito.solvers() if s["available"]}
+    gpu = [s for s in ("gpu-cell", "gpu-fine") if s in here]
+    if not gpu:
+        pytest.skip("no GPU solver runs here")
+    table = arbolito.compare(examples / "ring.json", ["cpu", *gpu], tfinal=50)
+    rows = table.to_dict("records") if hasattr(table, "to_dict") else table
+    assert [r["verdict"] for r in rows] == ["reference"] + ["agree"] * len(gpu), [r["why"] for r in rows]

@@ -164,6 +164,10 @@ py::dict run(const std::string& path, const std::optional<std::string>& text, co
     o.exchange_threads = exchange_threads;
     o.pipeline = pipeline;
     o.record_samples = !spikes_only;
+    // From here, as in command_run, a first SIGINT or SIGTERM stops the run (at its first
+    // epoch boundary when it came during the set-up); Python's handlers are back on return.
+    std::optional<StopSignals> signals;
+    if (catch_signals) signals.emplace();
     std::unique_ptr<InMemoryRun> setup;
     {
         py::gil_scoped_release free_python;
@@ -204,8 +208,6 @@ py::dict run(const std::string& path, const std::optional<std::string>& text, co
     std::string failure;
     int sig = 0;
     {
-        std::optional<StopSignals> signals;
-        if (catch_signals) signals.emplace();
         py::gil_scoped_release free_python;
         try {
             rec = setup->run(hooks);
@@ -215,6 +217,7 @@ py::dict run(const std::string& path, const std::optional<std::string>& text, co
         }
         sig = catch_signals ? StopSignals::received() : 0;
     }
+    signals.reset();
     // As the command line: a failure or a stop keeps what reached the disk as <out>.partial.
     if (!failure.empty()) {
         if (file) {

@@ -1,11 +1,11 @@
 # The layers of docs/architecture.md, checked at every build (target check_layers): a
 # file may include headers of its own folder and of the layers below it, never above.
-#   app -> io -> parareal -> cpu, gpu -> run -> lowered_cell -> model -> solvers, mechanisms -> core
+#   app -> api -> io -> parareal -> cpu, gpu -> run -> lowered_cell -> model -> solvers, mechanisms -> core
 # Folders of one rank (solvers and mechanisms; cpu and gpu) do not include each other.
 # Inside a layer, the gpu/ sub-folder sits above the host code: a file outside every gpu/
 # folder includes no header of one (core/gpu, solvers/gpu, gpu/), so host code compiles
 # without CUDA. tests/ and bench/ sit on top; only they may include tests/ (test helpers)
-# or bench/.
+# or bench/. python/ (the Python module) sits on top as well.
 # Run as: cmake -DROOT=<source dir> -P cmake/check_layers.cmake
 set(rank_core 0)
 set(rank_mechanisms 1)
@@ -17,8 +17,9 @@ set(rank_cpu 5)
 set(rank_gpu 5)
 set(rank_parareal 6)
 set(rank_io 7)
-set(rank_app 8)
-set(layers core mechanisms solvers model lowered_cell run cpu gpu parareal io app)
+set(rank_api 8)
+set(rank_app 9)
+set(layers core mechanisms solvers model lowered_cell run cpu gpu parareal io api app)
 set(bad "")
 foreach(layer ${layers})
   file(GLOB_RECURSE files ${ROOT}/${layer}/*.hpp ${ROOT}/${layer}/*.cpp ${ROOT}/${layer}/*.cu ${ROOT}/${layer}/*.cuh)

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include <gtest/gtest.h>
 
 #include "run/communicator.hpp"
 #include "run/simulation.hpp"
+#include "run/solver_auto.hpp"
 #include "io/model_reader.hpp"
 #include "io/sonata_sink.hpp"
 #include "tests/support/test_util.hpp"
@@ -27,13 +29,15 @@ struct Run {
     ReportMapping mapping;
 };
 
+// first_gpu: GPU solvers' device for every rank (-1: from the local rank).
 Run run_on(const std::shared_ptr<Communicator>& comm, const Model& m, const std::string& solver, int threads,
-           bool pipeline) {
+           bool pipeline, int first_gpu = -1) {
     SimOptions o;
     o.solver = solver;
     o.threads = threads;
     o.pipeline = pipeline;
     o.comm = comm;
+    o.first_gpu = first_gpu;
     Simulation sim(m, o);
     Run r;
     r.mapping = report_mapping(sim, m.run);
@@ -87,6 +91,24 @@ class RankFailures : public testing::EmptyTestEventListener {
 };
 
 }  // namespace
+
+// One GPU shared by the ranks (each rank's cells a group of their own on device 0): the
+// same bits as one rank with every cell in one group, where each cell's layout is the
+// same in both (the ring's cells are alike). Skipped without a CUDA device.
+TEST(MpiGpu, RanksSharingOneGpuSameAsOneRank) {
+    if (!gpu_available()) GTEST_SKIP() << "no CUDA device";
+    const Model m = read_model(source_file("examples/ring.json"));
+    for (const std::string solver : {"gpu-cell", "gpu-fine:step=resident", "gpu-branch"}) {
+        const ::Run ref = run_on(std::make_shared<SerialCommunicator>(), m, solver, 1, true, 0);
+        const ::Run par = run_on(world, m, solver, 1, true, 0);
+        EXPECT_EQ(par.report.n_spikes, ref.report.n_spikes) << solver;
+        if (!world->is_root()) continue;
+        ASSERT_GT(ref.sink.spikes_seen.size(), 0u);
+        EXPECT_EQ(par.sink.spikes_seen, ref.sink.spikes_seen) << solver;
+        ASSERT_EQ(par.sink.n_frames, ref.sink.n_frames) << solver;
+        EXPECT_TRUE(par.sink.rows == ref.sink.rows) << solver << ": traces differ";
+    }
+}
 
 TEST(Mpi, Collectives) {
     const int rank = world->rank(), size = world->size();

@@ -793,12 +793,15 @@ def mpi_launcher(ctx, ranks):
 
 @step("mpi", "RANKS ARGS...",
       "`mpiexec -n RANKS arbolito ARGS...` with the packed MPICH (e.g. mpi 4 run examples/ring.json --solver gpu-cell "
-      "-o ring.h5): its output into the log", positional=None)
+      "-o {tmp}/ring.h5 --timeline {out}/ring.csv): its output into the log; {out} in ARGS is the output folder, "
+      "{tmp} the run's scratch folder; RANKS 0: one process, no launcher", positional=None)
 def step_mpi(ctx, a):
     if not a.pos or not a.pos[0].isdigit():
         raise UsageError("mpi: RANKS ARGS... (RANKS a number)")
     f = ctx.file("mpi", ".log")
-    rc, text, s = ctx.run(mpi_launcher(ctx, a.pos[0]) + [ctx.bin("arbolito"), *a.pos[1:]], 550, f)
+    args = [x.replace("{out}", str(ctx.out)).replace("{tmp}", str(ctx.tmp)) for x in a.pos[1:]]
+    launcher = mpi_launcher(ctx, a.pos[0]) if a.pos[0] != "0" else []
+    rc, text, s = ctx.run(launcher + [ctx.bin("arbolito"), *args], 550, f)
     ctx.log(f"mpiexec -n {a.pos[0]} arbolito {' '.join(a.pos[1:])}: rc {rc} in {s:.1f} s ({f.name})",
             *("  " + x for x in text.strip().splitlines()[-25:]))
     return 0 if rc == 0 else 1
@@ -808,7 +811,8 @@ def step_mpi(ctx, a):
       "[--rounds N]",
       "busyring (default examples/busyring.json: Arbor's 1,000 unconnected synapses a cell, 200 ms, spikes only) "
       "on each count of GPUS (e.g. \"1 2 4\"): CELLS in all (strong) or per GPU (--weak); mode process: one "
-      "process, --gpus N; mode ranks: mpiexec -n N, one rank per GPU (--gpus 1). Per run: run s, ns per CV-step, "
+      "process, --gpus N; mode ranks: mpiexec -n N, one rank per GPU (--gpus 1, each rank cores/N - 1 exchange "
+      "threads). Per run: run s, ns per CV-step, "
       "speed-up (strong) or efficiency (weak) against 1 GPU of its mode, exposed exchange; the spikes of every "
       "run of one cell count compared bit for bit with the first run's (h5py)",
       positional=(2, 2), flags=("weak",), options=("modes", "solver", "tfinal", "model", "rounds"))
@@ -829,8 +833,11 @@ def step_scaling(ctx, a):
                 h5 = ctx.tmp / f"scaling_{mode}_{n}_{total}_{r}.h5"
                 args = ["run", model, "--solver", solver, "--tfinal", tfinal, "--spikes-only", "--timings", "json",
                         "-o", h5]
+                # Ranks: each its share of the host's cores for its exchange (a rank alone would
+                # take them all, and N ranks would start N times as many threads as cores).
+                share = max(1, (os.cpu_count() or 2) // n - 1)
                 cmd = ([binary, *args, "--gpus", n] if mode == "process" else
-                       mpi_launcher(ctx, n) + [binary, *args, "--gpus", 1])
+                       mpi_launcher(ctx, n) + [binary, *args, "--gpus", 1, "--exchange-threads", share])
                 f = ctx.file(f"scaling_{mode}_{n}gpu_{total}", ".log")
                 rc, text, wall = ctx.run(cmd, 560, f)
                 j = last_json(text) if rc == 0 else None

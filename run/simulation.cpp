@@ -9,6 +9,7 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include "model/connection_rules.hpp"
 #include "run/decomposition.hpp"
 #include "run/gpu_binding.hpp"
 #include "run/event_buckets.hpp"
@@ -46,8 +47,7 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     steps_.n_frames = o.record_samples ? std::lround(r.tfinal / r.sample_dt) : 0;
     n_steps_ = std::lround(r.tfinal / r.dt);
 
-    double min_delay = 0;
-    for (const auto& c : m.connections) min_delay = min_delay == 0 ? c.delay : std::min(min_delay, c.delay);
+    const double min_delay = min_connection_delay(m);  // the same on every rank: rules are part of the model
     epoch_steps_ = min_delay > 0 ? std::max(1L, static_cast<long>(std::floor(min_delay / 2 / r.dt + 1e-9)))
                                  : std::max(1L, std::lround(10.0 / r.dt));
 
@@ -108,8 +108,10 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     }
     exchange_threads_ = choose_exchange_threads();
     team_ = std::make_unique<ThreadTeam>(exchange_threads_);
+    // Only the connections onto this rank's cells: a rule draws just those (a busyring of
+    // 32,768 cells has 32.8 million connections, 1.6 GB; each rank draws its share).
     fanout_ = std::make_unique<SpikeFanout>(
-        m.connections, gid_begin_, gid_end_, team_->size(),
+        connections_onto(m, gid_begin_, gid_end_), gid_begin_, gid_end_, team_->size(),
         [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); });
     setup_s_ = w.lap();
 }

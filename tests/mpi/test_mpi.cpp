@@ -176,6 +176,12 @@ TEST(Mpi, RingSameAsOneRank) { expect_all_variants(read_model(source_file("examp
 
 TEST(Mpi, Busyring16SameAsOneRank) { expect_all_variants(read_model(test_data("networks/busyring16_short.json"))); }
 
+// Read to run, busyring's connections are drawn on demand: each rank draws only those onto
+// its own cells (model/connection_rules.hpp); the one-rank reference draws them all.
+TEST(Mpi, Busyring16DrawnPerRankSameAsOneRank) {
+    expect_all_variants(read_model(test_data("networks/busyring16_short.json"), {}, ReadFor::run));
+}
+
 TEST(Mpi, SimultaneousSpikesSameAsOneRank) { expect_all_variants(read_model(test_data("networks/simultaneous.json"))); }
 
 // Rank 0's sink fails mid-run (a full disk): every rank stops at the next exchange, rank 0

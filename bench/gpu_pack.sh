@@ -33,6 +33,7 @@ DEPS=${GPU_DEPS:-$ROOT/.gpu_deps}
 mkdir -p "$DEPS/prebuilt" "$DEPS/lib"
 bins=(app/arbolito tests/gpu_tests bench/gpu_solver_bench bench/thomas_bench bench/gpu_step_bench bench/fine_bench bench/branch_bench
       bench/seed_variants_bench bench/thomas_regression_bench bench/chain_latency_bench)
+[ -z "$MPI_DIR" ] || bins+=(tests/mpi_tests)  # the MPI tests (MpiGpu.*: ranks sharing a GPU)
 if [ -n "${GPU_PACK_BINS:-}" ]; then
   wanted=()
   for name in $GPU_PACK_BINS; do

@@ -807,6 +807,19 @@ def step_mpi(ctx, a):
     return 0 if rc == 0 else 1
 
 
+@step("mpi-tests", "RANKS [FILTER]",
+      "mpi_tests (packed with gpu_pack.sh --mpi) on RANKS ranks, e.g. 2 'MpiGpu.*' (the ranks share GPU 0): the "
+      "verdicts into the log", positional=(1, 2))
+def step_mpi_tests(ctx, a):
+    filt = a.at(1, "")
+    f = ctx.file("mpi_tests", ".log")
+    rc, text, s = ctx.run(mpi_launcher(ctx, a.pos[0]) + [ctx.bin("mpi_tests")] +
+                          ([f"--gtest_filter={filt}"] if filt else []), 400, f)
+    ctx.log(f"mpi_tests on {a.pos[0]} ranks {filt or '(all)'}: rc {rc} in {s:.0f} s ({f.name})",
+            *("  " + x for x in grep(text, r"^\[  (PASSED|FAILED|SKIPPED)|Failure|Expected|Which is|rank \d+\]")))
+    return 0 if rc == 0 else 1
+
+
 @step("scaling", "CELLS GPUS [--weak] [--modes \"process ranks\"] [--solver S] [--tfinal MS] [--model FILE] "
       "[--rounds N]",
       "busyring (default examples/busyring.json: Arbor's 1,000 unconnected synapses a cell, 200 ms, spikes only) "

@@ -2,6 +2,7 @@
 // `mpirun -np 2 mpi_tests`. Each rank also runs the model alone (serial communicator),
 // and rank 0 checks that the ranks together recorded exactly the same.
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -21,7 +22,11 @@ namespace {
 
 std::shared_ptr<Communicator> world;
 
-std::string source_file(const std::string& rel) { return std::string(ARBOLITO_SOURCE_DIR) + "/" + rel; }
+// The checkout: $ARBOLITO_SOURCE_DIR where set (a binary packed for another machine), else the build's.
+std::string source_file(const std::string& rel) {
+    const char* env = std::getenv("ARBOLITO_SOURCE_DIR");
+    return std::string(env ? env : ARBOLITO_SOURCE_DIR) + "/" + rel;
+}
 
 struct Run {
     CaptureSink sink;
@@ -158,7 +163,7 @@ TEST(Mpi, FailureOnOneRankStopsAll) {
 }
 
 TEST(Mpi, RanksHoldContiguousBlocks) {
-    const Model m = read_model(test_data("networks/busyring16_short.json"));
+    const Model m = read_model(source_file("tests/data/networks/busyring16_short.json"));
     SimOptions o;
     o.comm = world;
     Simulation sim(m, o);
@@ -174,15 +179,19 @@ TEST(Mpi, RanksHoldContiguousBlocks) {
 
 TEST(Mpi, RingSameAsOneRank) { expect_all_variants(read_model(source_file("examples/ring.json"))); }
 
-TEST(Mpi, Busyring16SameAsOneRank) { expect_all_variants(read_model(test_data("networks/busyring16_short.json"))); }
+TEST(Mpi, Busyring16SameAsOneRank) {
+    expect_all_variants(read_model(source_file("tests/data/networks/busyring16_short.json")));
+}
 
 // Read to run, busyring's connections are drawn on demand: each rank draws only those onto
 // its own cells (model/connection_rules.hpp); the one-rank reference draws them all.
 TEST(Mpi, Busyring16DrawnPerRankSameAsOneRank) {
-    expect_all_variants(read_model(test_data("networks/busyring16_short.json"), {}, ReadFor::run));
+    expect_all_variants(read_model(source_file("tests/data/networks/busyring16_short.json"), {}, ReadFor::run));
 }
 
-TEST(Mpi, SimultaneousSpikesSameAsOneRank) { expect_all_variants(read_model(test_data("networks/simultaneous.json"))); }
+TEST(Mpi, SimultaneousSpikesSameAsOneRank) {
+    expect_all_variants(read_model(source_file("tests/data/networks/simultaneous.json")));
+}
 
 // Rank 0's sink fails mid-run (a full disk): every rank stops at the next exchange, rank 0
 // with the sink's error, the others with PeerFailure, and the ranks stay in step.

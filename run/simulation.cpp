@@ -277,7 +277,12 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             if (next_end > 0) {
                 queue.take(next, team);
                 timeline::mark("events taken", next_begin);
-                for (int g = 0; g < ng; ++g) groups_[g]->prepare(next_begin, next_end, next[g]);
+                // Several GPU groups: each group's events packed for its device at once,
+                // on the exchange's threads (one prepare per group at a time, as promised).
+                if (group_threads_)
+                    team.run(ng, [&](std::size_t g) { groups_[g]->prepare(next_begin, next_end, next[g]); });
+                else
+                    for (int g = 0; g < ng; ++g) groups_[g]->prepare(next_begin, next_end, next[g]);
             }
         }
         timeline::mark("exchange end", next_begin);

@@ -60,6 +60,12 @@ if [ -n "$MPI_DIR" ]; then
   cp -L "$MPI_DIR"/lib/libmpi.so.12 "$DEPS/mpi/lib/"
   cp -rL "$MPI_DIR/lib/mpich" "$DEPS/mpi/lib/"
 fi
+# Over the device call's carry limit (64 MiB in all): the binaries and libmpi travel gzipped
+# (gpu_run.py unpacks prebuilt/*.gz and mpi/lib/*.gz before its first step).
+if [ "$(du -sm "$DEPS" | cut -f1)" -gt 60 ]; then
+  for b in "${bins[@]}"; do gzip -f "$DEPS/prebuilt/$(basename "$b")"; done
+  [ -z "$MPI_DIR" ] || gzip -f "$DEPS/mpi/lib/libmpi.so.12"
+fi
 { echo "built $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname) from $B"
   git -C "$ROOT" rev-parse --short HEAD 2>/dev/null | sed "s/^/repository HEAD when packed: /"
   nvcc --version | tail -1

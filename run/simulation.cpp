@@ -120,8 +120,10 @@ int Simulation::bind_devices() {
     const Communicator& comm = *opt_.comm;
     const int visible = visible_gpus();
     try {
-        group_device_ = visible > 0 ? bind_gpus(visible, comm.local_rank(), comm.local_size(), {opt_.gpus, opt_.first_gpu}).devices
-                                    : std::vector<int>{0};  // the group's set-up says that no device is usable
+        // No device: the group's set-up says so (make_gpu_group).
+        group_device_ = visible == 0 ? std::vector<int>{0}
+                                     : bind_gpus(visible, comm.local_rank(), comm.local_size(),
+                                                 {opt_.gpus, opt_.first_gpu}).devices;
     } catch (...) {
         // Reported after the log's collective, which every rank joins (bad_binding_).
         bad_binding_ = std::current_exception();
@@ -157,7 +159,7 @@ void Simulation::log_gpu_groups(const std::vector<double>& weight) {
 int Simulation::choose_exchange_threads() const {
     if (opt_.exchange_threads > 0) return opt_.exchange_threads;
     // A GPU group leaves the host's cores idle while it steps (its host thread only
-    // drives the device): the exchange takes all but those threads' cores of the cores this process
+    // drives the device): the exchange takes all but the groups' threads' cores of those this process
     // may use (omp_get_num_procs follows its affinity, e.g. an MPI rank's binding), or
     // --threads if more. 32768 busyring cells on an H100 host: 61 s of exchange on one
     // thread, 7 s on 15, against a 33 s GPU solve.

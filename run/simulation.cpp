@@ -363,6 +363,9 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         if (comm.size() > 1 && stop_requested) {
             double flags[2] = {abandoned ? 1.0 : 0.0, stop_now ? 1.0 : 0.0};
             comm.max(flags, 2);
+            // On the update's thread, between epochs: its wait for the slowest rank shows
+            // between `exchange joined` and this mark.
+            timeline::mark("stop agreed", b);
             abandoned = flags[0] > 0;
             stop_now = flags[1] > 0;
         }

@@ -10,6 +10,7 @@
 #include "app/run_common.hpp"
 #include "lowered_cell/fvm_data.hpp"
 #include "cpu/cpu_cell_group.hpp"
+#include "model/connection_rules.hpp"
 #include "model/memory_estimate.hpp"
 #include "run/solver_auto.hpp"
 #include "run/solver_spec.hpp"
@@ -83,7 +84,7 @@ int command_info(const InfoArgs& a) {
     }
     long total_cv = 0;
     std::map<std::string, long> instances;
-    std::cout << "model " << m.name << " (" << a.model << "): " << m.cells.size() << " cells, " << m.connections.size()
+    std::cout << "model " << m.name << " (" << a.model << "): " << m.cells.size() << " cells, " << connection_count(m)
               << " connections, " << m.generators.size() << " generators\n";
     std::cout << "run: dt " << m.run.dt << " ms, tfinal " << m.run.tfinal << " ms, sample_dt " << m.run.sample_dt << " ms\n";
     // CV branches and levels: the unbranched runs of CVs and the depth of their tree, the

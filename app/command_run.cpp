@@ -1,4 +1,7 @@
 #include <csignal>
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +18,7 @@
 #include "app/stop_signals.hpp"
 #include "model/memory_estimate.hpp"
 #include "parareal/parareal.hpp"
+#include "run/gpu_binding.hpp"
 #include "run/simulation.hpp"
 #include "run/solver_auto.hpp"
 #include "run/solver_spec.hpp"
@@ -129,6 +133,34 @@ int run_time_parallel(const RunArgs& a, const Model& m, const SolverSpec& solver
     return 0;
 }
 
+// The rank's first CUDA device: --gpu, else $ARBOLITO_GPU (a launcher's wrapper may set it
+// per rank), else -1 (from the rank's place on its node). One that this process cannot see
+// is an input error naming where it came from.
+int requested_first_gpu(const std::optional<int>& option) {
+    std::string from = "--gpu";
+    long d = -1;
+    if (option) {
+        d = *option;
+    } else if (const char* env = std::getenv("ARBOLITO_GPU"); env && *env) {
+        from = "ARBOLITO_GPU";
+        const std::string text = env;
+        std::size_t end = 0;
+        try {
+            d = std::stol(text, &end);
+        } catch (const std::exception&) {
+            end = 0;
+        }
+        if (end != text.size() || d < 0) throw InputError(from, "", "'" + text + "' is not a device number (0, 1, ...)");
+    } else {
+        return -1;
+    }
+    const int visible = visible_gpus();
+    if (visible > 0 && d >= visible)
+        throw InputError(from, "", "device " + std::to_string(d) + " is not visible: this process sees " +
+                                       std::to_string(visible) + " (0 to " + std::to_string(visible - 1) + ")");
+    return static_cast<int>(d);
+}
+
 }  // namespace
 
 int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr) {
@@ -144,17 +176,22 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
     std::string out;
     std::unique_ptr<Simulation> sim;
     std::unique_ptr<PararealRun> parareal;  // --time-parallel: set up in place of the epoch loop
+    int first_gpu = -1;
     on_all_ranks(comm, [&] {
         // A GPU solver without a usable device: refused before the model is read.
         if (const std::string why = solver_unavailable_here(a.solver); !why.empty())
             throw InputError("--solver", "", why);
         check_thread_count("--threads", a.threads);
         check_thread_count("--exchange-threads", a.exchange_threads);
+        check_thread_count("--gpus", a.gpus);  // a host thread per GPU group
+        first_gpu = requested_first_gpu(a.gpu);
         m = read_model(a.model, a.sets, ReadFor::run);
         apply_run_overrides(m, a.dt, a.tfinal, a.event_rules);
         if (comm.is_root()) {
             warn_short_run(m.run, !a.spikes_only);
             // The default solver runs on one core: --threads alone would do nothing there.
+            if ((a.gpus > 0 || first_gpu >= 0) && !a.solver.solver->needs_cuda && !a.solver.solver->is_auto)
+                spdlog::warn("--gpus and --gpu apply to the GPU solvers only: solver {} ignores them", a.solver.text());
             if (a.threads > 1 && !a.no_pipeline && a.solver.solver->name == "cpu")
                 spdlog::warn("--threads {}: the cpu solver updates the cells on one core (--solver omp or auto uses the "
                              "threads)",
@@ -209,6 +246,8 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         o.solver = a.solver;
         o.threads = a.threads;
         o.exchange_threads = a.exchange_threads;
+        o.gpus = a.gpus;
+        o.first_gpu = first_gpu;
         o.pipeline = !a.no_pipeline;
         o.record_samples = !a.spikes_only;
         o.comm = comm_ptr;
@@ -297,6 +336,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         j["solver"] = sim->solver().text();  // auto: what it chose
         j["threads"] = o.threads;
         j["exchange_threads"] = sim->exchange_threads();
+        j["groups"] = sim->n_groups();  // rank 0's cell groups (GPU solvers: one per device it drives)
         j["ranks"] = r.ranks;
         j["pipeline"] = r.pipelined;
         j["setup"] = r.setup_s;

@@ -21,6 +21,8 @@ struct RunArgs {
     std::optional<double> dt, tfinal;
     int threads = 1;
     int exchange_threads = 0;  // 0: Simulation chooses
+    int gpus = 0;              // GPU solvers: cell groups (devices) per rank; 0: the visible devices shared among the node's ranks
+    std::optional<int> gpu;    // --gpu D: the rank's first device (else $ARBOLITO_GPU, else from its local rank)
     bool spikes_only = false, no_pipeline = false, double_report = false;
     bool output_given = false;  // -o was given (an empty one is an error, not the default)
 };

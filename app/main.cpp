@@ -56,6 +56,20 @@ const CLI::Validator at_least_one(
     },
     "N >= 1");
 
+// --gpu: a device number, a whole number >= 0.
+const CLI::Validator device_number(
+    [](std::string& v) {
+        std::size_t end = 0;
+        long n = -1;
+        try {
+            n = std::stol(v, &end);
+        } catch (const std::exception&) {
+            end = 0;
+        }
+        return end == v.size() && n >= 0 ? std::string() : "'" + v + "' is not a device number (0, 1, ...)";
+    },
+    "D >= 0");
+
 // A hint for a mistyped command line, or "": an unknown subcommand or option named,
 // with the nearest valid word (suggest.hpp). CLI11 says only "not expected".
 std::string mistyped(CLI::App& app, int argc, char** argv) {
@@ -151,6 +165,14 @@ int main(int argc, char** argv) {
                         "threads of the spike exchange (default: 1 for cpu/omp, --threads with --no-pipeline, the idle "
                         "cores for gpu solvers)")
         ->check(at_least_one);
+    run_cmd->add_option("--gpus", run.gpus,
+                        "GPU solvers: cell groups of each rank, one per CUDA device (default: the visible devices "
+                        "shared among the node's ranks; more than visible: groups share devices)")
+        ->check(at_least_one);
+    run_cmd->add_option("--gpu", run.gpu,
+                        "GPU solvers: the rank's first CUDA device (default: $ARBOLITO_GPU, else from the rank's "
+                        "place on its node)")
+        ->check(device_number);
     run_cmd->add_option("--timings", run.timings, "print per-phase timings: json")->check(CLI::IsMember({"json"}));
     run_cmd->add_option("--timeline", run.timeline,
                         "write the run's timeline (rank 0): CSV of thread, microseconds, mark, step, for where time goes "

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cpu/cpu_cell_group.hpp"
+#include "model/connection_rules.hpp"
 #include "model/memory_estimate.hpp"
 #include "run/solver_spec.hpp"
 #include "model/run_settings.hpp"
@@ -23,6 +24,7 @@ void apply_run_overrides(Model& m, const std::optional<double>& dt, const std::o
     // The model met the rules as read: a rule broken now is --tfinal's or else --dt's.
     try {
         validate_run_settings(m.run, m.connections);
+        validate_rule_delays(m.run, m.connection_rules);
     } catch (const RunSettingError& e) {
         // Too many steps is --tfinal's when it was given, else --dt's.
         if (e.key == "run.tfinal") throw InputError(tfinal ? "--tfinal" : "--dt", "", e.reason);

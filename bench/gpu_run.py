@@ -14,7 +14,7 @@ beside it. Exit status: 0 when every step passed, 1 when one failed (or the spee
 found a case slower), 2 for bad arguments or a bad or missing speed reference.
 `python3 bench/gpu_run.py help` lists the steps. `self-test` needs no GPU (CI runs it).
 
-Environment of every step: LD_LIBRARY_PATH with $DEPS/lib and CUDA's, ARBOLITO_SOURCE_DIR
+Environment of every step: LD_LIBRARY_PATH with $DEPS/lib, $DEPS/mpi/lib (gpu_pack.sh --mpi) and CUDA's, ARBOLITO_SOURCE_DIR
 (the tree: the GPU tests read tests/data), TMPDIR a scratch folder of this run.
 """
 import json
@@ -118,7 +118,10 @@ class Ctx:
         self.log_path = self.out / "gpu_run.log"
         self.used_names = set()
         env = dict(os.environ)
-        env["LD_LIBRARY_PATH"] = f"{self.deps / 'lib'}:/usr/local/cuda/lib64:" + env.get("LD_LIBRARY_PATH", "")
+        # mpi/: a build against the packed MPICH (gpu_pack.sh --mpi) loads its libmpi from there.
+        mpi = self.deps / "mpi" / "lib"
+        env["LD_LIBRARY_PATH"] = (f"{self.deps / 'lib'}:{mpi}:{mpi / 'mpich'}:/usr/local/cuda/lib64:" +
+                                  env.get("LD_LIBRARY_PATH", ""))
         env["ARBOLITO_SOURCE_DIR"] = str(ROOT)
         env["TMPDIR"] = str(self.tmp)
         env["GPU_DEPS"] = str(self.deps)
@@ -774,6 +777,109 @@ def step_setup_scale(ctx, a):
 
 
 # ---------------------------------------------------------------------------------------------
+# Several GPUs: ranks (one per GPU, MPICH packed by bench/gpu_pack.sh --mpi) or one process
+
+def mpi_launcher(ctx, ranks):
+    """The packed MPICH launcher's command line for RANKS ranks, with the library path its
+    ranks need (the GPU machine has no MPI: docs/mpi.md)."""
+    mpi = ctx.deps / "mpi"
+    exe = mpi / "bin" / "mpiexec"
+    if not os.access(exe, os.X_OK):
+        raise StepError(f"no packed MPI launcher {exe} (pack with bench/gpu_pack.sh BUILD_DIR --mpi MPI_DIR, "
+                        "the build configured with that MPI's mpicc: docs/mpi.md)")
+    ld = f"{ctx.deps / 'lib'}:{mpi / 'lib'}:{mpi / 'lib' / 'mpich'}:/usr/local/cuda/lib64"
+    return [exe, "-n", str(ranks), "-genv", "LD_LIBRARY_PATH", ld]
+
+
+@step("mpi", "RANKS ARGS...",
+      "`mpiexec -n RANKS arbolito ARGS...` with the packed MPICH (e.g. mpi 4 run examples/ring.json --solver gpu-cell "
+      "-o {tmp}/ring.h5 --timeline {out}/ring.csv): its output into the log; {out} in ARGS is the output folder, "
+      "{tmp} the run's scratch folder; RANKS 0: one process, no launcher", positional=None)
+def step_mpi(ctx, a):
+    if not a.pos or not a.pos[0].isdigit():
+        raise UsageError("mpi: RANKS ARGS... (RANKS a number)")
+    f = ctx.file("mpi", ".log")
+    args = [x.replace("{out}", str(ctx.out)).replace("{tmp}", str(ctx.tmp)) for x in a.pos[1:]]
+    launcher = mpi_launcher(ctx, a.pos[0]) if a.pos[0] != "0" else []
+    rc, text, s = ctx.run(launcher + [ctx.bin("arbolito"), *args], 550, f)
+    ctx.log(f"mpiexec -n {a.pos[0]} arbolito {' '.join(a.pos[1:])}: rc {rc} in {s:.1f} s ({f.name})",
+            *("  " + x for x in text.strip().splitlines()[-25:]))
+    return 0 if rc == 0 else 1
+
+
+@step("mpi-tests", "RANKS [FILTER]",
+      "mpi_tests (packed with gpu_pack.sh --mpi) on RANKS ranks, e.g. 2 'MpiGpu.*' (the ranks share GPU 0): the "
+      "verdicts into the log", positional=(1, 2))
+def step_mpi_tests(ctx, a):
+    filt = a.at(1, "")
+    f = ctx.file("mpi_tests", ".log")
+    rc, text, s = ctx.run(mpi_launcher(ctx, a.pos[0]) + [ctx.bin("mpi_tests")] +
+                          ([f"--gtest_filter={filt}"] if filt else []), 400, f)
+    ctx.log(f"mpi_tests on {a.pos[0]} ranks {filt or '(all)'}: rc {rc} in {s:.0f} s ({f.name})",
+            *("  " + x for x in grep(text, r"^\[  (PASSED|FAILED|SKIPPED)|Failure|Expected|Which is|rank \d+\]")))
+    return 0 if rc == 0 else 1
+
+
+@step("scaling", "CELLS GPUS [--weak] [--modes \"process ranks\"] [--solver S] [--tfinal MS] [--model FILE] "
+      "[--rounds N]",
+      "busyring (default examples/busyring.json: Arbor's 1,000 unconnected synapses a cell, 200 ms, spikes only) "
+      "on each count of GPUS (e.g. \"1 2 4\"): CELLS in all (strong) or per GPU (--weak); mode process: one "
+      "process, --gpus N; mode ranks: mpiexec -n N, one rank per GPU (--gpus 1, each rank cores/N - 1 exchange "
+      "threads). Per run: run s, ns per CV-step, "
+      "speed-up (strong) or efficiency (weak) against 1 GPU of its mode, exposed exchange; the spikes of every "
+      "run of one cell count compared bit for bit with the first run's (h5py)",
+      positional=(2, 2), flags=("weak",), options=("modes", "solver", "tfinal", "model", "rounds"))
+def step_scaling(ctx, a):
+    cells, gpus = int(a.pos[0]), ints(a.pos[1], "scaling GPUS")
+    modes = a.opt.get("modes", "process ranks").split()
+    if any(m not in ("process", "ranks") for m in modes):
+        raise UsageError("scaling --modes: process and/or ranks")
+    solver, tfinal = a.opt.get("solver", "gpu-fine:step=resident"), a.opt.get("tfinal", "200")
+    base, rounds, weak = a.opt.get("model", "examples/busyring.json"), int(a.opt.get("rounds", 1)), a.opt.get("weak")
+    binary = ctx.bin("arbolito")
+    ok, rows, first_h5, t1 = True, [], {}, {}
+    for r in range(rounds):
+        for mode in modes:
+            for n in gpus:
+                total = cells * n if weak else cells
+                model = ctx.busyring_model(total, base)
+                h5 = ctx.tmp / f"scaling_{mode}_{n}_{total}_{r}.h5"
+                args = ["run", model, "--solver", solver, "--tfinal", tfinal, "--spikes-only", "--timings", "json",
+                        "-o", h5]
+                # Ranks: each its share of the host's cores for its exchange (a rank alone would
+                # take them all, and N ranks would start N times as many threads as cores).
+                share = max(1, (os.cpu_count() or 2) // n - 1)
+                cmd = ([binary, *args, "--gpus", n] if mode == "process" else
+                       mpi_launcher(ctx, n) + [binary, *args, "--gpus", 1, "--exchange-threads", share])
+                f = ctx.file(f"scaling_{mode}_{n}gpu_{total}", ".log")
+                rc, text, wall = ctx.run(cmd, 560, f)
+                j = last_json(text) if rc == 0 else None
+                if not j:
+                    ctx.log(f"  {mode} {n} GPUs, {total} cells: FAILED rc {rc} ({f.name})",
+                            *("    " + x for x in text.strip().splitlines()[-6:]))
+                    ok = False
+                    continue
+                same = "first"
+                if total in first_h5:
+                    eq, why = (True, "") if first_h5[total].read_bytes() == h5.read_bytes() else same_h5_data(first_h5[total], h5)
+                    same = "same bits" if eq else f"DIFFER ({why})"
+                    ok = ok and eq
+                else:
+                    first_h5[total] = h5
+                if n == gpus[0] and r == 0:
+                    t1[mode] = j["run"]
+                base_t = t1.get(mode)
+                gain = "-" if not base_t else ("%.2f" % (base_t / j["run"]) if not weak else "%.0f %%" % (100 * base_t / j["run"]))
+                rows.append([mode, n, total, "%.3f" % j["run"], "%.4f" % j["ns_per_cv_step"], gain,
+                             "%.3f" % j["exchange_exposed"], "%.3f" % j["setup"], "%.1f" % wall, j["n_spikes"], same])
+    ctx.log(f"scaling: {solver}, {tfinal} ms, {'weak: %d cells per GPU' % cells if weak else 'strong: %d cells' % cells}, "
+            f"{base}, {binary.name}")
+    ctx.table(["mode", "GPUs", "cells", "run s", "ns/CV-step", "efficiency" if weak else "speed-up",
+               "exposed s", "set-up s", "wall s", "spikes", "spikes vs first"], rows)
+    return 0 if ok else 1
+
+
+# ---------------------------------------------------------------------------------------------
 # The speed guard: every GPU solver's whole busyring and the solve-alone benchmarks against
 # a reference table recorded on the same kind of device (bench/speed_reference_<device>.tsv).
 
@@ -1309,6 +1415,8 @@ def main(argv):
     for z in ctx.prebuilt.glob("*.gz"):  # extra binaries travel gzipped (the carry limit)
         subprocess.run(["gunzip", "-f", str(z)])
         z.with_suffix("").chmod(0o755)
+    for z in (ctx.deps / "mpi" / "lib").glob("*.gz"):  # libmpi, gzipped by gpu_pack.sh where the carry needs it
+        subprocess.run(["gunzip", "-f", str(z)])
     codes = []
     for s, a in plan:
         t = time.monotonic()

@@ -16,7 +16,44 @@
 # soma and one dendrite), cut at every sample (policy every_segment), timed through
 # `arbolito info` (reading, discretising, the table); median of 3 per size. Linear is the
 # expectation: the time per sample should stay flat as N doubles.
+#
+# bench/setup_scale.sh memory BIN [SIZES] [RANKS]   (defaults "256 512 1024 2048", "1 2")
+# Host memory at set-up against the cells a rank holds: busyring (examples/busyring.json,
+# Arbor's 1,000 unconnected synapses and 1,000 connections a cell) at each size, run for
+# 0.1 ms with the cpu solver, spikes only, on 1 and on 2 ranks (mpirun); each rank's peak
+# resident memory from /usr/bin/time. Prints the largest rank's peak, its bytes per CV of
+# the rank's share, and between consecutive sizes the bytes each CV more added (the
+# slope: what set-up costs per CV beyond the binary's fixed part).
 set -euo pipefail
+memory() {
+  local bin=$1 sizes=${2:-256 512 1024 2048} ranks_list=${3:-1 2} root t n r model prev_kb prev_cv
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  t=$(mktemp -d); trap "rm -rf '$t'" EXIT
+  printf "%-6s %-6s %-10s %-12s %-12s %-12s\n" ranks cells CVs peak_MB B/CV_rank slope_B/CV
+  for r in $ranks_list; do
+    prev_kb=""; prev_cv=""
+    for n in $sizes; do
+      model=$t/busyring$n.json
+      sed -E "s/\"num-cells\": *[0-9]+/\"num-cells\": $n/" "$root/examples/busyring.json" > "$model"
+      rm -f "$t"/rss.*
+      local run=("$bin" run "$model" --tfinal 0.1 --spikes-only --timings json -o "$t/out.h5")
+      # Each rank's own peak: /usr/bin/time around each rank, its file named by the rank.
+      local timed=(sh -c '/usr/bin/time -f %M -o "$0.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}" "$@"' "$t/rss" "${run[@]}")
+      if [ "$r" = 1 ]; then "${timed[@]}" > "$t/json" 2> "$t/log"
+      else OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
+             ${MPIRUN:-mpirun --oversubscribe --bind-to none} -np "$r" "${timed[@]}" > "$t/json" 2> "$t/log"; fi
+      local cv kb
+      cv=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])["n_cv"])' "$t/json")
+      kb=$(cat "$t"/rss.* | sort -n | tail -1)
+      # The largest rank holds about CVs / ranks (blocks balanced by CV count).
+      local share=$((cv / r)) slope="-"
+      [ -n "$prev_kb" ] && slope=$(( (kb - prev_kb) * 1024 / ((cv - prev_cv) / r) ))
+      printf "%-6s %-6s %-10s %-12s %-12s %-12s\n" "$r" "$n" "$cv" $((kb / 1024)) $((kb * 1024 / share)) "$slope"
+      prev_kb=$kb; prev_cv=$cv
+    done
+  done
+}
+if [ "${1:-}" = memory ]; then shift; memory "$@"; exit 0; fi
 discretize() {
   cd "$(dirname "$0")/.."
   local build=build sizes tmp n r s e ts med

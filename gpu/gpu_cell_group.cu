@@ -15,6 +15,7 @@
 #include "gpu/phase_timer.hpp"
 #include "gpu/resident_epoch.hpp"
 #include "run/timeline.hpp"
+#include "core/gpu/device_scope.hpp"
 #include "core/gpu/memory.hpp"
 #include "gpu/step_kernels.cuh"
 #include "mechanisms/catalogue.hpp"
@@ -61,8 +62,14 @@ struct DeviceMech {
 
 class GpuCellGroup final : public CellGroup {
 public:
-    GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve);
+    // Constructed with `device` current (make_gpu_group); every later call makes it current
+    // for itself (DeviceScope), whatever thread it comes from.
+    GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve,
+                 int device);
     ~GpuCellGroup() override {  // no throw from a destructor
+        // The device stays current until the last member is gone (release_scope_ is the
+        // first member: it restores the caller's device last).
+        release_scope_.enter_quietly(device_);
         if (stream_) cudaStreamDestroy(stream_);
         for (cudaEvent_t e : piece_events_)
             if (e) cudaEventDestroy(e);
@@ -83,6 +90,8 @@ private:
     void run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames);
     void run_resident(long b, long e);
 
+    DeviceScope release_scope_;  // first member, destroyed last (see the destructor)
+    int device_ = 0;
     FvmData f_;
     StepSettings s_;
     GpuGroupOptions opt_;
@@ -122,8 +131,9 @@ private:
     std::array<cudaEvent_t, 2> piece_events_{};  // around it (timing=on)
 };
 
-GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve)
-    : f_(std::move(data)), s_(s), opt_(o), globals_(all_mechanisms::globals(s.celsius)), solve_(std::move(solve)),
+GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve,
+                           int device)
+    : device_(device), f_(std::move(data)), s_(s), opt_(o), globals_(all_mechanisms::globals(s.celsius)), solve_(std::move(solve)),
       events_(static_cast<std::uint32_t>(f_.target_mech.size())), timer_(o.phase_times) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     const int n = f_.n_cv();
@@ -187,6 +197,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
 }
 
 std::vector<double> GpuCellGroup::voltages() const {
+    DeviceScope on(device_);
     std::vector<double> v(f_.n_cv());
     if (!v.empty()) {
         CUDA_CHECK(cudaMemcpyAsync(v.data(), v_, v.size() * sizeof(double), cudaMemcpyDeviceToHost, stream_));
@@ -197,6 +208,7 @@ std::vector<double> GpuCellGroup::voltages() const {
 
 // Device copies on the group's stream, one per array, then one synchronisation.
 std::vector<double> GpuCellGroup::state() const {
+    DeviceScope on(device_);
     std::vector<double> s(state_size(f_));
     double* to = s.data();
     auto take = [&](const double* from, std::size_t n) {
@@ -210,6 +222,7 @@ std::vector<double> GpuCellGroup::state() const {
 }
 
 void GpuCellGroup::set_state(const std::vector<double>& s) {
+    DeviceScope on(device_);
     if (s.size() != state_size(f_)) throw std::invalid_argument("GpuCellGroup::set_state: wrong size");
     const double* from = s.data();
     auto put = [&](double* to, std::size_t n) {
@@ -222,6 +235,7 @@ void GpuCellGroup::set_state(const std::vector<double>& s) {
 }
 
 void GpuCellGroup::initial_frame(std::vector<double>& frames) {
+    DeviceScope on(device_);
     const int ncol = n_columns();
     if (ncol == 0) return;
     grow(frames_, ncol);
@@ -236,6 +250,7 @@ void GpuCellGroup::initial_frame(std::vector<double>& frames) {
 // From the exchange's thread: the coming epoch's events packed, copied and sorted on the
 // queue's own stream while the device runs the current epoch (EventQueue::pack).
 void GpuCellGroup::prepare(long step_begin, long step_end, const std::vector<StepEvent>& events) {
+    DeviceScope on(device_);
     timeline::mark("events pack begin", step_begin);
     events_.pack(events, step_begin, step_end);
     timeline::mark("events packed", step_begin);
@@ -243,6 +258,7 @@ void GpuCellGroup::prepare(long step_begin, long step_end, const std::vector<Ste
 
 void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<StepEvent>& events,
                            std::vector<Spike>& spikes, std::vector<double>& frames) {
+    DeviceScope on(device_);
     events_.stage(events, step_begin, step_end, stream_);
     timeline::mark("events staged", step_begin);
     blown_up_ = {};
@@ -455,7 +471,7 @@ void GpuCellGroup::run_resident(long b, long e) {
 }  // namespace
 }  // namespace gpu
 
-void select_gpu(int local_rank, const std::string& solver) {
+int select_gpu(int device, const std::string& solver) {
     int devices = 0;
     const cudaError_t e = cudaGetDeviceCount(&devices);
     if (e != cudaSuccess || devices == 0) {
@@ -463,7 +479,9 @@ void select_gpu(int local_rank, const std::string& solver) {
         throw std::runtime_error("solver " + solver + " needs a CUDA device, and none is usable" +
                                  (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : std::string()));
     }
-    CUDA_CHECK(cudaSetDevice(std::max(0, local_rank) % devices));
+    const int d = std::max(0, device) % devices;
+    CUDA_CHECK(cudaSetDevice(d));
+    return d;
 }
 
 namespace {
@@ -513,11 +531,11 @@ GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o) {
 
 std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
                                           const std::string& solver, const GpuSolverParts& parts,
-                                          const GpuGroupOptions& o, const StepSettings& s, int local_rank) {
-    select_gpu(local_rank, solver);
+                                          const GpuGroupOptions& o, const StepSettings& s, int device) {
+    const int d = select_gpu(device, solver);
     FvmData f = build_fvm(m, gid_begin, gid_end, parts.numbering);
     std::unique_ptr<GpuSolve> solve = parts.make_solve(f.layout);
-    return std::make_unique<gpu::GpuCellGroup>(std::move(f), s, o, std::move(solve));
+    return std::make_unique<gpu::GpuCellGroup>(std::move(f), s, o, std::move(solve), d);
 }
 
 }  // namespace arbolito

@@ -36,10 +36,10 @@ GpuGroupOptions parse_gpu_options(const std::string& options);
 std::vector<SolverOption> gpu_step_keys();
 void apply_gpu_step_keys(const SolverOptions& o, GpuGroupOptions& g);
 
-// Makes GPU (local_rank mod the visible devices) current for this process: the node's
-// ranks take its GPUs round-robin. std::runtime_error naming `solver` where no CUDA
-// device is usable.
-void select_gpu(int local_rank, const std::string& solver);
+// Makes CUDA device `device` (mod the visible devices) current for the calling thread and
+// returns its number (run/gpu_binding.hpp decides which a rank's groups take).
+// std::runtime_error naming `solver` where no CUDA device is usable.
+int select_gpu(int device, const std::string& solver);
 
 // What a GPU solver brings to the GPU cell group: its CV numbering and its solve of every
 // cell's system in that numbering (GpuSolve, gpu/gpu_solve.hpp). The group does the
@@ -69,22 +69,23 @@ GpuSolverParts numbered_parts(Number number, Solve solve) {
 }
 GpuSolverParts gpu_cell_parts(const GpuGroupOptions& o);
 
-// The GPU cell group for cells [gid_begin, gid_end) with a solver's parts, on GPU
-// local_rank mod the node's GPUs. Throws std::invalid_argument for a bad option and
+// The GPU cell group for cells [gid_begin, gid_end) with a solver's parts, on CUDA device
+// `device` mod the visible ones: its set-up, its calls, its stream and its destruction all
+// on that device. Throws std::invalid_argument for a bad option and
 // std::runtime_error where no CUDA device is present (naming `solver`).
 std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
                                           const std::string& solver, const GpuSolverParts& parts,
-                                          const GpuGroupOptions& o, const StepSettings& s, int local_rank = 0);
+                                          const GpuGroupOptions& o, const StepSettings& s, int device = 0);
 
 // SolverInfo::make_group of a GPU solver built on the group: the shared step keys (sum,
 // timing) applied, then the solver's parts from its own options, parts_of(options).
 template <class PartsOf>
 auto gpu_group_maker(std::string solver, PartsOf parts_of) {
     return [solver, parts_of](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
-                              const StepSettings& st, int local_rank) {
+                              const StepSettings& st, int device) {
         GpuGroupOptions g;
         apply_gpu_step_keys(o, g);
-        return make_gpu_group(m, gid_begin, gid_end, solver, parts_of(o), g, st, local_rank);
+        return make_gpu_group(m, gid_begin, gid_end, solver, parts_of(o), g, st, device);
     };
 }
 

@@ -98,9 +98,9 @@ SolverInfo gpu_cell_solver() {
     s.check = check_gpu_cell_keys;
 #ifdef ARBOLITO_HAVE_CUDA
     s.make_group = [](const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const SolverOptions& o,
-                      const StepSettings& st, int local_rank) {
+                      const StepSettings& st, int device) {
         const GpuGroupOptions g = gpu_group_options(o);
-        return make_gpu_group(m, gid_begin, gid_end, "gpu-cell", gpu_cell_parts(g), g, st, local_rank);
+        return make_gpu_group(m, gid_begin, gid_end, "gpu-cell", gpu_cell_parts(g), g, st, device);
     };
 #endif
     return s;

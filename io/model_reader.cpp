@@ -477,11 +477,13 @@ void busyring(const Reader& r, const json& n, Model& m, const json* run) {
     } catch (const std::invalid_argument& e) {
         r.fail("network", e.what());
     }
+    // Read to run, every rank draws only the connections onto its own cells, at set-up.
+    const ConnectionsDrawn drawn = r.purpose() == ReadFor::run ? ConnectionsDrawn::on_demand : ConnectionsDrawn::now;
     ModelSize size = model_size(m);
-    size += busyring_size(p);
+    size += busyring_size(p, drawn);
     require_room(r, n.contains("num-cells") ? "network.num-cells" : "network", size);
     try {
-        build_busyring(m, p);
+        build_busyring(m, p, drawn);
     } catch (const std::invalid_argument& e) {
         r.fail("network", e.what());
     }

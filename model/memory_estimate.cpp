@@ -14,6 +14,7 @@
 
 #include "core/parallel_for.hpp"
 #include "mechanisms/catalogue.hpp"
+#include "model/connection_rules.hpp"
 
 namespace arbolito {
 
@@ -96,13 +97,15 @@ ModelSize& ModelSize::operator+=(const ModelSize& o) {
     mech_values += o.mech_values;
     targets += o.targets;
     connections += o.connections;
+    drawn_connections += o.drawn_connections;
     events += o.events;
     return *this;
 }
 
 ModelSize ModelSize::times(double k) const {
     ModelSize s = *this;
-    for (double* v : {&s.cells, &s.cvs, &s.points, &s.instances, &s.mech_values, &s.targets, &s.connections, &s.events, &s.queued_events})
+    for (double* v : {&s.cells, &s.cvs, &s.points, &s.instances, &s.mech_values, &s.targets, &s.connections, &s.drawn_connections, &s.events,
+                      &s.queued_events})
         *v *= k;
     for (double& v : s.lane_cvs) v *= k;
     return s;
@@ -154,8 +157,9 @@ ModelSize model_size(const Model& m) {
     std::vector<double> cvs(n);
     for (long g = 0; g < n; ++g) cvs[g] = per_cell[g].cvs;
     for (int k = 0; k < 4; ++k) s.lane_cvs[k] = padded_cvs(cvs, 1 << k);
-    s.connections = static_cast<double>(m.connections.size());
+    s.connections = static_cast<double>(connection_count(m));
     s.connection_slots = static_cast<double>(m.connections.capacity());
+    s.drawn_connections = s.connections - static_cast<double>(m.connections.size());
     for (const Generator& g : m.generators) {
         s.events += static_cast<double>(g.times.size());
         s.queued_events += static_cast<double>(std::lower_bound(g.times.begin(), g.times.end(), m.run.tfinal) - g.times.begin());
@@ -164,7 +168,7 @@ ModelSize model_size(const Model& m) {
     return s;
 }
 
-ModelSize busyring_size(const BusyringNetwork& p) {
+ModelSize busyring_size(const BusyringNetwork& p, ConnectionsDrawn drawn) {
     const BusyringShape shape = busyring_expected_shape(p.cell);
     // Soma: two points, one piece, its end node and the root node; a section: its
     // segments' points and pieces, one point and one end node more (every_segment).
@@ -179,6 +183,7 @@ ModelSize busyring_size(const BusyringNetwork& p) {
     one.targets = synapses;
     ModelSize s = one.times(static_cast<double>(p.num_cells));
     s.connections = static_cast<double>(p.num_cells) * p.synapses;
+    if (drawn == ConnectionsDrawn::on_demand) s.drawn_connections = s.connections;
     s.events = std::ceil(static_cast<double>(p.num_cells) / std::max(1u, p.ring_size));
     s.queued_events = s.events;  // one kick a ring at 1 ms, before any tfinal worth running
     return s;
@@ -187,14 +192,16 @@ ModelSize busyring_size(const BusyringNetwork& p) {
 MemoryEstimate estimate_memory(const ModelSize& s, int ranks, int lane_width) {
     MemoryEstimate e;
     e.model_bytes = s.cells * cell_desc_bytes + s.points * point_bytes +
-                    std::max(s.connections, s.connection_slots) * connection_model_bytes + s.events * event_bytes;
+                    (std::max(s.connections, s.connection_slots) - s.drawn_connections) * connection_model_bytes +
+                    s.events * event_bytes;
     const double layout_cvs = std::max(s.cvs, s.lane_cvs[lane_index(lane_width)]);
     e.state_bytes = layout_cvs * cv_state_bytes + s.mech_values * 8 + s.instances * instance_index_bytes +
                     s.targets * target_bytes;
     // Set-up holds one cell's whole discretisation at a time beside the group's arrays.
     const double largest_cell = s.largest_cell_cvs * cell_cvs_bytes;
     e.run_bytes = std::max(1, ranks) * (process_bytes + e.model_bytes) + run_state_factor * e.state_bytes + largest_cell +
-                  s.connections * connection_run_bytes + s.queued_events * event_run_bytes;
+                  s.connections * connection_run_bytes + s.drawn_connections * connection_model_bytes +
+                  s.queued_events * event_run_bytes;
     // Reading: the text and its document, and the model built from it while both live.
     e.run_bytes = std::max(e.run_bytes, std::max(1, ranks) * (process_bytes + s.read_bytes + e.model_bytes));
     return e;

@@ -24,6 +24,9 @@ struct ModelSize {
     double events = 0;        // generator event times
     double queued_events = 0; // those before tfinal, which the run queues
     double connection_slots = 0;  // the model's connection list as allocated (a grown vector holds up to 2x)
+    // Of `connections`, those a rule draws on demand (Model::connection_rules): each rank
+    // draws only those onto its own cells, so the ranks of a host hold them once between them.
+    double drawn_connections = 0;
     // CVs as the CPU solvers lay them out, cells side by side in SIMD lanes of width 1, 2,
     // 4 and 8: cells sorted by size cut into blocks of `width`, each block as long as its
     // largest cell (one cell of 1e6 CVs in lanes of 4 takes 4e6 rows). Summed as cells are
@@ -41,8 +44,9 @@ struct ModelSize {
 ModelSize cell_size(const CellDesc& c, bool with_morphology = true);
 // The whole model: every cell, connection and generator.
 ModelSize model_size(const Model& m);
-// What build_busyring would add, from the cells' expected shape, without drawing them.
-ModelSize busyring_size(const BusyringNetwork& p);
+// What build_busyring would add, from the cells' expected shape, without drawing them;
+// its connections drawn on demand or now (build_busyring's `drawn`).
+ModelSize busyring_size(const BusyringNetwork& p, ConnectionsDrawn drawn = ConnectionsDrawn::now);
 
 struct MemoryEstimate {
     double model_bytes = 0;  // the model description every process holds (cells, morphologies, connections, events)

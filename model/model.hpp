@@ -102,6 +102,18 @@ struct Generator {
     std::vector<double> times;  // ms, ascending
 };
 
+// Connections that a network builder draws on demand for any range of targets, each
+// target's fan-in from its own seed (busyring): a rank draws only those onto its own cells,
+// never the whole network's (model/connection_rules.hpp, docs/mpi.md).
+struct ConnectionRule {
+    std::uint64_t target_begin = 0, target_end = 0;  // the targets it covers
+    std::uint64_t count = 0;                          // its connections in all
+    double min_delay = 0;                             // ms: the least delay of any of them
+    std::string delay_key;                            // the model key that sets it (errors)
+    // Appends the connections onto targets [b, e) ∩ [target_begin, target_end), target by target.
+    std::function<void(std::uint64_t b, std::uint64_t e, std::vector<Connection>& out)> draw;
+};
+
 struct RunSettings {
     double dt = 0.025;        // ms
     double tfinal = 100.0;    // ms
@@ -123,7 +135,8 @@ struct Model {
     std::vector<InputFile> inputs; // the model file and every SWC file it names
     double read_bytes = 0;         // its text and its parsed JSON, held while it was read
     std::vector<CellDesc> cells;   // gid = index
-    std::vector<Connection> connections;
+    std::vector<Connection> connections;  // explicit; connection_rules draw the rest on demand
+    std::vector<ConnectionRule> connection_rules;
     std::vector<Generator> generators;
     RunSettings run;
 };

@@ -35,7 +35,11 @@ struct BusyringNetwork {
 // each ring of ring_size cells, delay min_delay; then synapses − 1 connections of weight 0
 // from random cells (no self-connections) with float delays uniform in [min_delay,
 // 3·min_delay), drawn as Arbor draws them (std::mt19937 seeded with the gid). One event
-// at 1 ms on the first cell of each ring.
-void build_busyring(Model& m, const BusyringNetwork& p);
+// at 1 ms on the first cell of each ring. `drawn`: the connections drawn into
+// m.connections now, or left to a rule (m.connection_rules) that draws any target range's
+// on demand, the same connections target by target (a run's set-up: each rank draws only
+// those onto its own cells).
+enum class ConnectionsDrawn { now, on_demand };
+void build_busyring(Model& m, const BusyringNetwork& p, ConnectionsDrawn drawn = ConnectionsDrawn::now);
 
 }  // namespace arbolito

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lowered_cell/blow_up_bound.hpp"
+#include "model/connection_rules.hpp"
 #include "parareal/cell_coarsening.hpp"
 #include "lowered_cell/cell_group.hpp"
 #include "lowered_cell/cell_state_map.hpp"
@@ -209,8 +210,8 @@ PararealSettings parse_time_parallel(const std::string& text) {
 }
 
 std::string time_parallel_refusal(const Model& m) {
-    if (!m.connections.empty())
-        return "the model has " + std::to_string(m.connections.size()) +
+    if (connection_count(m) > 0)
+        return "the model has " + std::to_string(connection_count(m)) +
                " connections: a spike would have to cross from its slice into later slices, which run at the same "
                "time (parallel in time takes cells without connections: clamps and generators only)";
     return "";

@@ -10,6 +10,10 @@
 #include "lowered_cell/timings.hpp"
 
 #ifdef ARBOLITO_HAVE_MPI
+// MPI's C interface only: an MPI's C++ bindings (Open MPI 4's libmpi_cxx) are not linked,
+// and Open MPI 5 has none.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 

@@ -9,7 +9,9 @@
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include "model/connection_rules.hpp"
 #include "run/decomposition.hpp"
+#include "run/gpu_binding.hpp"
 #include "run/event_buckets.hpp"
 #include "lowered_cell/voltage_blowup.hpp"
 #include "run/spike_fanout.hpp"
@@ -27,8 +29,7 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     steps_ = step_settings(r, o.record_samples);
     n_steps_ = run_steps(r);
 
-    double min_delay = 0;
-    for (const auto& c : m.connections) min_delay = min_delay == 0 ? c.delay : std::min(min_delay, c.delay);
+    const double min_delay = min_connection_delay(m);  // the same on every rank: rules are part of the model
     epoch_steps_ = min_delay > 0 ? std::max(1L, static_cast<long>(std::floor(min_delay / 2 / r.dt + 1e-9)))
                                  : std::max(1L, std::lround(10.0 / r.dt));
 
@@ -47,17 +48,29 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     gid_end_ = ranks[comm.rank() + 1];
     const std::uint64_t n_local = gid_end_ - gid_begin_;
     const int per_thread = solver_.solver->groups_per_thread;
-    const int parts = per_thread > 0 ? static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(n_local, per_thread * o.threads))) : 1;
+    const bool gpu = solver_.solver->needs_cuda;
+    const long wanted = gpu ? bind_devices() : per_thread > 0 ? static_cast<long>(per_thread) * o.threads : 1;
+    const int parts = static_cast<int>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(n_local, wanted)));
     const auto first = split_by_weight(weight, gid_begin_, gid_end_, parts);
     for (std::size_t g = 0; g + 1 < first.size(); ++g)
         if (first[g] < first[g + 1]) group_first_gid_.push_back(first[g]);
     const long ng = static_cast<long>(group_first_gid_.size());
     groups_.resize(ng);
+    if (gpu) {
+        group_device_.resize(ng);  // bind_devices planned `wanted` devices; parts left empty take none
+        log_gpu_groups(weight);
+    }
     auto make = [&](long g) {
         const std::uint64_t end = g + 1 < ng ? group_first_gid_[g + 1] : gid_end_;
-        groups_[g] = solver_.solver->make_group(m, group_first_gid_[g], end, solver_.options, steps_, comm.local_rank());
+        groups_[g] = solver_.solver->make_group(m, group_first_gid_[g], end, solver_.options, steps_,
+                                                gpu ? group_device_[g] : 0);
     };
-    if (ng > 1 && !solver_.solver->needs_cuda) {
+    if (gpu && ng > 1) {
+        // Each GPU group is built on its own host thread (its device's calls in order there),
+        // the groups side by side; the first failure in gid order is the one reported.
+        group_threads_ = std::make_unique<GroupThreads>(static_cast<int>(ng));
+        group_threads_->run([&](int g) { make(g); });
+    } else if (ng > 1) {
         // CPU groups are built side by side, a thread each (the loops inside them then run
         // on that thread): each group's serial parts (layout, instances) would otherwise
         // leave the other cores idle. The first failure in gid order is the one reported.
@@ -73,27 +86,67 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
         for (const auto& e : failed)
             if (e) std::rethrow_exception(e);
     } else {
-        for (long g = 0; g < ng; ++g) make(g);  // a GPU group: its device's calls in order
+        for (long g = 0; g < ng; ++g) make(g);
     }
-    if (solver_.solver->needs_cuda && comm.size() > 1 && comm.is_root())
-        spdlog::info("{} ranks, {} on this node: each takes its node's GPU (local rank mod GPUs)", comm.size(),
-                     comm.local_size());
     exchange_threads_ = choose_exchange_threads();
     team_ = std::make_unique<ThreadTeam>(exchange_threads_);
+    // Only the connections onto this rank's cells: a rule draws just those (a busyring of
+    // 32,768 cells has 32.8 million connections, 1.6 GB; each rank draws its share).
     fanout_ = std::make_unique<SpikeFanout>(
-        m.connections, gid_begin_, gid_end_, team_->size(),
+        connections_onto(m, gid_begin_, gid_end_), gid_begin_, gid_end_, team_->size(),
         [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); });
     setup_s_ = w.lap();
 }
 
+int Simulation::bind_devices() {
+    const Communicator& comm = *opt_.comm;
+    const int visible = visible_gpus();
+    try {
+        // No device: the group's set-up says so (make_gpu_group).
+        group_device_ = visible == 0 ? std::vector<int>{0}
+                                     : bind_gpus(visible, comm.local_rank(), comm.local_size(),
+                                                 {opt_.gpus, opt_.first_gpu}).devices;
+    } catch (...) {
+        // Reported after the log's collective, which every rank joins (bad_binding_).
+        bad_binding_ = std::current_exception();
+        group_device_ = {0};
+    }
+    return static_cast<int>(group_device_.size());
+}
+
+void Simulation::log_gpu_groups(const std::vector<double>& weight) {
+    Communicator& comm = *opt_.comm;
+    std::string lines;
+    const long ng = static_cast<long>(group_first_gid_.size());
+    for (long g = 0; g < ng; ++g) {
+        const std::uint64_t b = group_first_gid_[g], e = g + 1 < ng ? group_first_gid_[g + 1] : gid_end_;
+        double cvs = 0;
+        for (std::uint64_t i = b; i < e; ++i) cvs += weight[i];
+        lines += (comm.size() > 1 ? "rank " + std::to_string(comm.rank()) + " (local " + std::to_string(comm.local_rank()) +
+                                        " of " + std::to_string(comm.local_size()) + "): "
+                                  : std::string()) +
+                 "GPU " + describe_gpu(group_device_[g]) + ": cells " + std::to_string(b) + " to " +
+                 std::to_string(e - 1) + ", " + std::to_string(static_cast<long long>(cvs)) + " CVs\n";
+    }
+    // Every rank's lines, logged by rank 0 in rank order: one place to see the whole binding.
+    const std::vector<char> all = comm.gather(std::vector<char>(lines.begin(), lines.end()));
+    if (comm.is_root()) {
+        std::string text(all.begin(), all.end());
+        for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1)
+            spdlog::info("{}", text.substr(at, nl - at));
+    }
+    if (bad_binding_) std::rethrow_exception(bad_binding_);
+}
+
 int Simulation::choose_exchange_threads() const {
     if (opt_.exchange_threads > 0) return opt_.exchange_threads;
-    // A GPU group leaves the host's cores idle while it steps (the main thread only
-    // drives the device): the exchange takes all but that one of the cores this process
+    // A GPU group leaves the host's cores idle while it steps (its host thread only
+    // drives the device): the exchange takes all but the groups' threads' cores of those this process
     // may use (omp_get_num_procs follows its affinity, e.g. an MPI rank's binding), or
     // --threads if more. 32768 busyring cells on an H100 host: 61 s of exchange on one
     // thread, 7 s on 15, against a 33 s GPU solve.
-    if (solver_.solver->needs_cuda) return std::max(std::max(1, opt_.threads), std::min(64, omp_get_num_procs() - 1));
+    if (solver_.solver->needs_cuda)
+        return std::max(std::max(1, opt_.threads), std::min(64, omp_get_num_procs() - n_groups()));
     // Unpipelined, the exchange runs while the cell update waits: the update's cores are free.
     if (!opt_.pipeline) return std::max(1, opt_.threads);
     // Pipelined on the CPU, every core is in the update's OpenMP team, whose epoch ends at
@@ -208,7 +261,12 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             if (next_end > 0) {
                 queue.take(next, team);
                 timeline::mark("events taken", next_begin);
-                for (int g = 0; g < ng; ++g) groups_[g]->prepare(next_begin, next_end, next[g]);
+                // Several GPU groups: each group's events packed for its device at once,
+                // on the exchange's threads (one prepare per group at a time, as promised).
+                if (group_threads_)
+                    team.run(ng, [&](std::size_t g) { groups_[g]->prepare(next_begin, next_end, next[g]); });
+                else
+                    for (int g = 0; g < ng; ++g) groups_[g]->prepare(next_begin, next_end, next[g]);
             }
         }
         timeline::mark("exchange end", next_begin);
@@ -249,13 +307,22 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         if (!update_error) {
             // No more threads than groups: idle OpenMP workers spin at the barrier, on the
             // cores the exchange's team needs (one GPU group: no team at all).
-#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min(opt_.threads, ng)))
-            for (int g = 0; g < ng; ++g) {
+            if (group_threads_) {
+                // GPU groups: each on its own host thread, the devices side by side.
                 try {
-                    groups_[g]->advance(b, e, current[g], spikes[g], frames[g]);
+                    group_threads_->run([&](int g) { groups_[g]->advance(b, e, current[g], spikes[g], frames[g]); });
                 } catch (...) {
+                    update_error = std::current_exception();
+                }
+            } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min(opt_.threads, ng)))
+                for (int g = 0; g < ng; ++g) {
+                    try {
+                        groups_[g]->advance(b, e, current[g], spikes[g], frames[g]);
+                    } catch (...) {
 #pragma omp critical(arbolito_update_error)
-                    if (!update_error) update_error = std::current_exception();
+                        if (!update_error) update_error = std::current_exception();
+                    }
                 }
             }
             // Once per epoch: a voltage gone to NaN or inf ends the run here, so that the
@@ -278,6 +345,9 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         if (comm.size() > 1 && stop_requested) {
             double flags[2] = {abandoned ? 1.0 : 0.0, stop_now ? 1.0 : 0.0};
             comm.max(flags, 2);
+            // On the update's thread, between epochs: its wait for the slowest rank shows
+            // between `exchange joined` and this mark.
+            timeline::mark("stop agreed", b);
             abandoned = flags[0] > 0;
             stop_now = flags[1] > 0;
         }

@@ -4,6 +4,7 @@
 // are several), queues their events for epoch k+1 onward and hands epoch k−1's samples
 // and spikes to the sink.
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include "lowered_cell/cell_group.hpp"
 #include "run/communicator.hpp"
 #include "run/event_buckets.hpp"
+#include "run/group_threads.hpp"
 #include "model/model.hpp"
 #include "run/record_exchange.hpp"
 #include "run/solver_spec.hpp"
@@ -28,6 +30,11 @@ struct SimOptions {
     bool pipeline = true;        // overlap the exchange with the cell update
     bool record_samples = true;  // false: spikes only
     int exchange_threads = 0;    // threads of the spike exchange; 0: chosen from solver and threads
+    // GPU solvers: cell groups of this rank, one per device (run/gpu_binding.hpp, bind_gpus);
+    // 0: the node's visible devices shared among its ranks. first_gpu: the rank's first
+    // device; -1: from its local rank.
+    int gpus = 0;
+    int first_gpu = -1;
     // The ranks sharing the run (each simulates a contiguous gid block); null: one rank.
     std::shared_ptr<Communicator> comm;
 };
@@ -58,10 +65,18 @@ public:
     const CellGroup& group(int g) const { return *groups_[g]; }
     long epoch_steps() const { return epoch_steps_; }
     int exchange_threads() const { return exchange_threads_; }
+    // The CUDA device of group g (GPU solvers; -1 for CPU groups).
+    int group_device(int g) const { return group_device_.empty() ? -1 : group_device_[g]; }
     const SolverSpec& solver() const { return solver_; }
 
 private:
     int choose_exchange_threads() const;
+    // GPU solvers: the devices of this rank's groups (bind_gpus); returns how many groups
+    // to split the rank's cells into.
+    int bind_devices();
+    // Collective: rank 0 logs every rank's groups (device, cells, CVs); then throws
+    // bind_devices' failure, if any.
+    void log_gpu_groups(const std::vector<double>& weight);
     // This rank's spikes and frames of the epoch, taken from the groups' buffers (which it
     // empties) into one list and rows of this rank's columns, groups in gid order.
     void collect(std::vector<std::vector<Spike>>& spikes, std::vector<std::vector<double>>& frames,
@@ -82,6 +97,11 @@ private:
     long n_steps_ = 0, epoch_steps_ = 0;
     std::vector<std::unique_ptr<CellGroup>> groups_;
     std::vector<std::uint64_t> group_first_gid_;
+    std::vector<int> group_device_;  // GPU solvers: group g's CUDA device
+    // GPU solvers with several groups: each group's set-up and epochs on a host thread of
+    // its own, so that the devices run side by side.
+    std::unique_ptr<GroupThreads> group_threads_;
+    std::exception_ptr bad_binding_;  // bind_devices' failure, thrown after log_gpu_groups
     std::uint64_t gid_begin_ = 0, gid_end_ = 0;
     int exchange_threads_ = 1;
     // The exchange's threads and the connections onto this rank's cells split among them:

@@ -8,12 +8,10 @@
 #include <spdlog/spdlog.h>
 
 #include "lowered_cell/fvm_data.hpp"
+#include "run/gpu_binding.hpp"
 #include "run/solver_registry.hpp"
 #include "solvers/branch_layout.hpp"
 #include "solvers/branch_tree.hpp"
-#ifdef ARBOLITO_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 namespace arbolito {
 
@@ -82,18 +80,7 @@ SolverSpec resolve_auto(const SolverSpec& spec, const Model& m, int threads, boo
     return parse_solver_spec(c.spec);
 }
 
-bool gpu_available() {
-#ifdef ARBOLITO_HAVE_CUDA
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();  // a machine with no driver: clear the error, answer no
-        return false;
-    }
-    return n > 0;
-#else
-    return false;
-#endif
-}
+bool gpu_available() { return visible_gpus() > 0; }
 
 std::string solver_unavailable_here(const SolverSpec& spec) {
     std::string why;

@@ -79,11 +79,11 @@ private:
     std::map<std::string, Value> values_;
 };
 
-// Builds the group for cells [gid_begin, gid_end). A GPU group runs on the node's GPU
-// local_rank mod their number (local_rank: this MPI rank among those on its node).
+// Builds the group for cells [gid_begin, gid_end). A GPU group runs on CUDA device
+// `device` (mod the visible devices: run/gpu_binding.hpp chooses); CPU groups ignore it.
 using GroupFactory = std::function<std::unique_ptr<CellGroup>(const Model& m, std::uint64_t gid_begin,
                                                               std::uint64_t gid_end, const SolverOptions& o,
-                                                              const StepSettings& s, int local_rank)>;
+                                                              const StepSettings& s, int device)>;
 
 struct SolverInfo {
     std::string name;

@@ -2,7 +2,8 @@
 """Summarise a run's timeline (arbolito run --timeline FILE.csv, run/timeline.hpp):
 where the update's thread waited and, for GPU groups, how long the device sat idle
 between its pieces. Prints the run's length, the epochs' update time, the exposed
-exchange (from an epoch's `update end` to its `exchange joined`), the device's idle time
+exchange (from an epoch's `update end` to its `exchange joined`), with several ranks the
+stop flags' agreement (`exchange joined` to `stop agreed`), the device's idle time
 (from a piece's `piece synced` to the next `piece launched`) and the largest gaps of each.
 Usage: timeline_summary.py TIMELINE.csv [--top N]. A file that is no timeline: one line
 on stderr, exit status 2."""
@@ -41,10 +42,13 @@ def gaps(begin, end):
 update = gaps("update begin", "update end")
 exposed = gaps("update end", "exchange joined")
 idle = gaps("piece synced", "piece launched")
+# Several ranks with a stop handler: the stop flags' reduction between epochs, on the update's thread.
+stop = gaps("exchange joined", "stop agreed")
 first = next((t for t, m, _, _ in marks if m in ("piece launched", "update begin")), 0.0)
 length = marks[-1][0] - marks[0][0]
 print(f"run: {length:.3f} ms, {len(update)} epochs; first update or launch at {first:.3f} ms")
-for name, g in (("update", update), ("exposed exchange", exposed), ("device idle between pieces", idle)):
+for name, g in (("update", update), ("exposed exchange", exposed), ("stop agreement between epochs", stop),
+                ("device idle between pieces", idle)):
     if not g:
         continue
     total = sum(ms for ms, _ in g)

@@ -322,31 +322,15 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
     blown_up_ = {};
     begin_epoch();
     for (int k = 0; k < static_cast<int>(chunks_.size()); ++k) {
-        const std::vector<int>& ev = chunk_events_[k];
-        std::size_t next = 0;
-        Stopwatch wc;  // one clock read per phase boundary
-        for (long n = step_begin; n < step_end; ++n) {
-            if (stop_now()) return;  // a stop asked for: no more than a chunk's step later
-            const double t = n * s_.dt;
-            for (; next < ev.size() && events[ev[next]].step == n; ++next) deliver(events[ev[next]]);
-            times_.events += wc.lap();
-            switch (blocks_.width) {
-                case 1: step_chunk<1>(k, t, wc); break;
-                case 2: step_chunk<2>(k, t, wc); break;
-                case 4: step_chunk<4>(k, t, wc); break;
-                default: step_chunk<8>(k, t, wc); break;
-            }
-            detect_chunk(k, t, spikes);
-            times_.detect += wc.lap();
-            if (const long f = s_.frame_after(n); f >= 0) {
-                double* row = frames.data() + base + (f - first_frame) * n_probes;
-                if (probe_at_.empty())
-                    for (int p : chunk_probes_[k]) row[p] = v_[f_.probe_cv[p]];
-                else
-                    for (int p : chunk_probes_[k]) row[p] = *probe_at_[p];
-                times_.sample += wc.lap();
-            }
-        }
+        auto run = [&](auto width) {
+            return run_chunk<decltype(width)::value>(k, step_begin, step_end, events, spikes, frames.data() + base,
+                                                     first_frame);
+        };
+        const bool done = blocks_.width == 1   ? run(std::integral_constant<int, 1>{})
+                          : blocks_.width == 2 ? run(std::integral_constant<int, 2>{})
+                          : blocks_.width == 4 ? run(std::integral_constant<int, 4>{})
+                                               : run(std::integral_constant<int, 8>{});
+        if (!done) return;  // a stop asked for: no more than a chunk's step later
         // Once per chunk and epoch, while its v is in cache: chunks run in CV order, so
         // the first hit is the lowest index.
         if (!blown_up_)
@@ -370,72 +354,155 @@ void CpuCellGroup::detect_chunk(int chunk, double t, std::vector<Spike>& spikes)
     }
 }
 
+// Step n of a chunk, phase by phase; run_step calls them in order. Each phase adds its
+// time to the group's times_ (one clock read per phase boundary). The per-CV arrays are
+// taken as local restrict pointers: Lanes' loads and stores (memcpy) may alias any object,
+// so through the members the compiler would reload every pointer every row. The phases
+// from assemble to states are always inlined: GCC's size limits would otherwise leave
+// some mechanisms' lane loops out of line at some widths.
 template <int W>
-void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
+struct CpuCellGroup::ChunkStep {
     using L = Lanes<W>;
-    const Chunk& ck = chunks_[chunk];
-    const double dt = s_.dt;
+    CpuCellGroup& g;
+    const int k;  // the chunk
+    const Chunk& ck;
+    const std::vector<StepEvent>& epoch_events;
+    const std::vector<int>& chunk_events;  // indices into epoch_events, in order
+    std::vector<Spike>& spikes;
+    double* const frames;  // the epoch's: row 0 is frame first_frame
+    const long first_frame;
+    Stopwatch& w;
+    long n = 0;    // the step
+    double t = 0;  // its start
+    std::size_t next_event = 0;
 
-    // The arrays as local restrict pointers: Lanes' loads and stores (memcpy) may alias any
-    // object, so through the members the compiler would reload every pointer every row.
-    double* __restrict v = v_.data();
-    double* __restrict d = d_.data();
-    double* __restrict rhs = rhs_.data();
-    const double* __restrict d_base = d_base_.data();
-    const double* __restrict cap_dt = cap_dt_.data();
+    void enter(Phase p) { g.trace_phase(p); }
 
-    if (!ions_.empty()) ions_begin(chunk);
+    void events() {
+        for (; next_event < chunk_events.size() && epoch_events[chunk_events[next_event]].step == n; ++next_event)
+            g.deliver(epoch_events[chunk_events[next_event]]);
+        g.times_.events += w.lap();
+    }
 
-    // assemble_base: d = cap/dt + g_sum, rhs = cap/dt · v (the constant terms precomputed),
-    // for rows i at voltages vi. The previous step's forward sweep did it already (in the
-    // rows it had just solved), unless v was set since.
-    auto assemble_rows = [&](int i, L vi) {
-        L di, ri;
-        assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), vi, di, ri);
-        di.store(d + i);
-        ri.store(rhs + i);
-    };
-    if (!base_ready_[chunk])
-        for (int i = ck.cv_begin; i < ck.cv_end; i += W) assemble_rows(i, L::load(v + i));
-    times_.assemble += w.lap();
+    // Groups without ions: nothing (ions_begin's comment in the header).
+    void ions_begin() {
+        if (!g.ions_.empty()) g.ions_begin(k);
+    }
+
+    // The previous step's solve did it already (in the rows it had just solved), unless v
+    // was set since.
+    [[gnu::always_inline]] void assemble() {
+        const double* __restrict v = g.v_.data();
+        double* __restrict d = g.d_.data();
+        double* __restrict rhs = g.rhs_.data();
+        const double* __restrict d_base = g.d_base_.data();
+        const double* __restrict cap_dt = g.cap_dt_.data();
+        auto assemble_rows = [&](int i, L vi) {
+            L di, ri;
+            assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), vi, di, ri);
+            di.store(d + i);
+            ri.store(rhs + i);
+        };
+        if (!g.base_ready_[k])
+            for (int i = ck.cv_begin; i < ck.cv_end; i += W) assemble_rows(i, L::load(v + i));
+        g.times_.assemble += w.lap();
+    }
 
     // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
-    const double t_mid = t + 0.5 * dt;
-    all_mechanisms::for_each([&](auto tag) {
-        using M = typename decltype(tag)::type;
-        constexpr int x = mech_index<M>;
-        add_currents<M, W>(columns(x), ions_of<M>(), ck.instances[x][0], ck.instances[x][1], v, t_mid,
-                           std::get<x>(globals_), d, rhs);
-    });
-    times_.currents += w.lap();
+    [[gnu::always_inline]] void currents() {
+        const double* __restrict v = g.v_.data();
+        double* __restrict d = g.d_.data();
+        double* __restrict rhs = g.rhs_.data();
+        const double t_mid = t + 0.5 * g.s_.dt;
+        all_mechanisms::for_each([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int x = mech_index<M>;
+            add_currents<M, W>(g.columns(x), g.template ions_of<M>(), ck.instances[x][0], ck.instances[x][1], v, t_mid,
+                               std::get<x>(g.globals_), d, rhs);
+        });
+        g.times_.currents += w.lap();
+    }
 
-    // Detectors keep the voltage of the step's start; the solution replaces v.
-    for (int c : ck.cells)
-        for (auto k = f_.detector_offset[c]; k < f_.detector_offset[c + 1]; ++k) det_v_[k] = v[f_.detector_cv[k]];
-    if (!cell_solve_) {
-        for (int b = ck.block_begin; b < ck.block_end; ++b)
-            lane_hines_solve<W>(blocks_, b, f_.layout.parent.data(), d, u_.data(), rhs, v, assemble_rows);
-    } else if constexpr (W == 1) {  // (solve_cells_by: lanes 1) a block is a cell
-        for (int b = ck.block_begin; b < ck.block_end; ++b) {
-            const int first = blocks_.base[b], last = first + blocks_.rows[b];
-            cell_solve_(first, last, f_.layout.parent.data(), d, u_.data(), rhs);
-            for (int i = first; i < last; ++i) {  // the solution, and the next step's base from it
-                v[i] = rhs[i];
-                assemble_rows(i, L::load(v + i));
+    // Detectors keep the voltage of the step's start; the solution replaces v, and each row
+    // solved gets the next step's assembly terms at once.
+    [[gnu::always_inline]] void solve() {
+        double* __restrict v = g.v_.data();
+        double* __restrict d = g.d_.data();
+        double* __restrict rhs = g.rhs_.data();
+        const double* __restrict d_base = g.d_base_.data();
+        const double* __restrict cap_dt = g.cap_dt_.data();
+        const FvmData& f = g.f_;
+        const LaneBlocks& blocks = g.blocks_;
+        for (int c : ck.cells)
+            for (auto j = f.detector_offset[c]; j < f.detector_offset[c + 1]; ++j) g.det_v_[j] = v[f.detector_cv[j]];
+        auto assemble_rows = [&](int i, L vi) {
+            L di, ri;
+            assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), vi, di, ri);
+            di.store(d + i);
+            ri.store(rhs + i);
+        };
+        if (!g.cell_solve_) {
+            for (int b = ck.block_begin; b < ck.block_end; ++b)
+                lane_hines_solve<W>(blocks, b, f.layout.parent.data(), d, g.u_.data(), rhs, v, assemble_rows);
+        } else if constexpr (W == 1) {  // (solve_cells_by: lanes 1) a block is a cell
+            for (int b = ck.block_begin; b < ck.block_end; ++b) {
+                const int first = blocks.base[b], last = first + blocks.rows[b];
+                g.cell_solve_(first, last, f.layout.parent.data(), d, g.u_.data(), rhs);
+                for (int i = first; i < last; ++i) {  // the solution, and the next step's base from it
+                    v[i] = rhs[i];
+                    assemble_rows(i, L::load(v + i));
+                }
             }
         }
+        g.base_ready_[k] = 1;
+        g.times_.solve += w.lap();
     }
-    base_ready_[chunk] = 1;
-    times_.solve += w.lap();
 
-    all_mechanisms::for_each([&](auto tag) {
-        using M = typename decltype(tag)::type;
-        constexpr int x = mech_index<M>;
-        if constexpr (n_states<M> > 0)
-            advance_states<M, W>(columns(x), ions_of<M>(), step_derived_[x].data(), ck.instances[x][0],
-                                 ck.instances[x][1], v, dt, std::get<x>(globals_));
-    });
-    times_.states += w.lap();
+    [[gnu::always_inline]] void states() {
+        const double* __restrict v = g.v_.data();
+        all_mechanisms::for_each([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int x = mech_index<M>;
+            if constexpr (n_states<M> > 0)
+                advance_states<M, W>(g.columns(x), g.template ions_of<M>(), g.step_derived_[x].data(), ck.instances[x][0],
+                                     ck.instances[x][1], v, g.s_.dt, std::get<x>(g.globals_));
+        });
+        g.times_.states += w.lap();
+    }
+
+    // The written concentrations reached the ions in the states phase, each mechanism's
+    // right after its own advance (NEURON's order): nothing is left for this hook.
+    void ions_end() {}
+
+    void detect() {
+        g.detect_chunk(k, t, spikes);
+        g.times_.detect += w.lap();
+    }
+
+    void sample() {
+        if (const long f = g.s_.frame_after(n); f >= 0) {
+            double* row = frames + (f - first_frame) * static_cast<long>(g.f_.probe_cv.size());
+            if (g.probe_at_.empty())
+                for (int p : g.chunk_probes_[k]) row[p] = g.v_[g.f_.probe_cv[p]];
+            else
+                for (int p : g.chunk_probes_[k]) row[p] = *g.probe_at_[p];
+            g.times_.sample += w.lap();
+        }
+    }
+};
+
+template <int W>
+bool CpuCellGroup::run_chunk(int k, long step_begin, long step_end, const std::vector<StepEvent>& events,
+                             std::vector<Spike>& spikes, double* frames, long first_frame) {
+    Stopwatch w;
+    ChunkStep<W> s{*this, k, chunks_[k], events, chunk_events_[k], spikes, frames, first_frame, w};
+    for (long n = step_begin; n < step_end; ++n) {
+        if (stop_now()) return false;
+        s.n = n;
+        s.t = n * s_.dt;
+        run_step(s);
+    }
+    return true;
 }
 
 }  // namespace arbolito

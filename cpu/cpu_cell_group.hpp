@@ -42,9 +42,14 @@ public:
     void set_state(const std::vector<double>& s) override;
 
 private:
-    // One step of a chunk; adds each phase's time to times_, taking laps of w.
+    // One step of a chunk, phase by phase (lowered_cell/step_sequence.hpp's run_step).
     template <int W>
-    void step_chunk(int chunk, double t, Stopwatch& w);
+    struct ChunkStep;
+    // Steps [step_begin, step_end) of chunk k, its frames into rows of `frames` (row 0:
+    // frame first_frame); false where a stop was asked for.
+    template <int W>
+    bool run_chunk(int k, long step_begin, long step_end, const std::vector<StepEvent>& events,
+                   std::vector<Spike>& spikes, double* frames, long first_frame);
     void detect_chunk(int chunk, double t, std::vector<Spike>& spikes) const;
     void deliver(const StepEvent& e);
     MechColumns columns(int mechanism);  // f_'s instances and mech_'s states

@@ -87,8 +87,8 @@ public:
     BlownUpCv first_blown_up_v() const override { return blown_up_; }
 
 private:
+    struct StreamStep;  // one step, a kernel per phase (per mechanism for currents and states)
     void run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames);
-    void step(long n, long& rows);
     void run_resident(long b, long e);
     // The ion phases (docs/mechanisms.md, "Ions"); groups without ions launch nothing.
     void ions_begin();   // each ion's i to 0; e by Nernst where concentrations are written
@@ -166,7 +166,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     // Mechanism states and ions start as on the CPU (same functions, on the host).
     IonStates ions = initial_ions(f_);
     const MechStates init = initial_states(f_, globals_, ions);
-    nernst_where_written(f_, ions, s_.celsius);
+    arbolito::nernst_where_written(f_, ions, s_.celsius);
     initial_ion_currents(f_, globals_, init, ions);
     for (int x = 0; x < n_mechanisms; ++x) {
         if (!mechanism_infos()[x].ions.empty() && mechanism_infos()[x].kind != MechKind::density && f_.mechs[x].size() > 0)
@@ -370,6 +370,106 @@ void GpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
     events_.release(stream_);
 }
 
+// Step n, phase by phase; run_step calls them in order. Each phase ends with a mark of
+// the phase timer (none for the ion hooks: their work, in groups with ions, counts with the next phase).
+struct GpuCellGroup::StreamStep {
+    GpuCellGroup& g;
+    long& rows;  // the piece's frames so far
+    long n = 0;
+    double t = 0;
+
+    void enter(Phase p) { g.trace_phase(p); }
+
+    void events() {
+        g.events_.deliver(n, g.targets_, g.stream_);
+        g.timer_.mark(g.stream_);
+    }
+
+    // Groups without ions launch nothing (its time counts with the assembly's).
+    void ions_begin() {
+        if (!g.ions_.empty()) g.ions_begin();
+    }
+
+    void assemble() {
+        if (const int ncv = g.f_.n_cv(); ncv > 0) {
+            assemble_kernel<<<blocks_for(ncv), threads_per_block, 0, g.stream_>>>(ncv, g.d_base_.data(), g.cap_dt_.data(),
+                                                                                 g.v_, g.d_.data(), g.rhs_);
+            CUDA_CHECK_LAUNCH();
+        }
+        g.timer_.mark(g.stream_);
+    }
+
+    // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
+    void currents() {
+        const double t_mid = t + 0.5 * g.s_.dt;
+        all_mechanisms::for_each([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int x = mech_index<M>;
+            const MechColumns m = g.mechs_[x].columns();
+            if (m.n == 0) return;
+            if constexpr (n_ions<M> > 0)
+                ion_current_kernel<M><<<blocks_for(m.n), threads_per_block, 0, g.stream_>>>(
+                    m, g.template ions_of<M>(), std::get<x>(g.globals_), t_mid, g.v_, g.d_.data(), g.rhs_);
+            else
+                current_kernel<M><<<blocks_for(m.n), threads_per_block, 0, g.stream_>>>(m, std::get<x>(g.globals_), t_mid,
+                                                                                         g.v_, g.d_.data(), g.rhs_);
+            CUDA_CHECK_LAUNCH();
+        });
+        g.timer_.mark(g.stream_);
+    }
+
+    // The solution is the new v; the old v stays in the other buffer for the detectors
+    // (and is overwritten by the next assembly).
+    void solve() {
+        g.solve_->solve(g.d_.data(), g.u_.data(), g.rhs_, g.stream_);
+        g.timer_.mark(g.stream_);
+        std::swap(g.v_, g.rhs_);
+    }
+
+    void states() {
+        all_mechanisms::for_each([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int x = mech_index<M>;
+            if constexpr (n_states<M> > 0) {
+                const MechColumns m = g.mechs_[x].columns();
+                if (m.n == 0) return;
+                if constexpr (n_ions<M> > 0)
+                    ion_advance_kernel<M><<<blocks_for(m.n), threads_per_block, 0, g.stream_>>>(
+                        m, g.template ions_of<M>(), std::get<x>(g.globals_), g.s_.dt, g.v_);
+                else
+                    advance_kernel<M><<<blocks_for(m.n), threads_per_block, 0, g.stream_>>>(m, std::get<x>(g.globals_),
+                                                                                             g.s_.dt, g.v_);
+                CUDA_CHECK_LAUNCH();
+            }
+        });
+        g.timer_.mark(g.stream_);
+    }
+
+    // The written concentrations reached the ions in the states phase (ion_advance_kernel,
+    // each mechanism's after its own advance, NEURON's order): nothing left for this hook.
+    void ions_end() {}
+
+    void detect() {
+        if (const int n_det = static_cast<int>(g.f_.detector_cv.size())) {
+            const unsigned capacity = static_cast<unsigned>(g.spikes_.size());
+            detect_kernel<<<blocks_for(n_det), threads_per_block, 0, g.stream_>>>(
+                n_det, g.det_cv_.data(), g.det_threshold_.data(), g.rhs_, g.v_, t, g.s_.dt,
+                g.s_.rules == EventRules::neuron, g.spikes_.data(), g.spike_count_.data(), capacity);
+            CUDA_CHECK_LAUNCH();
+        }
+        g.timer_.mark(g.stream_);
+    }
+
+    void sample() {
+        const int ncol = g.n_columns();
+        if (g.s_.frame_after(n) >= 0 && ncol > 0) {
+            g.sample(g.frames_.data() + rows * ncol);
+            ++rows;
+        }
+        g.timer_.mark(g.stream_);
+    }
+};
+
 void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames) {
     const long n_det = static_cast<long>(f_.detector_cv.size()), ncol = n_columns();
     long n_rows = 0;
@@ -386,7 +486,13 @@ void GpuCellGroup::run_piece(long b, long e, std::vector<Spike>& spikes, std::ve
         rows = ncol > 0 ? n_rows : 0;
     } else {
         timer_.begin(e - b);
-        for (long n = b; n < e; ++n) step(n, rows);
+        StreamStep step{*this, rows};
+        for (long n = b; n < e; ++n) {
+            step.n = n;
+            step.t = n * s_.dt;
+            timer_.mark(stream_);
+            run_step(step);
+        }
     }
     timeline::mark("piece launched", b);
 
@@ -454,80 +560,20 @@ void GpuCellGroup::run_resident(long b, long e) {
     st.spike_capacity = static_cast<unsigned>(spikes_.size());
     st.frames = frames_.data();
     st.n_columns = n_columns();
+    DeviceArray<unsigned> trace;
+    if (phase_trace_) {
+        trace = DeviceArray<unsigned>(1 + static_cast<std::size_t>(e - b) * n_phases);
+        CUDA_CHECK(cudaMemsetAsync(trace.data(), 0, trace.size() * sizeof(unsigned), stream_));
+        st.phase_trace = trace.data();
+    }
     if (opt_.phase_times) CUDA_CHECK(cudaEventRecord(piece_events_[0], stream_));
     resident_->run(st, events_.by_block(), b, e, s_, stream_);
     if (opt_.phase_times) CUDA_CHECK(cudaEventRecord(piece_events_[1], stream_));
-}
-
-void GpuCellGroup::step(long n, long& rows) {
-    const double dt = s_.dt, t = n * dt;
-    const int ncv = f_.n_cv();
-    const unsigned tb = threads_per_block;
-    timer_.mark(stream_);
-
-    events_.deliver(n, targets_, stream_);
-    if (!ions_.empty()) ions_begin();
-    timer_.mark(stream_);
-
-    if (ncv > 0) {
-        assemble_kernel<<<blocks_for(ncv), tb, 0, stream_>>>(ncv, d_base_.data(), cap_dt_.data(), v_, d_.data(), rhs_);
-        CUDA_CHECK_LAUNCH();
+    if (phase_trace_) {
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        const std::vector<unsigned> t = trace.download();
+        for (unsigned k = 0; k < t[0]; ++k) phase_trace_->push_back(static_cast<Phase>(t[1 + k]));
     }
-    timer_.mark(stream_);
-
-    // Mechanism after mechanism, in list order: the order of the additions to d and rhs.
-    const double t_mid = t + 0.5 * dt;
-    all_mechanisms::for_each([&](auto tag) {
-        using M = typename decltype(tag)::type;
-        constexpr int x = mech_index<M>;
-        const MechColumns m = mechs_[x].columns();
-        if (m.n == 0) return;
-        const auto& gl = std::get<x>(globals_);
-        if constexpr (n_ions<M> > 0)
-            ion_current_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, ions_of<M>(), gl, t_mid, v_, d_.data(), rhs_);
-        else
-            current_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
-        CUDA_CHECK_LAUNCH();
-    });
-    timer_.mark(stream_);
-
-    solve_->solve(d_.data(), u_.data(), rhs_, stream_);
-    timer_.mark(stream_);
-
-    // The solution is the new v; the old v stays in the other buffer for the detectors
-    // (and is overwritten by the next assembly).
-    std::swap(v_, rhs_);
-    all_mechanisms::for_each([&](auto tag) {
-        using M = typename decltype(tag)::type;
-        constexpr int x = mech_index<M>;
-        if constexpr (n_states<M> > 0) {
-            const MechColumns m = mechs_[x].columns();
-            if (m.n == 0) return;
-            if constexpr (n_ions<M> > 0)
-                ion_advance_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, ions_of<M>(), std::get<x>(globals_), dt, v_);
-            else
-                advance_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, std::get<x>(globals_), dt, v_);
-            CUDA_CHECK_LAUNCH();
-        }
-    });
-    timer_.mark(stream_);
-
-    const int n_det = static_cast<int>(f_.detector_cv.size());
-    if (n_det) {
-        const unsigned capacity = static_cast<unsigned>(spikes_.size());
-        detect_kernel<<<blocks_for(n_det), tb, 0, stream_>>>(n_det, det_cv_.data(), det_threshold_.data(), rhs_, v_, t, dt,
-                                                             s_.rules == EventRules::neuron, spikes_.data(),
-                                                             spike_count_.data(), capacity);
-        CUDA_CHECK_LAUNCH();
-    }
-    timer_.mark(stream_);
-
-    const int ncol = n_columns();
-    if (s_.frame_after(n) >= 0 && ncol > 0) {
-        sample(frames_.data() + rows * ncol);
-        ++rows;
-    }
-    timer_.mark(stream_);
 }
 
 }  // namespace

@@ -14,8 +14,9 @@ namespace arbolito::gpu {
 
 class PhaseTimer {
 public:
-    // Per step: a mark before the first phase and after each of the seven, in the order
-    // events, assemble, currents, solve, states, detect, sample.
+    // Per step: a mark before the first phase and after each of the seven timed ones, in
+    // the order events, assemble, currents, solve, states, detect, sample (run_step's; the
+    // ion hooks launch nothing yet and have no mark).
     static constexpr int n_marks = 8;
 
     explicit PhaseTimer(bool enabled) : enabled_(enabled) {}

@@ -8,6 +8,7 @@
 
 #include "gpu/apply_events.cuh"
 #include "gpu/resident_profile.cuh"
+#include "lowered_cell/step_sequence.hpp"
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance_currents.hpp"
 #include "mechanisms/threshold.hpp"
@@ -175,43 +176,41 @@ struct StepArrays {
     double *FD, *FR;
 };
 
-// Steps [a.b, a.e) of the block; returns where the final V lies. Inlined three times by
-// the kernel, so that where the solve's arrays are staged the compiler sees shared memory
-// (32-bit shared loads and stores) instead of generic pointers chosen at run time.
+// Step `step` of the block, phase by phase; run_step calls them in order. A barrier ends
+// each phase whose writes the next reads.
 template <int Ahead, bool CopyV, class Clock, class AfterLevel>
-__device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
-                                             const FineBlockSchedule& sched, StepArrays x, int first, int n,
-                                             Clock& clock, AfterLevel after_level) {
-    const int t = threadIdx.x, nt = blockDim.x;
-    double *V = x.V, *R = x.R, *D = x.D;
-    const double *U = x.U, *DB = x.DB, *CDT = x.CDT;
-    const double dt = a.steps.dt;
-    const bool at_step_end = a.steps.rules == EventRules::neuron;
-    const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
-    // The states of density mechanisms (hh) advance at the start of the next step instead
-    // of before the step's last barrier: no event and nothing of the step's end reads
-    // them, so their threads (thread 0 for the soma's hh m gate, a long chain of
-    // divisions and exponentials) overlap the next step's events and assembly instead of
-    // holding every thread at the barrier. Their currents, after the assembly's barrier,
-    // see them advanced. Point mechanisms (which take events) still advance at once.
-    auto advance_density = [&](const double* Vnew) {
-        for_mechs::run([&](auto tag) {
-            using M = typename decltype(tag)::type;
-            constexpr int m = mech_index<M>;
-            if constexpr (M::kind == MechKind::density) advance_states<M>(loc[m], rb.inst_n[m], first, a.g, dt, Vnew);
-        });
-    };
-    for (long step = a.b; step < a.e; ++step) {
-        if (step > a.b) advance_density(V);  // the last step's, at its new V
-        // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
-        // into what follows): the same spike times and stimulus onsets to the bit.
-        const double t0 = __dmul_rn(static_cast<double>(step), dt), t_mid = __dadd_rn(t0, 0.5 * dt);
-        // Events of the step: the first event of each target applies the target's run.
+struct BlockStep {
+    const Args& a;
+    const ResidentBlock& rb;
+    const MechColumns* loc;
+    const FineBlockSchedule& sched;
+    StepArrays x;  // V and R trade places after each solve (unless CopyV)
+    const int first, n;
+    Clock& clock;
+    AfterLevel after_level;
+    const unsigned* eo;  // the block's event offsets by step, or null: no events
+    const bool tracing;  // this thread records the phases (enter)
+    long step = 0;
+    double t0 = 0, t_mid = 0;
+    double *Vold = nullptr, *Vnew = nullptr;  // the step's start and end voltages, from its solve on
+
+    // Where a test asked (CellGroup::trace_phases), thread 0 of block 0 records the phases
+    // after their count.
+    __device__ __forceinline__ void enter(Phase p) {
+        if (tracing) {
+            unsigned* trace = a.st.phase_trace;
+            const unsigned k = trace[0]++;
+            trace[1 + k] = static_cast<unsigned>(p);
+        }
+    }
+
+    // The first event of each target applies the target's run.
+    __device__ __forceinline__ void events() {
         if (eo) {
             const long s = step - a.ev.step_begin;
             const unsigned e0 = eo[s], e1 = eo[s + 1];
             if (e0 < e1) {
-                for (unsigned i = e0 + t; i < e1; i += nt) {
+                for (unsigned i = e0 + threadIdx.x; i < e1; i += blockDim.x) {
                     const std::uint64_t k = a.ev.key[i];
                     if (i > e0 && a.ev.key[i - 1] == k) continue;
                     const auto target = static_cast<std::uint32_t>(k & a.ev.target_mask);
@@ -223,29 +222,66 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
             }
         }
         clock.lap(prof_events);
-        assemble_strided(t, nt, n, DB, CDT, V, D, R);
+    }
+
+    __device__ __forceinline__ void ions_begin() {}
+
+    __device__ __forceinline__ void assemble() {
+        assemble_strided(threadIdx.x, blockDim.x, n, x.DB, x.CDT, x.V, x.D, x.R);
         __syncthreads();
         clock.lap(prof_assemble);
+    }
+
+    __device__ __forceinline__ void currents() {
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
             if (rb.inst_n[m] == 0) return;
-            add_currents<M>(loc[m], rb.inst_n[m], first, a.g, t_mid, V, D, R);
+            add_currents<M>(loc[m], rb.inst_n[m], first, a.g, t_mid, x.V, x.D, x.R);
             __syncthreads();
         });
         clock.lap(prof_currents);
-        solve_levels<Ahead>(sched, D, U, R, x.FD, x.FR, after_level);  // ends with a barrier
+    }
+
+    // The solution in R is the new V; the old one stays for the detectors.
+    __device__ __forceinline__ void solve() {
+        solve_levels<Ahead>(sched, x.D, x.U, x.R, x.FD, x.FR, after_level);  // ends with a barrier
         clock.lap(prof_solve);
-        // The solution in R is the new V; the old one stays for the detectors.
-        double *const Vold = V, *const Vnew = R;
-        if constexpr (!CopyV) V = Vnew, R = Vold;
+        Vold = x.V, Vnew = x.R;
+        if constexpr (!CopyV) x.V = Vnew, x.R = Vold;
+    }
+
+    // Point mechanisms (which take events) advance here; density mechanisms (hh) in
+    // states_deferred, at the start of the next step: no event and nothing of the step's
+    // end reads their states, so their threads (thread 0 for the soma's hh m gate, a long
+    // chain of divisions and exponentials) overlap the next step's events and assembly
+    // instead of holding every thread at the barrier. Their currents, after the
+    // assembly's barrier, see them advanced.
+    __device__ __forceinline__ void states() {
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
-            if constexpr (M::kind != MechKind::density) advance_states<M>(loc[m], rb.inst_n[m], first, a.g, dt, Vnew);
+            if constexpr (M::kind != MechKind::density)
+                advance_states<M>(loc[m], rb.inst_n[m], first, a.g, a.steps.dt, Vnew);
         });
         clock.lap(prof_advance);
-        for (int j = t; j < rb.det_n; j += nt) {
+    }
+    // The density mechanisms' part of the last step's states, at its new V (x.V).
+    __device__ __forceinline__ void states_deferred() {
+        for_mechs::run([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int m = mech_index<M>;
+            if constexpr (M::kind == MechKind::density)
+                advance_states<M>(loc[m], rb.inst_n[m], first, a.g, a.steps.dt, x.V);
+        });
+    }
+
+    __device__ __forceinline__ void ions_end() {}
+
+    __device__ __forceinline__ void detect() {
+        const double dt = a.steps.dt;
+        const bool at_step_end = a.steps.rules == EventRules::neuron;
+        for (int j = threadIdx.x; j < rb.det_n; j += blockDim.x) {
             const int k = rb.det_begin + j, c = a.st.det_cv[k] - first;
             const double v0 = Vold[c], v1 = Vnew[c], th = a.st.det_threshold[k];
             if (threshold::crossed(v0, v1, th)) {
@@ -255,20 +291,45 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
                                          static_cast<std::uint32_t>(k)};
             }
         }
+    }
+
+    // With CopyV the new V is copied out to V once the detectors have read the old one.
+    __device__ __forceinline__ void sample() {
         if (const long frame = a.steps.frame_after(step); frame >= 0)
-            for (int j = t; j < rb.probe_n; j += nt)
+            for (int j = threadIdx.x; j < rb.probe_n; j += blockDim.x)
                 a.st.frames[(frame - a.frame0) * a.st.n_columns + a.probe_col[rb.probe_begin + j]] =
                     Vnew[a.probe_cv[rb.probe_begin + j]];
         if constexpr (CopyV) {
             __syncthreads();  // the detectors have read the old V
-            for (int i = t; i < n; i += nt) V[i] = R[i];
+            for (int i = threadIdx.x; i < n; i += blockDim.x) x.V[i] = x.R[i];
         }
         __syncthreads();
         clock.lap(prof_states);
     }
-    advance_density(V);  // the last step's
+};
+
+// Steps [a.b, a.e) of the block; returns where the final V lies. Inlined three times by
+// the kernel, so that where the solve's arrays are staged the compiler sees shared memory
+// (32-bit shared loads and stores) instead of generic pointers chosen at run time.
+template <int Ahead, bool CopyV, class Clock, class AfterLevel>
+__device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
+                                             const FineBlockSchedule& sched, StepArrays x, int first, int n,
+                                             Clock& clock, AfterLevel after_level) {
+    const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
+    const bool tracing = a.st.phase_trace && blockIdx.x == 0 && threadIdx.x == 0;
+    BlockStep<Ahead, CopyV, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo, tracing};
+    for (long step = a.b; step < a.e; ++step) {
+        if (step > a.b) s.states_deferred();  // the last step's
+        s.step = step;
+        // Rounded as the host rounds them for the streaming kernels (no fused multiply-add
+        // into what follows): the same spike times and stimulus onsets to the bit.
+        s.t0 = __dmul_rn(static_cast<double>(step), a.steps.dt);
+        s.t_mid = __dadd_rn(s.t0, 0.5 * a.steps.dt);
+        run_step(s);
+    }
+    s.states_deferred();  // the last step's
     __syncthreads();      // before the states are written back
-    return V;
+    return s.x.V;
 }
 
 // Two instances: blocks of at most 128 threads of which shared memory lets at most

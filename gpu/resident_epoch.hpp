@@ -46,6 +46,7 @@ struct ResidentState {
     unsigned spike_capacity = 0;
     double* frames = nullptr;  // rows of n_columns, the piece's first row at frames
     int n_columns = 0;
+    unsigned* phase_trace = nullptr;  // tests: null, or a count then the phases block 0 runs, by their Phase value
 };
 
 // Every mechanism's Globals in one trivially copyable kernel argument.

@@ -10,6 +10,7 @@
 #include "lowered_cell/blow_up_bound.hpp"
 #include "lowered_cell/fvm_data.hpp"
 #include "lowered_cell/spike.hpp"
+#include "lowered_cell/step_sequence.hpp"
 #include "lowered_cell/timings.hpp"
 #include "mechanisms/instance_ions.hpp"
 
@@ -98,12 +99,21 @@ public:
     void set_stop_check(std::function<bool()> check) { stop_check_ = std::move(check); }
     bool abandoned() const { return abandoned_; }
 
+    // From now on every step appends its phases to `out`, in the order it runs them
+    // (lowered_cell/step_sequence.hpp; tests; a GPU resident piece records its first block's
+    // steps); null: no more. Costs one test per phase while off.
+    void trace_phases(std::vector<Phase>* out) { phase_trace_ = out; }
+
 protected:
     void begin_epoch() { abandoned_ = false; }
     // Whether to return now, the epoch unfinished.
     bool stop_now() {
         if (!abandoned_ && stop_check_ && stop_check_()) abandoned_ = true;
         return abandoned_;
+    }
+    std::vector<Phase>* phase_trace_ = nullptr;  // trace_phases
+    void trace_phase(Phase p) {
+        if (phase_trace_) phase_trace_->push_back(p);
     }
 
 private:

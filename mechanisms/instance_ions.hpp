@@ -3,6 +3,9 @@
 // arrays, an instance's ion values gathered from them, and one call per mechanism function
 // that takes the form with ions or the form without, as M has them. For a mechanism without
 // ions the calls are the plain ones: the same code and bits as before ions existed.
+#include <type_traits>
+#include <utility>
+
 #include "mechanisms/ion.hpp"
 #include "mechanisms/mechanism.hpp"
 
@@ -24,6 +27,17 @@ struct MechIons {
     const double* cv_weight = nullptr;
 };
 
+// f(std::integral_constant<int, j>{}) for every ion slot j of M: the slot a constant, so that
+// M::ions[j] and M::ion_state[j] are read at compile time (device code has no copy of them).
+template <class M, class F, int... J>
+ARB_HD void for_each_ion_slot(F&& f, std::integer_sequence<int, J...>) {
+    (f(std::integral_constant<int, J>{}), ...);
+}
+template <class M, class F>
+ARB_HD void for_each_ion_slot(F&& f) {
+    for_each_ion_slot<M>(f, std::make_integer_sequence<int, n_ions<M>>{});
+}
+
 // The ion values (ion_slot_size per slot) of the instance at CV cv. T: double.
 template <class M>
 ARB_HD void gather_ions(const MechIons<M>& a, int cv, double* ion) {
@@ -39,20 +53,22 @@ ARB_HD void gather_ions(const MechIons<M>& a, int cv, double* ion) {
 // CV: a density's as it is, a point's (nA) divided by the CV's 1e-2·area.
 template <class M>
 ARB_HD void add_ion_currents(const MechIons<M>& a, int cv, const double* ion_i) {
-    for (int j = 0; j < n_ions<M>; ++j)
-        if (M::ions[j].flags & ion_write_i)
+    for_each_ion_slot<M>([&](auto slot) {
+        constexpr int j = decltype(slot)::value;
+        if constexpr ((M::ions[j].flags & ion_write_i) != 0)
             a.slot[j].i[cv] += M::kind == MechKind::density ? ion_i[j] : ion_i[j] / a.cv_weight[cv];
+    });
 }
 
 // The concentrations the instance writes (M::ion_state), from its states s to its CV.
 template <class M, class T>
 ARB_HD void write_ion_concentrations(const MechIons<M>& a, int cv, const T* s) {
-    for (int j = 0; j < n_ions<M>; ++j) {
-        const int q = ion_state_of<M>(j);
-        if (q < 0) continue;
-        if (M::ions[j].flags & ion_write_xi) a.slot[j].xi[cv] = s[q];
-        if (M::ions[j].flags & ion_write_xo) a.slot[j].xo[cv] = s[q];
-    }
+    for_each_ion_slot<M>([&](auto slot) {
+        constexpr int j = decltype(slot)::value;
+        constexpr int q = ion_state_of<M>(j);
+        if constexpr (q >= 0 && (M::ions[j].flags & ion_write_xi) != 0) a.slot[j].xi[cv] = s[q];
+        if constexpr (q >= 0 && (M::ions[j].flags & ion_write_xo) != 0) a.slot[j].xo[cv] = s[q];
+    });
 }
 
 // M's init, current and advance in the form M has; `ion` (the instance's ion values) and

@@ -26,6 +26,7 @@
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
 #include "tests/support/gpu_skip.hpp"
+#include "tests/support/phase_trace.hpp"
 #include "tests/support/whole_run_models.hpp"
 
 using namespace arbolito;
@@ -288,6 +289,19 @@ TEST(GpuCellGroup, PhaseTimes) {
     const Result untimed = run(m, "gpu-cell", "timing=off");
     for (const auto& [name, s] : untimed.phases.as_map()) EXPECT_EQ(s, 0.0) << name;
     expect_identical(timed, untimed, "timed vs untimed");
+}
+
+// The streaming step of every GPU solver and the resident kernel (its block 0) step
+// through lowered_cell/step_sequence.hpp's run_step: every phase of every step, in order.
+TEST(GpuStepSequence, EveryBackendStepsThroughIt) {
+    SKIP_WITHOUT_GPU();
+    const Model m = busyring(4, 1, 1.0);
+    const long steps = std::lround(m.run.tfinal / m.run.dt);
+    for (const std::string solver : {"gpu-cell", "gpu-fine", "gpu-branch", "gpu-fine:step=resident"}) {
+        const auto traces = test_models::traced_phases(m, solver);
+        ASSERT_EQ(traces.size(), 1u) << solver;
+        EXPECT_TRUE(test_models::whole_steps_in_order(traces[0], steps)) << solver;
+    }
 }
 
 namespace {
@@ -748,4 +762,20 @@ TEST(GpuCellGroup, BlowUpStopsLikeTheCpu) {
         EXPECT_EQ(g.t_found, cpu.t_found) << solver;
         EXPECT_EQ(g.frames, cpu.frames) << solver;
     }
+}
+
+// Ions (docs/mechanisms.md, "Ions") on the streaming GPU step of every GPU solver against the
+// CPU: three cells with the ion test mechanisms (e fixed by a key, e by Nernst from a
+// written cai, ica read by the pump), every probe variable (v, e, cai, ica) within 1e-9
+// (the CPU-GPU tolerance of the other whole-run tests: the same functions, only the Hines
+// sweeps' arithmetic differs), the same spikes; the resident step refuses the group.
+TEST(GpuIons, StreamingMatchesCpu) {
+    SKIP_WITHOUT_GPU();
+    if (!find_mechanism("test_cad")) GTEST_SKIP() << "built without ARBOLITO_TEST_MECHANISMS";
+    const Model m = read_model(source_path("tests/data/ions/three_cells_ions.json"));
+    const Result cpu = run(m, "cpu");
+    ASSERT_GE(cpu.rec.spikes_seen.size(), 3u);
+    for (const char* solver : {"gpu-cell", "gpu-fine", "gpu-branch"})
+        expect_close(run(m, solver), cpu, 1e-9, std::string(solver) + " with ions");
+    EXPECT_THROW(run(m, "gpu-fine", "step=resident"), std::invalid_argument);
 }

@@ -54,7 +54,7 @@ ARB_HD void evaluate(int k, int n, const typename M::Globals& gl, const Samples&
     };
     // A mechanism with ions reads, per slot, e, Xi, Xo and i varying with the sample.
     Values<ion_slot_size * n_ions<M>> ion{};
-    Values<n_ions<M>> ion_i{};
+    Values<n_ions<M>> ion_cur{};
     for (int j = 0; j < n_ions<M>; ++j) {
         ion[ion_slot_size * j + ion_e] = 40.0 + 10.0 * j + 0.5 * (k % 11);
         ion[ion_slot_size * j + ion_xi] = 1e-4 * (1 + k % 7);
@@ -70,7 +70,7 @@ ARB_HD void evaluate(int k, int n, const typename M::Globals& gl, const Samples&
     load(s);
     // t_mid sweeps 0 to 5 ms: through iclamp's window.
     mech_current<M>(v, 5.0 * k / n, gl, p.data(), s.data(), c.data(), static_cast<const double*>(ion.data()), x.ig[k],
-                    x.ig[n + k], ion_i.data());
+                    x.ig[n + k], ion_cur.data());
     mech_advance<M>(v, dt, gl, p.data(), s.data(), c.data(), static_cast<const double*>(ion.data()));
     store(s, x.advanced);
 }

@@ -34,7 +34,7 @@ void build_busyring(Model& m, const BusyringNetwork& p, ConnectionsDrawn drawn) 
     proto.detectors.push_back({{0, 0.0}, 10.0});
     proto.synapses.push_back({{1, 0.0}, "expsyn", resolve_params("expsyn", {})});
     proto.drawn_synapses = {p.unconnected_synapses.value_or(p.synapses), 0, "expsyn", resolve_params("expsyn", {})};
-    if (p.record) proto.probes.push_back({false, {0, 0.5}});
+    if (p.record) proto.probes.push_back({false, {0, 0.5}, {}});
 
     // Every cell comes from its own seed: set up in parallel, each into its own slot.
     m.cells.resize(first + n);

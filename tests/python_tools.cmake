@@ -56,4 +56,6 @@ get_target_property(_eigen_include Eigen3::Eigen INTERFACE_INCLUDE_DIRECTORIES)
 file(GLOB _doc_pages ${PROJECT_SOURCE_DIR}/docs/*.md)
 add_test(NAME doc_snippets_compile
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tools/check_doc_snippets.py --cxx ${CMAKE_CXX_COMPILER}
-                 --flag=-I${PROJECT_SOURCE_DIR} --flag=-I${_eigen_include} ${PROJECT_SOURCE_DIR}/README.md ${_doc_pages})
+                 --flag=-I${PROJECT_SOURCE_DIR} --flag=-I${_eigen_include}
+                 --flag=-I${PROJECT_BINARY_DIR}/mechanisms/generated  # the build's extra mechanisms (all.hpp)
+                 ${PROJECT_SOURCE_DIR}/README.md ${_doc_pages})

@@ -766,3 +766,19 @@ TEST(GpuCellGroup, BlowUpStopsLikeTheCpu) {
         EXPECT_EQ(g.frames, cpu.frames) << solver;
     }
 }
+
+// Ions (docs/mechanisms.md, "Ions") on the streaming GPU step of every GPU solver against the
+// CPU: three cells with the ion test mechanisms (e fixed by a key, e by Nernst from a
+// written cai, ica read by the pump), every probe variable (v, e, cai, ica) within 1e-9
+// (the CPU-GPU tolerance of the other whole-run tests: the same functions, only the Hines
+// sweeps' arithmetic differs), the same spikes; the resident step refuses the group.
+TEST(GpuIons, StreamingMatchesCpu) {
+    SKIP_WITHOUT_GPU();
+    if (!find_mechanism("test_cad")) GTEST_SKIP() << "built without ARBOLITO_TEST_MECHANISMS";
+    const Model m = read_model(source_path("tests/data/ions/three_cells_ions.json"));
+    const Result cpu = run(m, "cpu");
+    ASSERT_GE(cpu.rec.spikes_seen.size(), 3u);
+    for (const char* solver : {"gpu-cell", "gpu-fine", "gpu-branch"})
+        expect_close(run(m, solver), cpu, 1e-9, std::string(solver) + " with ions");
+    EXPECT_THROW(run(m, "gpu-fine", "step=resident"), std::invalid_argument);
+}

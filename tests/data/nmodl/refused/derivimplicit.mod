@@ -1,4 +1,4 @@
-: expect: 7: METHOD derivimplicit
+: expect: 10: '
 NEURON { SUFFIX gate NONSPECIFIC_CURRENT i }
 PARAMETER { g = 0.001 (S/cm2) }
 STATE { n }
@@ -7,4 +7,4 @@ BREAKPOINT {
     SOLVE st METHOD derivimplicit
     i = g*n*v
 }
-DERIVATIVE st { n' = 1 - n }
+DERIVATIVE st { n' = 1 - n*n }

@@ -668,18 +668,24 @@ class Emitter:
             return "math::fabs(%s)" % as_t(self.sympy_text(e.args[0]))
         raise self.refuse(self.block_name.split()[0], "%s in a linear system is not supported" % e.func)
 
+    @staticmethod
+    def sympy_of(t):
+        """NMODL expression text as a sympy expression (every name a symbol)."""
+        import sympy
+        from sympy.parsing.sympy_parser import parse_expr, standard_transformations, convert_xor
+        names = {n: sympy.Symbol(n) for n in re.findall(r"[A-Za-z_]\w*", t)}
+        for f, sf in (("exp", sympy.exp), ("log", sympy.log), ("pow", sympy.Pow), ("fabs", sympy.Abs)):
+            names[f] = sf
+        return parse_expr(t, local_dict=names, transformations=standard_transformations + (convert_xor,),
+                          evaluate=True)
+
     def linear_rows(self, texts, unknowns, construct):
         """Each NMODL expression text as sum_j coefficient_j·unknown_j + constant (sympy):
         (coefficients {j: sympy}, constant); a text not linear in the unknowns is refused."""
         import sympy
-        from sympy.parsing.sympy_parser import parse_expr, standard_transformations, convert_xor
         rows = []
         for t in texts:
-            names = {n: sympy.Symbol(n) for n in re.findall(r"[A-Za-z_]\w*", t)}
-            for f, sf in (("exp", sympy.exp), ("log", sympy.log), ("pow", sympy.Pow), ("fabs", sympy.Abs)):
-                names[f] = sf
-            e = parse_expr(t, local_dict=names, transformations=standard_transformations + (convert_xor,),
-                           evaluate=True)
+            e = self.sympy_of(t)
             syms = [sympy.Symbol(u) for u in unknowns]
             coef = {}
             for j, x in enumerate(syms):
@@ -1125,12 +1131,20 @@ class Translator:
         em.used |= set(states)
         em.solve_linear(a, b, states)
 
+    # NEURON's derivimplicit iterates Newton's method until the change is below 1e-6 (its
+    # own error is then of the order of the change squared); a fixed number of iterations keeps
+    # every SIMD lane and GPU thread on the same operations. From the step's start, with
+    # dt·|J| of order 1, each iteration squares the error: 6 reach round-off.
+    NEWTON_ITERATIONS = 6
+
     def derivimplicit(self, em, block, states):
         """METHOD derivimplicit: NEURON's implicit Euler step, s_new = s + dt·f(s_new), solved
-        by Newton's method; for equations linear in the states (those supported), Newton's
-        first step is the exact solution: (I - dt·A)·s_new = s + dt·b for f(s) = A·s + b."""
+        by Newton's method. For equations linear in the states, whose other statements do not
+        read the states, Newton's first step is the exact solution: (I - dt·A)·s_new = s + dt·b
+        for f(s) = A·s + b. Otherwise NEWTON_ITERATIONS iterations, the Jacobian by sympy."""
+        import sympy
         from nmodl import dsl
-        eqs = []
+        eqs, pre = [], []
         for st in block.statement_block.statements:
             e = st.expression if kind_of(st) == "ExpressionStatement" else st
             if kind_of(e) == "DiffEqExpression":
@@ -1143,21 +1157,63 @@ class Translator:
                 raise em.refuse("'", "statements after the differential equations are not supported with "
                                      "derivimplicit")
             else:
-                em.statement(st)
+                pre.append(st)
         unknowns = [n for n, _ in eqs]
-        rows = em.linear_rows([t for _, t in eqs], unknowns, "'")
-        a, b = {}, []
-        for i, (coef, const) in enumerate(rows):
+        # The statements before the equations: do they read the states?
+        saved = (list(em.out), set(em.used), set(em.defined), em.masks, em.tmp)
+        em.used = set()
+        for st in pre:
+            em.statement(st)
+        reads_states = bool(em.used & set(unknowns))
+        em.used |= saved[1]
+        syms = [sympy.Symbol(u) for u in unknowns]
+        fs = [Emitter.sympy_of(t) for _, t in eqs]
+        jac = [[sympy.diff(f, x) for x in syms] for f in fs]
+        linear = not reads_states and all(not (c.free_symbols & set(syms)) for row in jac for c in row)
+        if linear:
+            rows = em.linear_rows([t for _, t in eqs], unknowns, "'")
+            a, b = {}, []
+            for i, (coef, const) in enumerate(rows):
+                for j in range(len(unknowns)):
+                    c = coef.get(j)
+                    if i == j:
+                        a[i, j] = "1.0 - arb_dt * %s" % em.sympy_text(c) if c is not None else "1.0"
+                    elif c is not None:
+                        a[i, j] = "-(arb_dt * %s)" % em.sympy_text(c)
+                x = em.name(unknowns[i])
+                b.append("%s + arb_dt * %s" % (x, em.sympy_text(const)) if const != 0 else x)
+            em.used |= set(unknowns)
+            em.solve_linear(a, b, unknowns)
+            return
+        # Newton: the statements before the equations again in every iteration.
+        em.out, em.used, em.defined, em.masks, em.tmp = saved[0], saved[1], saved[2], saved[3], saved[4]
+        old = {}
+        for x in unknowns:
+            old[x] = em.fresh("s0_")
+            em.emit("const T %s = %s;" % (old[x], em.name(x)))
+        em.emit("for (int arb_it = 0; arb_it < %d; ++arb_it) {" % self.NEWTON_ITERATIONS)
+        em.depth += 1
+        em.locals.append(set())
+        for st in pre:
+            em.statement(st)
+        a, b, deltas = {}, [], []
+        for i, (x, f) in enumerate(zip(unknowns, fs)):
+            b.append("%s - %s - arb_dt * %s" % (em.name(x), old[x], em.sympy_text(f)))
             for j in range(len(unknowns)):
-                c = coef.get(j)
+                c = jac[i][j]
                 if i == j:
-                    a[i, j] = "1.0 - arb_dt * %s" % em.sympy_text(c) if c is not None else "1.0"
-                elif c is not None:
+                    a[i, j] = "1.0 - arb_dt * %s" % em.sympy_text(c) if c != 0 else "1.0"
+                elif c != 0:
                     a[i, j] = "-(arb_dt * %s)" % em.sympy_text(c)
-            x = em.name(unknowns[i])
-            b.append("%s + arb_dt * %s" % (x, em.sympy_text(const)) if const != 0 else x)
+            deltas.append(em.fresh("d"))
+            em.emit("T %s;" % deltas[-1])
+        em.solve_linear(a, b, deltas)
+        for x, d in zip(unknowns, deltas):
+            em.emit("%s = %s - %s;" % (x, x, d))
+        em.locals.pop()
+        em.depth -= 1
+        em.emit("}")
         em.used |= set(unknowns)
-        em.solve_linear(a, b, unknowns)
 
     def initial_solve(self, em, sb, blocks):
         """SOLVE of a LINEAR block in INITIAL: its equations' linear system for the STATEs in them."""

@@ -36,6 +36,7 @@ CASES = {
     "cachan": ("cachan", {"cadecay": {}}, {}, ["ca"], ("range", "ica")),
     "cadecay": ("cadecay", {"cachan": {"gbar": 0.01}}, {"gamma": 0.5}, ["ca"], None),
     "implicit": ("implicit", {}, {}, [], ("range", "i")),
+    "nonlinear": ("nonlinear", {}, {}, [], ("range", "i")),
     "threestate": ("threestate", {}, {}, ["na"], ("g", "na")),
     # the Allen channels (../shared/models/allen/mechanisms)
     "NaTs": ("NaTs", {}, {"gbar": 0.1}, ["na"], ("range", "ina")),

@@ -2,6 +2,7 @@
 """Translate one NMODL .mod file into one arbolito mechanism header (docs/mechanisms.md).
 
     nmodl_to_arbolito.py INPUT.mod -o OUTPUT.hpp [--namespace arbolito::nmodl]
+    nmodl_to_arbolito.py X.mod Y.mod ... --output-dir DIR [--namespace arbolito]   (DIR/X.hpp, ...)
 
 BlueBrain's NMODL framework (Debian python3-nmodl) parses the file, inlines its PROCEDUREs and
 FUNCTIONs and solves its cnexp DERIVATIVE blocks (SympySolverVisitor, the exact exponential
@@ -1246,25 +1247,57 @@ class Translator:
         em.solve_linear(a, b, unknowns)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("input", help="the .mod file")
-    ap.add_argument("-o", "--output", required=True, help="the header to write")
-    ap.add_argument("--namespace", default="arbolito::nmodl", help="C++ namespace of the mechanism")
-    a = ap.parse_args()
+def translate_one(path, output, namespace, name_from_file):
+    """Translates PATH into OUTPUT; False (and the message on stderr) where it is refused."""
     try:
-        text = Translator(a.input, a.namespace).translate()
+        tr = Translator(path, namespace)
+        text = tr.translate()
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if name_from_file and tr.mod.suffix != stem:
+            raise Refused(tr.loc.find(r"\b(SUFFIX|POINT_PROCESS)\b"), tr.mod.suffix,
+                          "the mechanism's name must be the file's (%s.mod)" % tr.mod.suffix)
     except Refused as r:
-        print("%s:%d: %s: %s" % (a.input, r.line, r.construct, r.reason), file=sys.stderr)
-        return 2
+        print("%s:%d: %s: %s" % (path, r.line, r.construct, r.reason), file=sys.stderr)
+        return False
     except OSError as e:
-        print("%s: %s" % (a.input, e.strerror), file=sys.stderr)
-        return 2
-    tmp = a.output + ".tmp"
+        print("%s: %s" % (path, e.strerror), file=sys.stderr)
+        return False
+    tmp = output + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
-    os.replace(tmp, a.output)
-    return 0
+    os.replace(tmp, output)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("inputs", nargs="+", metavar="input", help="the .mod file(s)")
+    out = ap.add_mutually_exclusive_group(required=True)
+    out.add_argument("-o", "--output", help="the header to write (one input)")
+    out.add_argument("--output-dir", help="write each input X.mod as DIR/X.hpp; the mechanism's name (SUFFIX or "
+                                          "POINT_PROCESS) must be X; nothing is written unless every input translates")
+    ap.add_argument("--namespace", default="arbolito::nmodl", help="C++ namespace of the mechanism")
+    a = ap.parse_args()
+    if a.output:
+        if len(a.inputs) != 1:
+            ap.error("-o takes one input; --output-dir several")
+        return 0 if translate_one(a.inputs[0], a.output, a.namespace, False) else 2
+    os.makedirs(a.output_dir, exist_ok=True)
+    staged = []
+    ok = True
+    for path in a.inputs:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        target = os.path.join(a.output_dir, stem + ".hpp")
+        if translate_one(path, target + ".new", a.namespace, True):
+            staged.append(target)
+        else:
+            ok = False
+    for target in staged:
+        if ok:
+            os.replace(target + ".new", target)
+        else:
+            os.remove(target + ".new")
+    return 0 if ok else 2
 
 
 if __name__ == "__main__":

@@ -1065,11 +1065,15 @@ class Translator:
         return "\n".join(out)
 
     # Implicit schemes: one linear solve per step (Emitter.solve_linear) ------------------------
-    def kinetic(self, em, block, states):
+    # NEURON's STEADYSTATE sparse (scopmath's _ss_sparse_thread) for a scheme linear in its
+    # states: one backward Euler step of 1e9 ms from the states' values.
+    STEADYSTATE_DT = "1e9"
+
+    def kinetic(self, em, block, states, dt="arb_dt"):
         """KINETIC with METHOD sparse, as NEURON's sparse solves it: one backward Euler step of
         the scheme, (I - dt·J)·s_new = s_old, J the reactions' rates at the new v (linear in the
         states: Newton's first step is exact); CONSERVE's equation replaces that of the last
-        state it names."""
+        state it names. DT: the step (STEADYSTATE_DT for NEURON's STEADYSTATE sparse)."""
         from nmodl import dsl
         idx = {n: i for i, n in enumerate(states)}
         out_rates = {i: [] for i in range(len(states))}
@@ -1116,10 +1120,10 @@ class Translator:
         n = len(states)
         a = {}
         for i in range(n):
-            a[i, i] = "1.0 + arb_dt * (%s)" % " + ".join(out_rates[i]) if out_rates[i] else "1.0"
+            a[i, i] = "1.0 + %s * (%s)" % (dt, " + ".join(out_rates[i])) if out_rates[i] else "1.0"
         for (i, j), ks in in_rates.items():
             if i != j:
-                a[i, j] = "-(arb_dt * (%s))" % " + ".join(ks)
+                a[i, j] = "-(%s * (%s))" % (dt, " + ".join(ks))
         b = [em.name(x) for x in states]
         if conserve is not None:
             terms, value = conserve
@@ -1132,8 +1136,8 @@ class Translator:
         em.used |= set(states)
         em.solve_linear(a, b, states)
 
-    # NEURON's derivimplicit iterates Newton's method until the change is below 1e-6 (its
-    # own error is then of the order of the change squared); a fixed number of iterations keeps
+    # NEURON's derivimplicit iterates Newton's method until its residual is below 1e-8 /ms and
+    # the relative change below 1e-6 (scopmath's newton); a fixed number of iterations keeps
     # every SIMD lane and GPU thread on the same operations. From the step's start, with
     # dt·|J| of order 1, each iteration squares the error: 6 reach round-off.
     NEWTON_ITERATIONS = 6
@@ -1221,9 +1225,17 @@ class Translator:
         from nmodl import dsl
         name = sb.block_name.get_node_name()
         line_kw = r"\bSOLVE\s+%s\b" % re.escape(self.mod.renamed.get(name, name))
+        if ("KINETIC", name) in blocks:
+            method = sb.steadystate.get_node_name() if sb.steadystate is not None else None
+            if method != "sparse":
+                raise Refused(self.loc.find(line_kw), "SOLVE %s" % self.mod.renamed.get(name, name),
+                              "in INITIAL, a KINETIC block is solved with STEADYSTATE sparse")
+            self.kinetic(em, blocks[("KINETIC", name)], [s[0] for s in self.mod.states], self.STEADYSTATE_DT)
+            return
         if ("LINEAR", name) not in blocks:
             raise Refused(self.loc.find(line_kw), "SOLVE %s" % self.mod.renamed.get(name, name),
-                          "in INITIAL, SOLVE of a LINEAR block is supported")
+                          "in INITIAL, SOLVE of a LINEAR block or of a KINETIC block (STEADYSTATE sparse) is "
+                          "supported")
         lb = blocks[("LINEAR", name)]
         texts = []
         for st in lb.statement_block.statements:

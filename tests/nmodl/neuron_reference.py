@@ -38,6 +38,7 @@ CASES = {
     "implicit": ("implicit", {}, {}, [], ("range", "i")),
     "nonlinear": ("nonlinear", {}, {}, [], ("range", "i")),
     "threestate": ("threestate", {}, {}, ["na"], ("g", "na")),
+    "steadystate": ("steadystate", {}, {}, ["k"], ("g", "k")),
     # the Allen channels (../shared/models/allen/mechanisms)
     "NaTs": ("NaTs", {}, {"gbar": 0.1}, ["na"], ("range", "ina")),
     "NaTa": ("NaTa", {}, {"gbar": 0.1}, ["na"], ("range", "ina")),

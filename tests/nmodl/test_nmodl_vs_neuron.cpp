@@ -233,6 +233,9 @@ TEST(NmodlVsNeuron, DerivimplicitNewton) { replay<nmodl::nonlinear>("nonlinear",
 TEST(NmodlVsNeuron, KineticSparseAndLinearInitial) {
     replay<nmodl::threestate>("threestate", {}, implicit_scheme, same_formula);
 }
+TEST(NmodlVsNeuron, KineticSteadyStateInitial) {
+    replay<nmodl::steadystate>("steadystate", {}, implicit_scheme, same_formula);
+}
 
 #ifdef ARBOLITO_ALLEN_MECHANISMS
 TEST(NmodlVsNeuronAllen, NaTs) { replay<nmodl::NaTs>("NaTs", {{"gbar", 0.1}}, gate, same_formula); }

@@ -74,14 +74,13 @@ KEYWORDS = {"KineticBlock": "KINETIC", "LinearBlock": "LINEAR", "NonLinearBlock"
             "DestructorBlock": "DESTRUCTOR", "Include": "INCLUDE", "PartialBlock": "PARTIAL",
             "TableStatement": "TABLE", "WhileStatement": "WHILE", "FromStatement": "FROM",
             "WatchStatement": "WATCH", "LagStatement": "LAG", "ProtectStatement": "PROTECT",
-            "MutexLock": "MUTEXLOCK", "MutexUnlock": "MUTEXUNLOCK", "Useion": "USEION",
+            "MutexLock": "MUTEXLOCK", "LocalListStatement": "LOCAL", "MutexUnlock": "MUTEXUNLOCK", "Useion": "USEION",
             "Pointer": "POINTER", "BbcorePointer": "BBCOREPOINTER", "External": "EXTERNAL",
             "ElectrodeCurrent": "ELECTRODE_CURRENT", "FactorDef": "=", "Conserve": "CONSERVE",
             "ReactionStatement": "~", "ForNetcon": "FOR_NETCONS", "Sens": "SENS",
             "CompartmentStatement": "COMPARTMENT", "LonDifuse": "LONGITUDINAL_DIFFUSION"}
 WHY = {"TableStatement": "TABLE is not supported yet (arbolito computes the rates exactly)",
-       "FactorDef": "this unit factor is not known (FARADAY = (faraday) (coulombs) and R = (k-mole) "
-                    "(joule/degC) are)",
+       "LocalListStatement": "a LOCAL outside the blocks (a value kept between them) is not supported yet",
        "Verbatim": "C code in VERBATIM cannot run on arbolito's backends"}
 
 
@@ -91,8 +90,9 @@ def kind_of(node):
 
 # Unit factors in UNITS, with NEURON 8.2's values (its nrnunits.lib, the 2019 SI constants; the
 # same numbers as hoc's FARADAY and R).
-FACTORS = {"(faraday)(coulombs)": 96485.33212331001, "(faraday)(kilocoulombs)": 96.48533212331001,
-           "(k-mole)(joule/degC)": 8.31446261815324}
+FACTORS = {"(faraday)(coulombs)": 96485.33212331001, "(faraday)(coulomb)": 96485.33212331001,
+           "(faraday)(kilocoulombs)": 96.48533212331001, "(k-mole)(joule/degC)": 8.31446261815324,
+           "(k)(joule/degC)": 1.380649e-23, "(e)(coulombs)": 1.602176634e-19, "(e)(coulomb)": 1.602176634e-19}
 
 # Ions NEURON knows without a VALENCE.
 ION_VALENCE = {"na": 1, "k": 1, "ca": 2}
@@ -229,7 +229,10 @@ class Module:
                 text = re.sub(r"\s+", "", dsl.to_nmodl(d))
                 m = re.fullmatch(r"(\w+)=(\(.*)", text)
                 if not m or m.group(2) not in FACTORS:
-                    raise self.refuse("FactorDef", self.loc.find(r"\bUNITS\b"))
+                    name = m.group(1) if m else "="
+                    raise Refused(self.loc.find(r"\b%s\s*=" % re.escape(name), self.loc.find(r"\bUNITS\b")), name,
+                                  "the unit factor %s is not known (known: %s)"
+                                  % (m.group(2) if m else text, ", ".join(sorted(FACTORS))))
                 self.constants.append((m.group(1), FACTORS[m.group(2)]))
             elif kind_of(d) != "UnitDef":
                 raise self.refuse(kind_of(d), self.loc.find(r"\bUNITS\b"))

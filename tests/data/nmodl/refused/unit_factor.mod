@@ -1,4 +1,4 @@
-: expect: 3: =
+: expect: 3: PI
 NEURON { SUFFIX leak NONSPECIFIC_CURRENT i }
 UNITS { PI = (pi) (1) }
 PARAMETER { g = 0.001 (S/cm2) }

@@ -1018,10 +1018,9 @@ class Translator:
         total = " + ".join(mod.currents) or "T(0.0)"
         dtotal = " + ".join(("d_" + c) if c in em.has_d else "T(0.0)" for c in mod.currents) or "T(0.0)"
         tail = ["        arb_i = %s;" % total, "        arb_g = %s;" % dtotal]
-        for j in range(len(mod.ions)):
+        for j in range(len(mod.ions)):  # every slot: 0 for an ion whose current the mechanism does not write
             carried = [c for c in mod.currents if mod.ion_current.get(c) == j]
-            if carried:
-                tail.append("        arb_ion_i[%d] = %s;" % (j, " + ".join(carried)))
+            tail.append("        arb_ion_i[%d] = %s;" % (j, " + ".join(carried) if carried else "T(0.0)"))
         entries = glob_entry + p_entries + s_entries + ion_entries + [("t", "arb_t")]
         out += function("ARB_HD static void current([[maybe_unused]] T v, [[maybe_unused]] double arb_t, "
                         "[[maybe_unused]] const Globals& arb_globals, [[maybe_unused]] const T* arb_p, "

@@ -64,6 +64,17 @@ struct Tolerance {
 bool close(double a, double b, Tolerance t) { return std::fabs(a - b) <= t.abs + t.rel * std::fabs(b); }
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+void check_zero(double x) { EXPECT_EQ(x, 0.0) << "an ion's current the mechanism does not write"; }
+void check_equal(double a, double b) { EXPECT_TRUE(same_bits(a, b)) << "ion currents " << a << " vs i " << b; }
+template <int W>
+void check_zero(Lanes<W> x) {
+    for (int l = 0; l < W; ++l) check_zero(x[l]);
+}
+template <int W>
+void check_equal(Lanes<W> a, Lanes<W> b) {
+    for (int l = 0; l < W; ++l) check_equal(a[l], b[l]);
+}
+
 template <class M>
 struct Replay {
     static constexpr int ni = ion_count<M>::value;
@@ -102,7 +113,18 @@ struct Replay {
     void current(T v, const T* pp, const T* s, const T* ion, T& i, T& g) const {
         if constexpr (ni > 0) {
             T ion_i[ni > 0 ? ni : 1];
+            for (int j = 0; j < ni; ++j) ion_i[j] = T(std::nan(""));  // each slot must be written
             M::template current<T>(v, 0.0, gl, pp, s, nullptr, ion, i, g, ion_i);
+            // The mechanisms tested carry all their current by the ions they write: the slots
+            // of those ions sum to i, the others are 0.
+            T carried = T(0.0);
+            for (int j = 0; j < ni; ++j) {
+                if (M::ions[j].flags & ion_write_i)
+                    carried = carried + ion_i[j];
+                else
+                    check_zero(ion_i[j]);
+            }
+            check_equal(carried, i);
         } else {
             M::template current<T>(v, 0.0, gl, pp, s, nullptr, i, g);
         }

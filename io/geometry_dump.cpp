@@ -137,7 +137,7 @@ nlohmann::json geometry_dump(const Model& m) {
                 std::pair<int, double> parent{-1, 0.0};
                 if (k > 0) parent = {runs[b][k - 1].section, 1.0};
                 else if (br.parent >= 0) parent = node(cvs.locate(br.parent, br.parent_x));
-                sections.push_back({{"parent", parent.first}, {"parent_x", parent.second}, {"nseg", r.n_pieces},
+                sections.push_back({{"parent", parent.first}, {"parent_x", parent.second}, {"tag", br.tag}, {"nseg", r.n_pieces},
                                     {"ra", c.ra_of(br.tag)}, {"cm", c.cm_of(br.tag)}, {"pt3d", pts}, {"mechanisms", mechs}});
             }
         }

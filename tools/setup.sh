@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake libeigen3-dev libspdlog-dev libcli11-dev libhdf5-dev nlohmann-json3-dev
       libgtest-dev libopenmpi-dev openmpi-bin hdf5-tools python3-h5py python3-numpy python3-matplotlib
-      python3-neuron python3-nmodl)
+      python3-neuron python3-nmodl neuron-dev bison flex)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

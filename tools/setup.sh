@@ -18,7 +18,10 @@ build=${BUILD_DIR:-build}
 # cmake's own chatter is kept in $build/cmake.log; what it decided about the backends
 # (CUDA on/off, MPI on/off) is shown.
 mkdir -p "$build"
-if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >"$build/cmake.log" 2>&1; then
+# The Allen channels (NMODL) where the validation models are (tools/validate_allen.sh).
+allen=()
+[[ -d ../shared/models/allen/mechanisms ]] && allen=("-DARBOLITO_MECHANISMS=$(cd ../shared/models/allen/mechanisms && pwd)")
+if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${allen[@]}" ${CMAKE_ARGS:-} >"$build/cmake.log" 2>&1; then
   cat "$build/cmake.log"; exit 1
 fi
 grep -E "^-- arbolito:" "$build/cmake.log" || true

@@ -4,9 +4,9 @@
 #
 #   tools/validate_allen.sh [--arbolito BIN] [--build-dir DIR] [--work DIR] [--rheobase]
 #
-# Without --arbolito, builds arbolito into DIR (default build-allen) with the Allen channels
-# (-DARBOLITO_MECHANISMS=../shared/models/allen/mechanisms). Compiles the same .mod files
-# for NEURON (Debian's nrnivmodl, pointed at the package's makefile), then runs each model
+# Without --arbolito, builds arbolito into DIR (--build-dir, default build-allen) with the
+# Allen channels (-DARBOLITO_MECHANISMS=../shared/models/allen/mechanisms). Compiles the
+# same .mod files into DIR/allen_nrnmech for NEURON (Debian's nrnivmodl, pointed at the package's makefile), then runs each model
 # in both simulators at two step amplitudes (on cpu, and on the GPU solvers where this
 # build has CUDA and a GPU is visible) and prints spike counts, the largest spike-time
 # difference and the largest soma-voltage difference over the first 100 ms.

@@ -8,3 +8,10 @@ add_test(NAME allen_vs_neuron
          COMMAND ${PROJECT_SOURCE_DIR}/tools/validate_allen.sh --arbolito $<TARGET_FILE:arbolito>
                  --build-dir ${CMAKE_CURRENT_BINARY_DIR}/allen)
 set_tests_properties(allen_vs_neuron PROPERTIES LABELS "neuron;allen" SKIP_RETURN_CODE 77 TIMEOUT 900)
+
+# The converter on a small hand-made fit and SWC, read back through arbolito's geometry dump
+# (needs neither the Allen models nor NEURON).
+add_test(NAME allen_converter
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_allen_converter.py $<TARGET_FILE:arbolito>
+                 ${CMAKE_CURRENT_BINARY_DIR}/allen_converter)
+set_tests_properties(allen_converter PROPERTIES LABELS allen)

@@ -34,7 +34,8 @@ MODELS = [
     ("473863035", "Nr5a1_471087815_m"),
     ("472912177", "Pvalb_470522102_m"),
 ]
-# Step amplitudes (nA, 100..900 ms into the soma): 0.9 and 1.5 times each model's rheobase.
+# Step amplitudes (nA, 100..900 ms into the soma): 0.9 and 1.5 times each model's rheobase
+# (the middle of its bracket), to the pA.
 # The rheobase was found in NEURON (`allen_validate.py --rheobase`: bisection on the amplitude
 # of the 800 ms step, to under 1 pA, on the cell of arbolito's geometry dump): 472363762
 # 0.0688..0.0695, 473863510 0.1203..0.1211, 473863035 0.1031..0.1039, 472912177 0.1695..0.1703.
@@ -205,8 +206,9 @@ def rheobase(ctx):
         out = must([sys.executable, os.path.join(HERE, "allen_neuron.py"), "rheobase", ctx.a.nrn_lib,
                     os.path.join(ctx.fits, fit + "_fit.json"), pgeom, "--dump-passive"], "rheobase")
         r = json.loads(out.strip().splitlines()[-1])
-        print("%s rheobase between %.4f and %.4f nA: 0.9x %.3f, 1.5x %.3f"
-              % (fit, r["below"], r["above"], 0.9 * r["above"], 1.5 * r["above"]), flush=True)
+        mid = 0.5 * (r["below"] + r["above"])
+        print("%s rheobase between %.4f and %.4f nA: 0.9x and 1.5x the middle %.3f and %.3f (used: %.3f, %.3f)"
+              % (fit, r["below"], r["above"], 0.9 * mid, 1.5 * mid, *AMPLITUDES[fit]), flush=True)
     return 0
 
 

@@ -71,23 +71,48 @@ struct LaneInstances {
         else
             for (int l = 0; l < W; ++l) per_cv[cv[l]] += x[l];
     }
+    // The instances' values of a per-CV array.
+    L at(const double* per_cv) const { return contiguous ? L::load(per_cv + cv[0]) : L::gather(per_cv, cv); }
 };
+
+// The ion values of W instances (gather_ions lane by lane); none without ions.
+template <class M, int W>
+Values<ion_slot_size * n_ions<M>, Lanes<W>> lane_ions(const LaneInstances<M, W>& in, const MechIons<M>& a) {
+    Values<ion_slot_size * n_ions<M>, Lanes<W>> ion;
+    for (int j = 0; j < n_ions<M>; ++j) {
+        ion[ion_slot_size * j + ion_e] = in.at(a.slot[j].e);
+        ion[ion_slot_size * j + ion_xi] = in.at(a.slot[j].xi);
+        ion[ion_slot_size * j + ion_xo] = in.at(a.slot[j].xo);
+        ion[ion_slot_size * j + ion_i] = in.at(a.slot[j].i);
+    }
+    return ion;
+}
 
 // Instances [k0, k1) of M add their currents to d and rhs: W at a time, the rest one by
 // one, each lane's terms instance_terms' (the GPU's and the scalar code's).
+// With ions, each instance's ion currents join its ions' currents on its CV (add_ion_currents).
 template <class M, int W>
-void add_currents(const MechColumns m, int k0, int k1, const double* v, double t_mid, const typename M::Globals& gl,
-                  double* d, double* rhs) {
+void add_currents(const MechColumns m, const MechIons<M>& ions, int k0, int k1, const double* v, double t_mid,
+                  const typename M::Globals& gl, double* d, double* rhs) {
     auto group = [&](auto width, int k) {
         constexpr int N = decltype(width)::value;
         using L = Lanes<N>;
         const LaneInstances<M, N> in(m, k, v);
         L i_m, g_m, dd, dr;
-        M::current(in.v, t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+        const auto ion = lane_ions<M, N>(in, ions);
+        Values<n_ions<M>, L> ion_i;
+        for (int j = 0; j < n_ions<M>; ++j) ion_i[j] = L(0.0);  // a mechanism sets those of the ions it writes
+        mech_current<M>(in.v, t_mid, gl, in.p.v, in.s.v, in.c.v, ion.v, i_m, g_m, ion_i.v);
         const L w = M::kind == MechKind::density ? L::load(m.weight + k) : L(1.0);  // weight: density only
         instance_terms<M, L>(i_m, g_m, w, in.v, dd, dr);
         if constexpr (M::kind != MechKind::stimulus) in.add(d, dd);  // a stimulus adds to the rhs only
         in.add(rhs, dr);
+        if constexpr (n_ions<M> > 0)
+            for (int l = 0; l < N; ++l) {
+                double one[n_ions<M>];
+                for (int j = 0; j < n_ions<M>; ++j) one[j] = ion_i[j][l];
+                add_ion_currents<M>(ions, in.cv[l], one);
+            }
     };
     int k = k0;
     for (; k + W <= k1; k += W) group(std::integral_constant<int, W>{}, k);
@@ -97,9 +122,11 @@ void add_currents(const MechColumns m, int k0, int k1, const double* v, double t
 // Instances [k0, k1) of M advance their states: W at a time, the rest one by one. A
 // mechanism with step constants (sc: their columns, n per column) advances through them,
 // with the bits of advance and no exp per step.
+// With ions, each instance's written concentrations go to its CV at once (NEURON writes
+// them at the end of the mechanism's own state update: a later mechanism reads them).
 template <class M, int W>
-void advance_states(const MechColumns m, const double* sc, int k0, int k1, const double* v, double dt,
-                    const typename M::Globals& gl) {
+void advance_states(const MechColumns m, const MechIons<M>& ions, const double* sc, int k0, int k1, const double* v,
+                    double dt, const typename M::Globals& gl) {
     auto group = [&](auto width, int k) {
         constexpr int N = decltype(width)::value;
         using L = Lanes<N>;
@@ -109,9 +136,16 @@ void advance_states(const MechColumns m, const double* sc, int k0, int k1, const
             for (int j = 0; j < n_step_derived<M>; ++j) c[j] = L::load(sc + static_cast<long>(j) * m.n + k);
             M::advance_stepped(in.v, gl, in.p.v, in.s.v, in.c.v, c.v);
         } else {
-            M::advance(in.v, dt, gl, in.p.v, in.s.v, in.c.v);
+            const auto ion = lane_ions<M, N>(in, ions);
+            mech_advance<M>(in.v, dt, gl, in.p.v, in.s.v, in.c.v, ion.v);
         }
         in.store_states(m, k);
+        if constexpr (n_ions<M> > 0)
+            for (int l = 0; l < N; ++l) {
+                double one[n_states<M>];
+                for (int j = 0; j < n_states<M>; ++j) one[j] = in.s.v[j][l];
+                write_ion_concentrations<M>(ions, in.cv[l], one);
+            }
     };
     int k = k0;
     for (; k + W <= k1; k += W) group(std::integral_constant<int, W>{}, k);
@@ -130,7 +164,10 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     cap_dt_ = std::move(terms.cap_dt);
     u_ = axial_u(f_);
     std::vector<double>().swap(f_.g_parent);
-    mech_ = initial_states(f_, globals_);
+    ions_ = initial_ions(f_);
+    mech_ = initial_states(f_, globals_, ions_);
+    nernst_where_written(f_, ions_, s_.celsius);
+    initial_ion_currents(f_, globals_, mech_, ions_);
     // Step constants for the run's dt, one instance at a time (the scalar code's bits).
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
@@ -171,6 +208,11 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
         k.block_end = b;
         k.cv_end = block_end(b - 1);
         for (int x = 0; x < n_mechanisms; ++x) range(f_.mechs[x], k.cv_begin, k.cv_end, k.instances[x]);
+        for (const IonSpecies& sp : f_.ions) {
+            const auto& nc = sp.nernst_cv;
+            k.nernst.push_back({static_cast<int>(std::lower_bound(nc.begin(), nc.end(), k.cv_begin) - nc.begin()),
+                                static_cast<int>(std::lower_bound(nc.begin(), nc.end(), k.cv_end) - nc.begin())});
+        }
         for (int j = k.block_begin * W; j < k.block_end * W; ++j)
             if (blocks_.cell[j] >= 0) k.cells.push_back(blocks_.cell[j]);
         std::sort(k.cells.begin(), k.cells.end());
@@ -187,6 +229,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     for (std::size_t p = 0; p < f_.probe_cv.size(); ++p) chunk_probes_[chunk_of_cv(f_.probe_cv[p])].push_back(static_cast<int>(p));
     chunk_events_.resize(chunks_.size());
     base_ready_.assign(chunks_.size(), 0);
+    probe_at_ = probe_pointers(f_, v_.data(), mech_, ions_);
     release_per_cv_inputs(f_);  // now in cap_dt_, d_base_, u_ and v_
 }
 
@@ -234,9 +277,28 @@ void CpuCellGroup::set_state(const std::vector<double>& s) {
         std::copy_n(from, m.states.size(), m.states.begin());
         from += static_cast<long>(m.states.size());
     }
+    write_all_ion_concentrations(f_, mech_, ions_);
+    nernst_where_written(f_, ions_, s_.celsius);
+}
+
+void CpuCellGroup::ions_begin(int chunk) {
+    const Chunk& ck = chunks_[chunk];
+    for (std::size_t s = 0; s < ions_.size(); ++s) {
+        IonState& st = ions_[s];
+        std::fill(st.i.begin() + ck.cv_begin, st.i.begin() + ck.cv_end, 0.0);
+        const IonSpecies& sp = f_.ions[s];
+        for (int q = ck.nernst[s][0]; q < ck.nernst[s][1]; ++q) {
+            const int cv = sp.nernst_cv[q];
+            st.e[cv] = nernst(st.xi[cv], st.xo[cv], sp.valence, s_.celsius);
+        }
+    }
 }
 
 void CpuCellGroup::initial_frame(std::vector<double>& frames) {
+    if (!probe_at_.empty()) {
+        for (const double* at : probe_at_) frames.push_back(*at);
+        return;
+    }
     for (int cv : f_.probe_cv) frames.push_back(v_[cv]);
 }
 
@@ -278,7 +340,10 @@ void CpuCellGroup::advance(long step_begin, long step_end, const std::vector<Ste
             times_.detect += wc.lap();
             if (const long f = s_.frame_after(n); f >= 0) {
                 double* row = frames.data() + base + (f - first_frame) * n_probes;
-                for (int p : chunk_probes_[k]) row[p] = v_[f_.probe_cv[p]];
+                if (probe_at_.empty())
+                    for (int p : chunk_probes_[k]) row[p] = v_[f_.probe_cv[p]];
+                else
+                    for (int p : chunk_probes_[k]) row[p] = *probe_at_[p];
                 times_.sample += wc.lap();
             }
         }
@@ -319,6 +384,8 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     const double* __restrict d_base = d_base_.data();
     const double* __restrict cap_dt = cap_dt_.data();
 
+    if (!ions_.empty()) ions_begin(chunk);
+
     // assemble_base: d = cap/dt + g_sum, rhs = cap/dt · v (the constant terms precomputed),
     // for rows i at voltages vi. The previous step's forward sweep did it already (in the
     // rows it had just solved), unless v was set since.
@@ -337,7 +404,8 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;
-        add_currents<M, W>(columns(x), ck.instances[x][0], ck.instances[x][1], v, t_mid, std::get<x>(globals_), d, rhs);
+        add_currents<M, W>(columns(x), ions_of<M>(), ck.instances[x][0], ck.instances[x][1], v, t_mid,
+                           std::get<x>(globals_), d, rhs);
     });
     times_.currents += w.lap();
 
@@ -364,8 +432,8 @@ void CpuCellGroup::step_chunk(int chunk, double t, Stopwatch& w) {
         using M = typename decltype(tag)::type;
         constexpr int x = mech_index<M>;
         if constexpr (n_states<M> > 0)
-            advance_states<M, W>(columns(x), step_derived_[x].data(), ck.instances[x][0], ck.instances[x][1], v, dt,
-                                 std::get<x>(globals_));
+            advance_states<M, W>(columns(x), ions_of<M>(), step_derived_[x].data(), ck.instances[x][0],
+                                 ck.instances[x][1], v, dt, std::get<x>(globals_));
     });
     times_.states += w.lap();
 }

@@ -4,6 +4,7 @@
 // lanes (lane_layout's blocks): the per-CV loops, the mechanisms and the Hines
 // sweeps run on Lanes<W> (core/lanes.hpp), each lane computing exactly what the scalar
 // code computes for its cell, so every width gives the same bits (W = 1: the scalar path).
+#include <array>
 #include <functional>
 
 #include "lowered_cell/cell_group.hpp"
@@ -47,6 +48,17 @@ private:
     void detect_chunk(int chunk, double t, std::vector<Spike>& spikes) const;
     void deliver(const StepEvent& e);
     MechColumns columns(int mechanism);  // f_'s instances and mech_'s states
+    // M's ion slots in ions_ (none without ions: no work per step).
+    template <class M>
+    MechIons<M> ions_of() {
+        if constexpr (n_ions<M> > 0) return mech_ions<M>(f_, ions_);
+        return {};
+    }
+    // The ion phases of a chunk's step (docs/mechanisms.md, "Ions"); groups without ions
+    // skip them. Each ion's current to 0, its reversal potential by Nernst where a
+    // mechanism writes its concentrations (the written concentrations reach the ions
+    // within the states phase, as each mechanism advances).
+    void ions_begin(int chunk);
 
     // Cells are stepped in chunks of about cache size, and each chunk through the whole
     // epoch before the next starts: within an epoch no cell depends on another (events
@@ -57,6 +69,7 @@ private:
     struct Chunk {
         int block_begin, block_end, cv_begin, cv_end;
         int instances[n_mechanisms][2];  // [first, end) of each mechanism's instances
+        std::vector<std::array<int, 2>> nernst;  // per ion species, [first, end) of its nernst_cv
         std::vector<int> cells;          // ascending
     };
     std::vector<Chunk> chunks_;
@@ -77,6 +90,8 @@ private:
     std::vector<double> v_, d_, u_, rhs_;
     CellSolve cell_solve_;         // null: lane_hines_solve
     MechStates mech_;              // every mechanism's states and constants
+    IonStates ions_;               // per ion species of the group (FvmData::ions)
+    std::vector<const double*> probe_at_;  // where probes record other than v (probe_pointers); empty: all v
     // Every mechanism's step constants for s_.dt (step_derived), by column then instance.
     std::array<std::vector<double>, n_mechanisms> step_derived_;
     std::vector<double> det_v_;    // detector voltage at the start of the step

@@ -59,6 +59,14 @@ struct DeviceMech {
     MechColumns columns() { return {n, cv.data(), weight.data(), p.data(), s.data(), c.data()}; }
 };
 
+// One ion species on the device: per CV e, Xi, Xo and i, and the CVs where e follows Nernst.
+struct DeviceIon {
+    int valence = 1;
+    DeviceArray<double> e, xi, xo, i;
+    DeviceArray<int> nernst_cv;
+    IonArrays arrays() { return {e.data(), xi.data(), xo.data(), i.data()}; }
+};
+
 class GpuCellGroup final : public CellGroup {
 public:
     GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve);
@@ -82,6 +90,12 @@ private:
     void run_piece(long b, long e, std::vector<Spike>& spikes, std::vector<double>& frames);
     void step(long n, long& rows);
     void run_resident(long b, long e);
+    // The ion phases (docs/mechanisms.md, "Ions"); groups without ions launch nothing.
+    void ions_begin();   // each ion's i to 0; e by Nernst where concentrations are written
+    void nernst_where_written();
+    template <class M>
+    MechIons<M> ions_of();  // M's ion slots on the device
+    void sample(double* row);
 
     FvmData f_;
     StepSettings s_;
@@ -96,6 +110,12 @@ private:
     double* v_ = nullptr;    // V^n during the step, V^{n+1} after it
     double* rhs_ = nullptr;  // after the swap: V^n, which the detectors compare with
     std::array<DeviceMech, n_mechanisms> mechs_;  // by all_mechanisms index
+    std::vector<DeviceIon> ions_;                 // FvmData::ions
+    DeviceArray<double> ion_cv_weight_;
+    // Probe columns that record other than v (FvmData::probe_source): the column and its
+    // value's address; sampled after the v columns.
+    DeviceArray<int> probe_other_col_;
+    DeviceArray<const double*> probe_other_at_;
     DeviceArray<std::uint8_t> target_mech_;
     DeviceArray<int> target_instance_;
     DeviceArray<int> det_cv_, probe_cv_;
@@ -143,10 +163,52 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     v_ = va_.data();
     rhs_ = vb_.data();
 
-    // Mechanism states start as on the CPU (same functions, on the host).
-    const MechStates init = initial_states(f_, globals_);
-    for (int x = 0; x < n_mechanisms; ++x)
+    // Mechanism states and ions start as on the CPU (same functions, on the host).
+    IonStates ions = initial_ions(f_);
+    const MechStates init = initial_states(f_, globals_, ions);
+    nernst_where_written(f_, ions, s_.celsius);
+    initial_ion_currents(f_, globals_, init, ions);
+    for (int x = 0; x < n_mechanisms; ++x) {
+        if (!mechanism_infos()[x].ions.empty() && mechanism_infos()[x].kind != MechKind::density && f_.mechs[x].size() > 0)
+            throw std::invalid_argument("mechanism " + mechanism_infos()[x].name +
+                                        ": point mechanisms with ions run on the CPU solvers only");
         mechs_[x] = DeviceMech(f_.mechs[x], init[x], mechanism_infos()[x].kind == MechKind::density);
+    }
+    for (std::size_t q = 0; q < ions.size(); ++q) {
+        DeviceIon di;
+        di.valence = f_.ions[q].valence;
+        di.e = DeviceArray<double>(ions[q].e);
+        di.xi = DeviceArray<double>(ions[q].xi);
+        di.xo = DeviceArray<double>(ions[q].xo);
+        di.i = DeviceArray<double>(ions[q].i);
+        di.nernst_cv = DeviceArray<int>(f_.ions[q].nernst_cv);
+        ions_.push_back(std::move(di));
+    }
+    if (!ions_.empty()) ion_cv_weight_ = DeviceArray<double>(f_.ion_cv_weight);
+    if (!f_.probe_source.empty()) {
+        std::vector<int> cols;
+        std::vector<const double*> at;
+        for (std::size_t p = 0; p < f_.probe_source.size(); ++p) {
+            const FvmData::ProbeSource& src = f_.probe_source[p];
+            const int cv = f_.probe_cv[p];
+            const double* a = nullptr;
+            switch (src.kind) {
+                case ProbeVariable::v: continue;
+                case ProbeVariable::mech_state:
+                    a = mechs_[src.index].s.data() + static_cast<std::size_t>(src.state) * f_.mechs[src.index].size() +
+                        src.instance;
+                    break;
+                case ProbeVariable::ion_e: a = ions_[src.index].e.data() + cv; break;
+                case ProbeVariable::ion_xi: a = ions_[src.index].xi.data() + cv; break;
+                case ProbeVariable::ion_xo: a = ions_[src.index].xo.data() + cv; break;
+                case ProbeVariable::ion_i: a = ions_[src.index].i.data() + cv; break;
+            }
+            cols.push_back(static_cast<int>(p));
+            at.push_back(a);
+        }
+        probe_other_col_ = DeviceArray<int>(cols);
+        probe_other_at_ = DeviceArray<const double*>(at);
+    }
 
     target_mech_ = DeviceArray<std::uint8_t>(f_.target_mech);
     target_instance_ = DeviceArray<int>(f_.target_instance);
@@ -177,6 +239,8 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     if (ncol > 0 && s_.n_frames > 0)
         max_piece_steps_ = std::min(max_piece_steps_, std::max(1L, piece_bytes / (8 * ncol)) * s_.steps_per_sample);
     if (const ResidentRequest* r = solve_->resident()) {
+        if (!ions_.empty())
+            throw std::invalid_argument("gpu-fine step=resident: the cells' mechanisms use ions; use step=streaming");
         resident_ = std::make_unique<ResidentEpoch>(f_, *r->schedule, *r->plan, r->shared_bytes, r->threads, globals_);
         events_.sort_by_block(resident_->plan().target_block, static_cast<int>(resident_->plan().blocks.size()));
         if (opt_.phase_times)
@@ -218,7 +282,57 @@ void GpuCellGroup::set_state(const std::vector<double>& s) {
     };
     put(v_, f_.n_cv());
     for (DeviceMech& m : mechs_) put(m.s.data(), m.s.size());
+    // The concentrations the mechanisms write follow from their states, e from them.
+    if (!ions_.empty()) {
+        all_mechanisms::for_each([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            if constexpr (n_ions<M> > 0) {
+                const MechColumns m = mechs_[mech_index<M>].columns();
+                if (m.n == 0) return;
+                ion_concentrations_kernel<M><<<blocks_for(m.n), threads_per_block, 0, stream_>>>(m, ions_of<M>());
+                CUDA_CHECK_LAUNCH();
+            }
+        });
+        nernst_where_written();
+    }
     CUDA_CHECK(cudaStreamSynchronize(stream_));  // s may go away after the return
+}
+
+template <class M>
+MechIons<M> GpuCellGroup::ions_of() {
+    MechIons<M> a;
+    const std::vector<int>& sp = f_.mech_ions[mech_index<M>];
+    for (std::size_t j = 0; j < sp.size(); ++j) a.slot[j] = ions_[sp[j]].arrays();
+    a.cv_weight = ion_cv_weight_.data();
+    return a;
+}
+
+void GpuCellGroup::nernst_where_written() {
+    for (DeviceIon& di : ions_) {
+        const int n = static_cast<int>(di.nernst_cv.size());
+        if (n == 0) continue;
+        nernst_kernel<<<blocks_for(n), threads_per_block, 0, stream_>>>(n, di.nernst_cv.data(), di.valence, s_.celsius,
+                                                                         di.xi.data(), di.xo.data(), di.e.data());
+        CUDA_CHECK_LAUNCH();
+    }
+}
+
+void GpuCellGroup::ions_begin() {
+    for (DeviceIon& di : ions_)
+        if (di.i.size()) CUDA_CHECK(cudaMemsetAsync(di.i.data(), 0, di.i.size() * sizeof(double), stream_));
+    nernst_where_written();
+}
+
+// One frame into row: the v columns, then those recording other values over theirs.
+void GpuCellGroup::sample(double* row) {
+    const int ncol = n_columns();
+    sample_kernel<<<blocks_for(ncol), threads_per_block, 0, stream_>>>(ncol, probe_cv_.data(), v_, row);
+    CUDA_CHECK_LAUNCH();
+    const int n_other = static_cast<int>(probe_other_col_.size());
+    if (n_other == 0) return;
+    sample_at_kernel<<<blocks_for(n_other), threads_per_block, 0, stream_>>>(n_other, probe_other_col_.data(),
+                                                                              probe_other_at_.data(), row);
+    CUDA_CHECK_LAUNCH();
 }
 
 void GpuCellGroup::initial_frame(std::vector<double>& frames) {
@@ -226,8 +340,7 @@ void GpuCellGroup::initial_frame(std::vector<double>& frames) {
     if (ncol == 0) return;
     grow(frames_, ncol);
     host_frames_.reserve(ncol);
-    sample_kernel<<<blocks_for(ncol), threads_per_block, 0, stream_>>>(ncol, probe_cv_.data(), v_, frames_.data());
-    CUDA_CHECK_LAUNCH();
+    sample(frames_.data());
     CUDA_CHECK(cudaMemcpyAsync(host_frames_.data(), frames_.data(), ncol * sizeof(double), cudaMemcpyDeviceToHost, stream_));
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     frames.insert(frames.end(), host_frames_.data(), host_frames_.data() + ncol);
@@ -353,6 +466,7 @@ void GpuCellGroup::step(long n, long& rows) {
     timer_.mark(stream_);
 
     events_.deliver(n, targets_, stream_);
+    if (!ions_.empty()) ions_begin();
     timer_.mark(stream_);
 
     if (ncv > 0) {
@@ -369,7 +483,10 @@ void GpuCellGroup::step(long n, long& rows) {
         const MechColumns m = mechs_[x].columns();
         if (m.n == 0) return;
         const auto& gl = std::get<x>(globals_);
-        current_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
+        if constexpr (n_ions<M> > 0)
+            ion_current_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, ions_of<M>(), gl, t_mid, v_, d_.data(), rhs_);
+        else
+            current_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, gl, t_mid, v_, d_.data(), rhs_);
         CUDA_CHECK_LAUNCH();
     });
     timer_.mark(stream_);
@@ -386,7 +503,10 @@ void GpuCellGroup::step(long n, long& rows) {
         if constexpr (n_states<M> > 0) {
             const MechColumns m = mechs_[x].columns();
             if (m.n == 0) return;
-            advance_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, std::get<x>(globals_), dt, v_);
+            if constexpr (n_ions<M> > 0)
+                ion_advance_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, ions_of<M>(), std::get<x>(globals_), dt, v_);
+            else
+                advance_kernel<M><<<blocks_for(m.n), tb, 0, stream_>>>(m, std::get<x>(globals_), dt, v_);
             CUDA_CHECK_LAUNCH();
         }
     });
@@ -404,8 +524,7 @@ void GpuCellGroup::step(long n, long& rows) {
 
     const int ncol = n_columns();
     if (s_.frame_after(n) >= 0 && ncol > 0) {
-        sample_kernel<<<blocks_for(ncol), tb, 0, stream_>>>(ncol, probe_cv_.data(), v_, frames_.data() + rows * ncol);
-        CUDA_CHECK_LAUNCH();
+        sample(frames_.data() + rows * ncol);
         ++rows;
     }
     timer_.mark(stream_);

@@ -107,7 +107,9 @@ template <class M>
 __device__ __forceinline__ void add_currents(const MechColumns& m, int n, int first, const MechGlobals& g, double t_mid,
                                              const double* V, double* D, double* R) {
     const auto& gl = globals_of<M>(g);
-    if constexpr (M::kind == MechKind::density) {
+    if constexpr (n_ions<M> > 0) {
+        return;  // no code for mechanisms with ions: groups with ions are refused (GpuCellGroup)
+    } else if constexpr (M::kind == MechKind::density) {
         add_density_currents<M>(threadIdx.x, blockDim.x, m, n, first, gl, t_mid, V, D, R);
     } else {
         for (int k = threadIdx.x; k < n; k += blockDim.x) {
@@ -133,7 +135,9 @@ __device__ __forceinline__ void add_currents(const MechColumns& m, int n, int fi
 template <class M>
 __device__ __forceinline__ void advance_states(const MechColumns& m, int n, int first, const MechGlobals& g, double dt,
                                                const double* V) {
-    if constexpr (M::independent_states > 1) {
+    if constexpr (n_ions<M> > 0) {
+        return;  // as add_currents
+    } else if constexpr (M::independent_states > 1) {
         const int t = threadIdx.x, nt = blockDim.x;
 #pragma unroll
         for (int j = 0; j < M::independent_states; ++j)  // unrolled: state j a constant (no local memory)

@@ -14,6 +14,7 @@
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance.hpp"
 #include "mechanisms/instance_currents.hpp"
+#include "mechanisms/instance_ions.hpp"
 #include "mechanisms/threshold.hpp"
 
 namespace arbolito::gpu {
@@ -54,6 +55,67 @@ __global__ void advance_kernel(MechColumns m, typename M::Globals gl, double dt,
     Instance<M> in(m, k);
     M::advance(v[m.cv[k]], dt, gl, in.p.v, in.s.v, in.c.v);
     in.store_states(m, k);
+}
+
+// Ions (docs/mechanisms.md, "Ions"); launched only for groups with ions. A mechanism with
+// ions is a density mechanism on the GPU (GpuCellGroup refuses point ones): no two of its
+// instances share a CV, so its ion currents and concentrations are plain stores.
+
+// e by Nernst on the CVs where a mechanism writes the concentrations.
+__global__ void nernst_kernel(int n, const int* __restrict__ cv, int valence, double celsius,
+                              const double* __restrict__ xi, const double* __restrict__ xo, double* __restrict__ e) {
+    const int k = thread_index();
+    if (k >= n) return;
+    const int c = cv[k];
+    e[c] = nernst(xi[c], xo[c], valence, celsius);
+}
+
+// current_kernel for a density mechanism with ions: its ion currents join the ions' too.
+template <class M>
+__global__ void ion_current_kernel(MechColumns m, MechIons<M> ions, typename M::Globals gl, double t_mid,
+                                   const double* __restrict__ v, double* __restrict__ d, double* __restrict__ rhs) {
+    static_assert(M::kind == MechKind::density, "ions on the GPU: density mechanisms");
+    const int k = thread_index();
+    if (k >= m.n) return;
+    const int c = m.cv[k];
+    const Instance<M> in(m, k);
+    double ion[ion_slot_size * n_ions<M>], ion_i[n_ions<M>] = {}, dd, dr;
+    gather_ions<M>(ions, c, ion);
+    instance_terms_at<M>(in, m.weight[k], v[c], t_mid, gl, dd, dr, ion, ion_i);
+    d[c] += dd;
+    rhs[c] += dr;
+    add_ion_currents<M>(ions, c, ion_i);
+}
+
+// advance_kernel for a mechanism with ions: then its written concentrations to its CV.
+template <class M>
+__global__ void ion_advance_kernel(MechColumns m, MechIons<M> ions, typename M::Globals gl, double dt,
+                                   const double* __restrict__ v) {
+    const int k = thread_index();
+    if (k >= m.n) return;
+    const int c = m.cv[k];
+    Instance<M> in(m, k);
+    double ion[ion_slot_size * n_ions<M>];
+    gather_ions<M>(ions, c, ion);
+    mech_advance<M>(v[c], dt, gl, in.p.v, in.s.v, in.c.v, ion);
+    in.store_states(m, k);
+    write_ion_concentrations<M>(ions, c, in.s.v);
+}
+
+// The written concentrations from the states as they are (a state set anew).
+template <class M>
+__global__ void ion_concentrations_kernel(MechColumns m, MechIons<M> ions) {
+    const int k = thread_index();
+    if (k >= m.n) return;
+    const Instance<M> in(m, k);
+    write_ion_concentrations<M>(ions, m.cv[k], in.s.v);
+}
+
+// Probe columns col[k] that record other than v: each from its own address.
+__global__ void sample_at_kernel(int n, const int* __restrict__ col, const double* const* __restrict__ at,
+                                 double* __restrict__ row) {
+    const int k = thread_index();
+    if (k < n) row[col[k]] = *at[k];
 }
 
 // v0: the voltage at the step's start, v1 at its end. Spikes are appended in any order

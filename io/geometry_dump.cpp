@@ -124,6 +124,16 @@ nlohmann::json geometry_dump(const Model& m) {
             json mechs = json::object();
             for (const Paint& p : c.paints)
                 if (p.tag < 0 || p.tag == br.tag) mechs[p.mechanism] = named_params(p.mechanism, p.params);
+            // The ions' values set on the branch's region (later settings win, key by key).
+            json ions = json::object();
+            for (const IonSetting& st : c.ions) {
+                if (st.tag >= 0 && st.tag != br.tag) continue;
+                json& one = ions[st.ion];
+                if (one.is_null()) one = json::object();
+                if (!std::isnan(st.e)) one["e"] = st.e;
+                if (!std::isnan(st.xi)) one["xi"] = st.xi;
+                if (!std::isnan(st.xo)) one["xo"] = st.xo;
+            }
             for (std::size_t k = 0; k < runs[b].size(); ++k) {
                 const Run& r = runs[b][k];
                 json pts;
@@ -137,8 +147,10 @@ nlohmann::json geometry_dump(const Model& m) {
                 std::pair<int, double> parent{-1, 0.0};
                 if (k > 0) parent = {runs[b][k - 1].section, 1.0};
                 else if (br.parent >= 0) parent = node(cvs.locate(br.parent, br.parent_x));
-                sections.push_back({{"parent", parent.first}, {"parent_x", parent.second}, {"tag", br.tag}, {"nseg", r.n_pieces},
-                                    {"ra", c.ra_of(br.tag)}, {"cm", c.cm_of(br.tag)}, {"pt3d", pts}, {"mechanisms", mechs}});
+                json sec = {{"parent", parent.first}, {"parent_x", parent.second}, {"tag", br.tag}, {"nseg", r.n_pieces},
+                            {"ra", c.ra_of(br.tag)}, {"cm", c.cm_of(br.tag)}, {"pt3d", pts}, {"mechanisms", mechs}};
+                if (!ions.empty()) sec["ions"] = ions;
+                sections.push_back(std::move(sec));
             }
         }
         json pps = json::array();
@@ -161,8 +173,10 @@ nlohmann::json geometry_dump(const Model& m) {
             // element_id/element_pos stay arbolito's (branch, position): the SONATA mapping.
             auto add = [&](int cv) {
                 const auto [sec, x] = node(cv);
-                probes.push_back({{"section", sec}, {"x", x}, {"element_id", cvs.branch[cv]},
-                                  {"element_pos", static_cast<float>(cvs.pos[cv])}});
+                json pr = {{"section", sec}, {"x", x}, {"element_id", cvs.branch[cv]},
+                           {"element_pos", static_cast<float>(cvs.pos[cv])}};
+                if (p.variable.kind != ProbeVariable::v) pr["variable"] = p.variable.name;
+                probes.push_back(std::move(pr));
             };
             if (p.all_cvs) {
                 for (int i = 0; i < cvs.size(); ++i)

@@ -113,6 +113,40 @@ int region_tag(const Reader& r, const json& j, const std::string& path) {
     r.fail(path, "unknown region '" + s + "' (all, soma, axon, dend, apic, or an SWC type number)");
 }
 
+// What a probe records: "v", "<density mechanism>.<state>" or "<ion>.<e|xi|xo|i>".
+ProbeVariable probe_variable(const Reader& r, const json& j, const std::string& path) {
+    ProbeVariable v;
+    v.name = r.string(j, path);
+    if (v.name == "v") return v;
+    const auto dot = v.name.find('.');
+    const std::string head = v.name.substr(0, dot), tail = dot == std::string::npos ? "" : v.name.substr(dot + 1);
+    if (const MechInfo* info = find_mechanism(head)) {
+        if (info->kind != MechKind::density)
+            r.fail(path, "'" + head + "' is a point mechanism: probes record density mechanisms' states");
+        std::string list;
+        for (std::size_t k = 0; k < info->states.size(); ++k) {
+            if (tail == info->states[k].name) {
+                v.kind = ProbeVariable::mech_state;
+                v.mechanism = head;
+                v.state = static_cast<int>(k);
+                return v;
+            }
+            list += (list.empty() ? "" : ", ") + std::string(info->states[k].name);
+        }
+        r.fail(path, "'" + head + "' has no state '" + tail + "' (has: " + (list.empty() ? "none" : list) + ")");
+    }
+    if (ion_valence(head) != 0) {
+        v.ion = head;
+        if (tail == "e") v.kind = ProbeVariable::ion_e;
+        else if (tail == "xi") v.kind = ProbeVariable::ion_xi;
+        else if (tail == "xo") v.kind = ProbeVariable::ion_xo;
+        else if (tail == "i") v.kind = ProbeVariable::ion_i;
+        else r.fail(path, "ion " + head + " has no value '" + tail + "' (e, xi, xo, i)");
+        return v;
+    }
+    r.fail(path, "unknown variable '" + v.name + "' (v, <mechanism>.<state>, or <ion>.e, .xi, .xo, .i)");
+}
+
 // A SONATA population name: it names an HDF5 group and the default output file
 // (<name>.h5), so it must be a plain name: letters, digits, '_', '-', '.', not only dots,
 // at most 128 characters.
@@ -349,13 +383,31 @@ CellDesc cell(const Reader& r, const json& j, const std::string& path, std::uint
                                    r.number(a[i], ip, "threshold", -10.0)});
         }
     }
+    if (j.contains("ions")) {
+        const std::string ip0 = Reader::join(path, "ions");
+        const json& a = r.array(j["ions"], ip0);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const std::string ip = Reader::at(ip0, i);
+            r.only_keys(a[i], ip, {"ion", "region", "e", "xi", "xo"});
+            IonSetting s;
+            s.ion = r.string(r.require(a[i], ip, "ion"), Reader::join(ip, "ion"));
+            if (ion_valence(s.ion) == 0)
+                r.fail(Reader::join(ip, "ion"), "unknown ion '" + s.ion + "' (na, k, ca, or one a mechanism uses)");
+            s.tag = a[i].contains("region") ? region_tag(r, a[i]["region"], Reader::join(ip, "region")) : -1;
+            if (a[i].contains("e")) s.e = r.number(a[i]["e"], Reader::join(ip, "e"));
+            if (a[i].contains("xi")) s.xi = r.positive(a[i], ip, "xi", 1.0);
+            if (a[i].contains("xo")) s.xo = r.positive(a[i], ip, "xo", 1.0);
+            c.ions.push_back(std::move(s));
+        }
+    }
     if (j.contains("probes")) {
         const std::string pp = Reader::join(path, "probes");
         const json& a = r.array(j["probes"], pp);
         for (std::size_t i = 0; i < a.size(); ++i) {
             const std::string ip = Reader::at(pp, i);
-            r.only_keys(a[i], ip, {"location", "all_cvs"});
+            r.only_keys(a[i], ip, {"location", "all_cvs", "variable"});
             Probe p;
+            if (a[i].contains("variable")) p.variable = probe_variable(r, a[i]["variable"], Reader::join(ip, "variable"));
             if (a[i].contains("all_cvs")) {
                 if (!a[i]["all_cvs"].is_boolean()) r.fail(Reader::join(ip, "all_cvs"), "expected true or false");
                 p.all_cvs = a[i]["all_cvs"].get<bool>();
@@ -545,7 +597,7 @@ Model build_model(const Reader& r, const json& j, const std::string& path) {
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const std::string cp = Reader::at("cells", i);
         r.only_keys(cells[i], cp, {"count", "morphology", "discretization", "v_init", "cm", "ra", "regions", "paint", "place",
-                                   "detectors", "probes"});
+                                   "ions", "detectors", "probes"});
         const long count = cells[i].contains("count") ? r.integer(cells[i]["count"], Reader::join(cp, "count"), 1, 100000000) : 1;
         const json& mj = r.require(cells[i], cp, "morphology");
         const bool per_gid = mj.is_object() && mj.contains("builder") && mj["builder"] == "busyring";

@@ -1,14 +1,42 @@
 #include "io/sonata_sink.hpp"
 
 #include <cmath>
+#include <string>
+#include <vector>
+
+#include "mechanisms/catalogue.hpp"
 
 namespace arbolito {
+
+namespace {
+
+// What probe column k of a group records, as the model names it.
+std::string probe_variable_name(const FvmData& f, std::size_t k) {
+    if (f.probe_source.empty()) return "v";
+    const FvmData::ProbeSource& s = f.probe_source[k];
+    switch (s.kind) {
+        case ProbeVariable::v: return "v";
+        case ProbeVariable::mech_state: {
+            const MechInfo& mi = mechanism_infos()[s.index];
+            return mi.name + "." + mi.states[s.state].name;
+        }
+        case ProbeVariable::ion_e: return f.ions[s.index].name + ".e";
+        case ProbeVariable::ion_xi: return f.ions[s.index].name + ".xi";
+        case ProbeVariable::ion_xo: return f.ions[s.index].name + ".xo";
+        case ProbeVariable::ion_i: return f.ions[s.index].name + ".i";
+    }
+    return "v";
+}
+
+}  // namespace
 
 ReportMapping report_mapping(const Simulation& sim, const RunSettings& run) {
     // This rank's part: its cells in gid order.
     std::vector<std::uint64_t> node_ids, counts;
     std::vector<std::uint32_t> element_ids;
     std::vector<float> element_pos;
+    std::string variables;  // ';'-separated, column by column
+    bool any_variable = false;
     for (int g = 0; g < sim.n_groups(); ++g) {
         const FvmData& f = sim.group(g).data();
         for (int c = 0; c < f.n_cells(); ++c) {
@@ -19,6 +47,8 @@ ReportMapping report_mapping(const Simulation& sim, const RunSettings& run) {
             for (auto k = b; k < e; ++k) {
                 element_ids.push_back(f.probe_element[k]);
                 element_pos.push_back(f.probe_pos[k]);
+                variables += (variables.empty() ? "" : ";") + probe_variable_name(f, k);
+                any_variable |= !f.probe_source.empty() && f.probe_source[k].kind != ProbeVariable::v;
             }
         }
     }
@@ -30,6 +60,13 @@ ReportMapping report_mapping(const Simulation& sim, const RunSettings& run) {
     counts = comm.gather(counts);
     m.element_ids = comm.gather(element_ids);
     m.element_pos = comm.gather(element_pos);
+    // The columns' variables, where some column records other than v (on every rank that
+    // has one: rank 0's own, else the gathered bytes).
+    std::vector<char> mine(variables.begin(), variables.end());
+    if (!mine.empty()) mine.push_back(';');
+    const std::vector<char> all = comm.gather(mine);
+    const bool any = comm.all_gather(static_cast<char>(any_variable)) != std::vector<char>(comm.size(), 0);
+    if (any && !all.empty()) m.variables.assign(all.begin(), all.end() - 1);
     m.index_pointers.push_back(0);
     for (auto n : counts) m.index_pointers.push_back(m.index_pointers.back() + n);
     m.start = 0;

@@ -268,7 +268,8 @@ SonataWriter::SonataWriter(const std::string& path, const std::string& populatio
             data_ = ok(H5Dcreate2(pop, "data", double_data ? H5T_IEEE_F64LE : H5T_IEEE_F32LE, space, H5P_DEFAULT, data_cpl,
                                   data_apl),
                        file, "H5Dcreate2 data");
-            out.string_attribute(data_, "units", "mV");
+            out.string_attribute(data_, "units", m.variables.empty() ? "mV" : "mixed");
+            if (!m.variables.empty()) out.string_attribute(data_, "variables", m.variables.c_str());
 
             Id map(out.group(pop, "mapping"));
             {

@@ -24,6 +24,9 @@ struct ReportMapping {                          // SONATA compartment-report map
     std::vector<std::uint32_t> element_ids;     // branch per column
     std::vector<float> element_pos;             // CV node position per column (may be empty: omitted)
     double start = 0, stop = 0, step = 0;       // ms; frames at start + r*step while t < stop
+    // Each column's variable ("v", "<mechanism>.<state>", "<ion>.e", ...), ';'-separated,
+    // written as data's attribute `variables` (units then "mixed"); empty: every column is v.
+    std::string variables;
 
     std::size_t n_values() const { return element_ids.size(); }
     // round((stop - start) / step): the number of frames the run must append.

@@ -1,5 +1,7 @@
 #include "lowered_cell/cell_group.hpp"
 
+#include <stdexcept>
+
 #include "mechanisms/assemble.hpp"
 
 namespace arbolito {
@@ -20,7 +22,89 @@ std::vector<double> axial_u(const FvmData& f) {
     return u;
 }
 
+IonStates initial_ions(const FvmData& f) {
+    IonStates out;
+    for (const IonSpecies& sp : f.ions) out.push_back({sp.e, sp.xi, sp.xo, std::vector<double>(sp.e.size(), 0.0)});
+    return out;
+}
+
 MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals) {
+    if (!f.ions.empty()) throw std::logic_error("initial_states: the group has ions; pass their states");
+    IonStates none;
+    return initial_states(f, globals, none);
+}
+
+void write_all_ion_concentrations(const FvmData& f, const MechStates& mech, IonStates& ions) {
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        if constexpr (n_ions<M> > 0) {
+            constexpr int x = mech_index<M>;
+            const MechInstances& mi = f.mechs[x];
+            const int n = mi.size();
+            if (n == 0) return;
+            const MechIons<M> a = mech_ions<M>(f, ions);
+            for (int k = 0; k < n; ++k) {
+                Values<n_states<M>> s;
+                for (int j = 0; j < n_states<M>; ++j) s[j] = mech[x].states[static_cast<std::size_t>(j) * n + k];
+                write_ion_concentrations<M>(a, mi.cv[k], s.data());
+            }
+        }
+    });
+}
+
+void nernst_where_written(const FvmData& f, IonStates& ions, double celsius) {
+    for (std::size_t s = 0; s < ions.size(); ++s)
+        for (int cv : f.ions[s].nernst_cv)
+            ions[s].e[cv] = nernst(ions[s].xi[cv], ions[s].xo[cv], f.ions[s].valence, celsius);
+}
+
+void initial_ion_currents(const FvmData& f, const all_mechanisms::Globals& globals, const MechStates& mech,
+                          IonStates& ions) {
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        if constexpr (n_ions<M> > 0) {
+            constexpr int x = mech_index<M>;
+            const MechInstances& mi = f.mechs[x];
+            const int n = mi.size();
+            const MechIons<M> a = mech_ions<M>(f, ions);
+            for (int k = 0; k < n; ++k) {
+                Values<n_params<M>> p;
+                Values<n_states<M>> s;
+                Values<n_derived<M>> c;
+                for (int j = 0; j < n_params<M>; ++j) p[j] = mi.param(j, k);
+                for (int j = 0; j < n_states<M>; ++j) s[j] = mech[x].states[static_cast<std::size_t>(j) * n + k];
+                for (int j = 0; j < n_derived<M>; ++j) c[j] = mech[x].derived[static_cast<std::size_t>(j) * n + k];
+                double ion[ion_slot_size * n_ions<M>], ion_i[n_ions<M>] = {}, i, g;
+                gather_ions<M>(a, mi.cv[k], ion);
+                M::current(f.v_init[mi.cv[k]], 0.0, std::get<x>(globals), p.data(), s.data(), c.data(), ion, i, g, ion_i);
+                add_ion_currents<M>(a, mi.cv[k], ion_i);
+            }
+        }
+    });
+}
+
+std::vector<const double*> probe_pointers(const FvmData& f, const double* v, const MechStates& mech,
+                                          const IonStates& ions) {
+    std::vector<const double*> out;
+    for (std::size_t p = 0; p < f.probe_source.size(); ++p) {
+        const FvmData::ProbeSource& src = f.probe_source[p];
+        const int cv = f.probe_cv[p];
+        switch (src.kind) {
+            case ProbeVariable::v: out.push_back(v + cv); break;
+            case ProbeVariable::mech_state:
+                out.push_back(mech[src.index].states.data() +
+                              static_cast<std::size_t>(src.state) * f.mechs[src.index].size() + src.instance);
+                break;
+            case ProbeVariable::ion_e: out.push_back(ions[src.index].e.data() + cv); break;
+            case ProbeVariable::ion_xi: out.push_back(ions[src.index].xi.data() + cv); break;
+            case ProbeVariable::ion_xo: out.push_back(ions[src.index].xo.data() + cv); break;
+            case ProbeVariable::ion_i: out.push_back(ions[src.index].i.data() + cv); break;
+        }
+    }
+    return out;
+}
+
+MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals, IonStates& ions) {
     MechStates out;
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
@@ -36,7 +120,10 @@ MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globa
             Values<n_derived<M>> c{};
             for (int j = 0; j < n_params<M>; ++j) p[j] = mi.param(j, k);
             M::derive(p.data(), c.data());
-            M::init(f.v_init[mi.cv[k]], std::get<x>(globals), p.data(), s.data());
+            Values<ion_slot_size * n_ions<M>> ion{};
+            if constexpr (n_ions<M> > 0) gather_ions<M>(mech_ions<M>(f, ions), mi.cv[k], ion.data());
+            mech_init<M>(f.v_init[mi.cv[k]], std::get<x>(globals), p.data(), s.data(), ion.data());
+            if constexpr (n_ions<M> > 0) write_ion_concentrations<M>(mech_ions<M>(f, ions), mi.cv[k], s.data());
             for (int j = 0; j < n_states<M>; ++j) st.states[static_cast<std::size_t>(j) * n + k] = s[j];
             for (int j = 0; j < n_derived<M>; ++j) st.derived[static_cast<std::size_t>(j) * n + k] = c[j];
         }

@@ -11,6 +11,7 @@
 #include "lowered_cell/fvm_data.hpp"
 #include "lowered_cell/spike.hpp"
 #include "lowered_cell/timings.hpp"
+#include "mechanisms/instance_ions.hpp"
 
 namespace arbolito {
 
@@ -128,8 +129,45 @@ struct MechState {
     std::vector<double> states, derived;
 };
 using MechStates = std::array<MechState, n_mechanisms>;
-// Every instance's states at rest at v_init, and its constants.
-MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals);
+// One ion species' run-time values per CV (layout numbering): FvmData::IonSpecies's
+// initial e, xi and xo, and i, the current summed over each step's currents phase.
+struct IonState {
+    std::vector<double> e, xi, xo, i;
+};
+using IonStates = std::vector<IonState>;  // as FvmData::ions
+IonStates initial_ions(const FvmData& f);
+// Every instance's states at rest at v_init, and its constants. Mechanisms with ions
+// initialise from `ions` (initial_ions), in list order, each writing the concentrations it
+// owns there as it goes (NEURON's finitialize: a later INITIAL reads what an earlier wrote).
+MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals, IonStates& ions);
+MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals);  // a group without ions
+// Mechanism x's ion slots as arrays into `ions` (FvmData::mech_ions).
+template <class M>
+MechIons<M> mech_ions(const FvmData& f, IonStates& ions) {
+    MechIons<M> a;
+    const std::vector<int>& sp = f.mech_ions[mech_index<M>];
+    for (std::size_t j = 0; j < sp.size(); ++j) {
+        IonState& st = ions[sp[j]];
+        a.slot[j] = {st.e.data(), st.xi.data(), st.xo.data(), st.i.data()};
+    }
+    a.cv_weight = f.ion_cv_weight.data();
+    return a;
+}
+// e by Nernst at celsius on every CV where a mechanism writes the concentrations
+// (FvmData::IonSpecies::nernst_cv): after initialisation, as NEURON's finitialize leaves it.
+void nernst_where_written(const FvmData& f, IonStates& ions, double celsius);
+// The ions' currents at the initial state (v_init): what NEURON's finitialize leaves in
+// ica etc. (it ends with a currents pass), so that a probe of i reads it at t = 0. Each
+// step sets them anew.
+void initial_ion_currents(const FvmData& f, const all_mechanisms::Globals& globals, const MechStates& mech,
+                          IonStates& ions);
+// Where each probe column's value lies (FvmData::probe_source) in a host group's arrays: v
+// (per CV), the mechanisms' states, the ions' values. Empty where every column records v.
+std::vector<const double*> probe_pointers(const FvmData& f, const double* v, const MechStates& mech,
+                                          const IonStates& ions);
+// Each written concentration (M::ion_state) from the mechanisms' states to `ions`, as after
+// init and each advance (a group's state set anew: CellGroup::set_state).
+void write_all_ion_concentrations(const FvmData& f, const MechStates& mech, IonStates& ions);
 // The first CV whose initial voltage (v_init) has blown up already.
 BlownUpCv first_blown_up(const FvmData& f);
 // The length of CellGroup::state() for a group of this data.

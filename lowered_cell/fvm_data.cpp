@@ -1,6 +1,7 @@
 #include "lowered_cell/fvm_data.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <stdexcept>
@@ -43,6 +44,132 @@ std::vector<int> fill_points(MechInstances& mi, std::size_t n_params, const Item
         for (std::size_t q = 0; q < n_params; ++q) mi.params[q * n + r] = params->at(q);
     }
     return rank;
+}
+
+// Whether a cell of [gid_begin, gid_end) has a mechanism that uses ions.
+bool model_uses_ions(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end) {
+    std::vector<char> uses;
+    for (const MechInfo& mi : mechanism_infos()) uses.push_back(!mi.ions.empty());
+    auto used = [&](const std::string& name) {
+        const MechInfo* mi = find_mechanism(name);
+        return mi && uses[mi->index];
+    };
+    for (std::uint64_t g = gid_begin; g < gid_end; ++g) {
+        const CellDesc& c = m.cells[g];
+        for (const Paint& p : c.paints)
+            if (used(p.mechanism)) return true;
+        for (const Placement& p : c.stimuli)
+            if (used(p.mechanism)) return true;
+        for (std::size_t k = 0; k < c.n_synapses(); ++k)
+            if (used(c.synapse_mechanism(k))) return true;
+    }
+    return false;
+}
+
+// The group's ion species (those its instances use) and their initial values per CV:
+// defaults, then each cell's settings in order, on the CVs of their region; e by Nernst where
+// an instance on the CV reads or writes the concentrations (NEURON: the concentrations are
+// then initialised and e computed from them, a given e unused). owner, tag_at, area: per
+// layout CV its cell, its branch's tag and its area (µm²).
+void lower_ions(const Model& m, FvmData& f, const int* owner, const int* tag_at, const double* area) {
+    const int n = f.n_cv();
+    const std::vector<MechInfo>& infos = mechanism_infos();
+    for (int x = 0; x < n_mechanisms; ++x) {
+        if (f.mechs[x].size() == 0) continue;
+        for (const IonUse& u : infos[x].ions) {
+            int s = 0;
+            while (s < static_cast<int>(f.ions.size()) && f.ions[s].name != u.name) ++s;
+            if (s == static_cast<int>(f.ions.size())) {
+                IonSpecies sp;
+                sp.name = u.name;
+                const IonDefaults d = ion_defaults(u.name, u.valence);
+                sp.valence = d.valence;
+                sp.e.assign(n, d.e);
+                sp.xi.assign(n, d.xi);
+                sp.xo.assign(n, d.xo);
+                f.ions.push_back(std::move(sp));
+            } else if (f.ions[s].valence != u.valence) {
+                throw std::invalid_argument("mechanism " + infos[x].name + " gives ion " + u.name + " valence " +
+                                            std::to_string(u.valence) + ", another mechanism " +
+                                            std::to_string(f.ions[s].valence));
+            }
+            f.mech_ions[x].push_back(s);
+        }
+    }
+    if (f.ions.empty()) return;
+    std::vector<char> real(n, 1);
+    for (int x : f.layout.padding) real[x] = 0;
+    for (IonSpecies& sp : f.ions)
+        for (int L = 0; L < n; ++L) {
+            if (!real[L]) continue;
+            for (const IonSetting& st : m.cells[f.gids[owner[L]]].ions) {
+                if (st.ion != sp.name || (st.tag >= 0 && st.tag != tag_at[L])) continue;
+                if (!std::isnan(st.e)) sp.e[L] = st.e;
+                if (!std::isnan(st.xi)) sp.xi[L] = st.xi;
+                if (!std::isnan(st.xo)) sp.xo[L] = st.xo;
+            }
+        }
+    // Per species and CV: 1 where an instance reads or writes the concentrations, 2 where
+    // one writes them.
+    std::vector<std::vector<char>> conc(f.ions.size(), std::vector<char>(n, 0));
+    for (int x = 0; x < n_mechanisms; ++x)
+        for (std::size_t j = 0; j < f.mech_ions[x].size(); ++j) {
+            const unsigned fl = infos[x].ions[j].flags;
+            const char use = fl & (ion_write_xi | ion_write_xo) ? 2 : fl & (ion_read_xi | ion_read_xo) ? 1 : 0;
+            if (!use) continue;
+            std::vector<char>& c = conc[f.mech_ions[x][j]];
+            for (int cv : f.mechs[x].cv) c[cv] = std::max(c[cv], use);
+        }
+    for (std::size_t s = 0; s < f.ions.size(); ++s) {
+        IonSpecies& sp = f.ions[s];
+        for (int L = 0; L < n; ++L) {
+            if (!conc[s][L]) continue;
+            sp.e[L] = nernst(sp.xi[L], sp.xo[L], sp.valence, m.run.celsius);
+            if (conc[s][L] == 2) sp.nernst_cv.push_back(L);
+        }
+    }
+    f.ion_cv_weight.resize(n);
+    for (int L = 0; L < n; ++L) f.ion_cv_weight[L] = real[L] ? 1e-2 * area[L] : 1.0;
+}
+
+// Probe columns that record something other than v: their source (FvmData::probe_source),
+// the density instance on the column's CV or the ion species.
+void lower_probe_sources(const Model& m, FvmData& f, const std::vector<std::uint32_t>& column_probe) {
+    bool any = false;
+    for (std::uint64_t g : f.gids)
+        for (const Probe& p : m.cells[g].probes) any |= p.variable.kind != ProbeVariable::v;
+    if (!any) return;
+    f.probe_source.resize(f.probe_cv.size());
+    for (int c = 0; c < f.n_cells(); ++c) {
+        const CellDesc& desc = m.cells[f.gids[c]];
+        for (std::size_t col = f.probe_offset[c]; col < f.probe_offset[c + 1]; ++col) {
+            const std::uint32_t pi = column_probe[col];
+            const Probe& p = desc.probes[pi];
+            {
+                FvmData::ProbeSource& src = f.probe_source[col];
+                src.kind = p.variable.kind;
+                const int cv = f.probe_cv[col];
+                const std::string where = "cell " + std::to_string(f.gids[c]) + " probe " + std::to_string(pi) + " (" +
+                                          p.variable.name + ")";
+                if (src.kind == ProbeVariable::mech_state) {
+                    const MechInfo* mi = find_mechanism(p.variable.mechanism);
+                    const MechInstances& in = f.mechs[mi->index];
+                    const auto it = std::lower_bound(in.cv.begin(), in.cv.end(), cv);
+                    if (it == in.cv.end() || *it != cv)
+                        throw std::invalid_argument(where + ": " + mi->name + " is not painted where the probe is");
+                    src.index = mi->index;
+                    src.state = p.variable.state;
+                    src.instance = static_cast<int>(it - in.cv.begin());
+                } else if (src.kind != ProbeVariable::v) {
+                    int s = 0;
+                    while (s < static_cast<int>(f.ions.size()) && f.ions[s].name != p.variable.ion) ++s;
+                    if (s == static_cast<int>(f.ions.size()))
+                        throw std::invalid_argument(where + ": no mechanism of the cell's group uses ion " + p.variable.ion);
+                    src.index = s;
+                }
+            }
+        }
+    }
 }
 
 }  // namespace
@@ -94,10 +221,14 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     // Per cell, in layout numbering: the CVs of its synapses, stimuli and detectors, its probe columns.
     struct CellPoints {
         std::vector<int> synapse, stimulus, detector, probe;
-        std::vector<std::uint32_t> probe_branch;
+        std::vector<std::uint32_t> probe_branch, probe_index;
         std::vector<float> probe_pos;
     };
     std::vector<CellPoints> points_of(nc);
+    // With ions: the SWC tag of each layout CV's branch (the ions' region settings).
+    const bool with_ions = model_uses_ions(m, gid_begin, gid_end);
+    std::unique_ptr<int[]> tag_at;
+    if (with_ions) tag_at = scratch(false);
     parallel_for(nc, 16, [&](long c) {
         const CellDesc& desc = m.cells[f.gids[c]];
         const auto shape = desc.shape();
@@ -111,9 +242,11 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         });
         for (const Placement& s : desc.stimuli) at.stimulus.push_back(idx[cvs.locate(s.where.branch, s.where.x)]);
         for (const Detector& d : desc.detectors) at.detector.push_back(idx[cvs.locate(d.where.branch, d.where.x)]);
-        for (const Probe& p : desc.probes) {
+        for (std::size_t pi = 0; pi < desc.probes.size(); ++pi) {
+            const Probe& p = desc.probes[pi];
             auto add_column = [&](int i) {
                 at.probe.push_back(idx[i]);
+                at.probe_index.push_back(static_cast<std::uint32_t>(pi));
                 at.probe_branch.push_back(cvs.branch[i]);
                 at.probe_pos.push_back(static_cast<float>(cvs.pos[i]));
             };
@@ -130,6 +263,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
             const int L = idx[i];
             owner[L] = c;
             area[L] = cvs.area[i];
+            if (with_ions) tag_at[L] = branches[cvs.branch[i]].tag;
             f.cap[L] = 1e-5 * cm[cvs.branch[i]] * cvs.area[i];
             f.v_init[L] = desc.v_init;
             if (cvs.parent[i] >= 0) {
@@ -191,6 +325,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     // Synapse instance numbers are known only after sorting; remember (mechanism, index
     // into its items).
     std::vector<std::pair<int, int>> pending_targets;
+    std::vector<std::uint32_t> column_probe;  // per probe column, its probe on the cell
     auto point_index = [](const std::string& name) {
         const MechInfo* mi = find_mechanism(name);
         if (!mi || mi->kind == MechKind::density) throw std::logic_error("'" + name + "' is not a point mechanism");
@@ -217,6 +352,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         f.probe_element.insert(f.probe_element.end(), at.probe_branch.begin(), at.probe_branch.end());
         f.probe_pos.insert(f.probe_pos.end(), at.probe_pos.begin(), at.probe_pos.end());
         f.probe_offset.push_back(f.probe_cv.size());
+        column_probe.insert(column_probe.end(), at.probe_index.begin(), at.probe_index.end());
         at = CellPoints{};
     }
 
@@ -228,6 +364,8 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         f.target_mech.push_back(static_cast<std::uint8_t>(x));
         f.target_instance.push_back(rank[x][k]);
     }
+    if (with_ions) lower_ions(m, f, owner.get(), tag_at.get(), area.get());
+    lower_probe_sources(m, f, column_probe);
     return f;
 }
 

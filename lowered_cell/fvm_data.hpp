@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "model/model.hpp"
@@ -23,6 +24,18 @@ struct MechInstances {
     double param(int j, int k) const { return params[static_cast<std::size_t>(j) * cv.size() + k]; }
 };
 
+// One ion species used by the group's mechanisms (mechanisms/ion.hpp; docs/mechanisms.md,
+// "Ions"), per CV in layout numbering (padding: the defaults).
+struct IonSpecies {
+    std::string name;
+    int valence = 1;
+    // Initial values: the model's keys or the species' defaults; e by Nernst from xi and xo
+    // where a mechanism on the CV reads or writes them (as NEURON's ion_style).
+    std::vector<double> e, xi, xo;  // mV, mM, mM
+    // CVs where a mechanism writes xi or xo: e follows Nernst at the start of every step.
+    std::vector<int> nernst_cv;
+};
+
 struct FvmData {
     std::vector<std::uint64_t> gids;   // cells of the group, ascending
     Layout layout;
@@ -38,6 +51,13 @@ struct FvmData {
     template <class M>
     const MechInstances& instances() const { return mechs[mech_index<M>]; }
 
+    // Ion species used by the group's mechanisms (empty: a group without ions, whose
+    // steps have no ion phase at all), and per mechanism its ion slots' species (indices
+    // into ions, in the order of M::ions).
+    std::vector<IonSpecies> ions;
+    std::array<std::vector<int>, n_mechanisms> mech_ions;
+    std::vector<double> ion_cv_weight;  // per CV 1e-2·area (µm²): a point instance's ion current nA → mA/cm²; with ions only
+
     // Synapse targets numbered across the group: target_offset[c] + synapse index. Each
     // leads to one instance of a synapse mechanism (its all_mechanisms index).
     std::vector<std::uint32_t> target_offset;  // n_cells + 1
@@ -51,6 +71,15 @@ struct FvmData {
 
     // Probe columns, ordered by cell then probe.
     std::vector<int> probe_cv;
+    // What each column records where not v (empty: every column records v): a state of a
+    // density instance, or an ion species' value on the column's CV.
+    struct ProbeSource {
+        ProbeVariable::Kind kind = ProbeVariable::v;
+        int index = 0;     // mech_state: the all_mechanisms index; ion_*: the species (ions)
+        int state = 0;     // mech_state: the state
+        int instance = 0;  // mech_state: the instance
+    };
+    std::vector<ProbeSource> probe_source;
     std::vector<std::uint32_t> probe_offset;     // n_cells + 1
     std::vector<std::uint32_t> probe_element;    // branch
     std::vector<float> probe_pos;                // CV node position on the branch

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "mechanisms/all.hpp"
+#include "mechanisms/instance_ions.hpp"
 
 namespace arbolito {
 
@@ -12,8 +13,12 @@ const std::vector<MechInfo>& mechanism_infos() {
         std::vector<MechInfo> out;
         all_mechanisms::for_each([&](auto tag) {
             using M = typename decltype(tag)::type;
+            static_assert(ion_form_ok<M>, "a mechanism with ions has neither step constants nor advance_state");
+            static_assert(n_ions<M> == static_cast<int>(std::tuple_size<decltype(M::ion_state)>::value),
+                          "one ion_state entry per ion");
             out.push_back({M::name, M::kind, mech_index<M>, {M::params.begin(), M::params.end()},
-                           {M::states.begin(), M::states.end()}, {M::derived.begin(), M::derived.end()}});
+                           {M::states.begin(), M::states.end()}, {M::derived.begin(), M::derived.end()},
+                           {M::ions.begin(), M::ions.end()}});
         });
         return out;
     }();
@@ -24,6 +29,15 @@ const MechInfo* find_mechanism(const std::string& name) {
     for (const MechInfo& m : mechanism_infos())
         if (m.name == name) return &m;
     return nullptr;
+}
+
+int ion_valence(const std::string& name) {
+    for (const MechInfo& m : mechanism_infos())
+        for (const IonUse& u : m.ions)
+            if (name == u.name) return u.valence;
+    for (const char* own : {"na", "k", "ca"})
+        if (name == own) return ion_defaults(own, 0).valence;
+    return 0;
 }
 
 std::vector<std::string> mechanism_names() {

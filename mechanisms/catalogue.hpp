@@ -15,6 +15,7 @@ struct MechInfo {
     int index;                     // position in all_mechanisms
     std::vector<Quantity> params;  // fixed order
     std::vector<Quantity> states, derived;
+    std::vector<IonUse> ions;      // M::ions
 };
 
 // Null when the name is unknown.
@@ -22,6 +23,10 @@ const MechInfo* find_mechanism(const std::string& name);
 std::vector<std::string> mechanism_names();  // sorted
 // Every mechanism in list order: all_mechanisms' index i is element i.
 const std::vector<MechInfo>& mechanism_infos();
+
+// Whether some mechanism of the catalogue uses ion species `name`, or it is one of NEURON's
+// own (na, k, ca); its valence then (a mechanism's, else NEURON's), else 0.
+int ion_valence(const std::string& name);
 
 // Defaults overlaid with the given values, in the catalogue's parameter order.
 // Throws std::invalid_argument naming an unknown parameter.

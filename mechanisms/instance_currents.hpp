@@ -5,6 +5,7 @@
 #include "core/strided_batches.hpp"
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance.hpp"
+#include "mechanisms/instance_ions.hpp"
 
 namespace arbolito {
 
@@ -25,12 +26,13 @@ ARB_HD void instance_terms(T i_m, T g_m, T w, T v, T& dd, T& dr) {
 }
 
 // What instance `in` of M adds to d (dd) and rhs (dr) at voltage v (w: a density
-// instance's weight, else 1).
+// instance's weight, else 1). With ions: ion, its ion values (gather_ions), and ion_i, where
+// its ion currents go (mechanisms/instance_ions.hpp); unused without.
 template <class M, class G>
 ARB_HD void instance_terms_at(const Instance<M>& in, double w, double v, double t_mid, const G& gl, double& dd,
-                              double& dr) {
+                              double& dr, const double* ion = nullptr, double* ion_i = nullptr) {
     double i_m, g_m;
-    M::current(v, t_mid, gl, in.p.v, in.s.v, in.c.v, i_m, g_m);
+    mech_current<M>(v, t_mid, gl, in.p.v, in.s.v, in.c.v, ion, i_m, g_m, ion_i);
     instance_terms<M>(i_m, g_m, w, v, dd, dr);
 }
 

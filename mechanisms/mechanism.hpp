@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/hd.hpp"
+#include "mechanisms/ion.hpp"
 
 namespace arbolito {
 
@@ -34,6 +35,10 @@ struct MechanismDefaults {
     // factors): a backend whose dt is fixed may compute them once with derive_step and
     // advance with advance_stepped (step_advance below), instead of an exp per step.
     static constexpr std::array<Quantity, 0> step_derived{};
+    // Ion species used (mechanisms/ion.hpp): none. A mechanism with ions declares them and
+    // ion_state, and has the forms of init, current and advance with the ion values.
+    static constexpr std::array<IonUse, 0> ions{};
+    static constexpr std::array<int, 0> ion_state{};
 
     // Constants of a whole cell group (e.g. a temperature factor), computed on the host.
     struct Globals {};

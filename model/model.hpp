@@ -3,6 +3,7 @@
 // cell is made of, how cells connect, what is recorded and how the run is set up.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,9 +50,30 @@ struct Detector {
     double threshold = -10.0;  // mV
 };
 
+// An ion species' initial values on a region (docs/mechanisms.md, "Ions"): a value not
+// given (NaN) keeps the species' default or an earlier setting's. Later settings win.
+struct IonSetting {
+    int tag = -1;  // the region: branches of this tag, or all (-1)
+    std::string ion;
+    double e = std::numeric_limits<double>::quiet_NaN();   // mV
+    double xi = std::numeric_limits<double>::quiet_NaN();  // mM
+    double xo = std::numeric_limits<double>::quiet_NaN();  // mM
+};
+
+// What a probe records: the membrane voltage, a state of a density mechanism, or an ion
+// species' value on the CV.
+struct ProbeVariable {
+    enum Kind { v, mech_state, ion_e, ion_xi, ion_xo, ion_i } kind = v;
+    std::string mechanism;  // mech_state: the mechanism
+    int state = 0;          // mech_state: its index among the mechanism's states
+    std::string ion;        // ion_*: the species
+    std::string name = "v"; // as the model file wrote it ("v", "test_cad.cai", "ca.e")
+};
+
 struct Probe {
     bool all_cvs = false;  // every CV of the cell, else the CV at `where`
     Location where;
+    ProbeVariable variable;
 };
 
 struct CellDesc {
@@ -64,6 +86,7 @@ struct CellDesc {
     double v_init = -65.0;                   // mV
     std::map<int, double> cm, ra;            // per tag; key -1 is the cell default
     std::vector<Paint> paints;
+    std::vector<IonSetting> ions;            // in the order given
     std::vector<Placement> synapses;         // targets of connections, numbered in order
     DrawnSynapses drawn_synapses;            // numbered after `synapses`
     std::vector<Placement> stimuli;

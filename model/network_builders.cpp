@@ -34,7 +34,7 @@ void build_busyring(Model& m, const BusyringNetwork& p) {
     proto.detectors.push_back({{0, 0.0}, 10.0});
     proto.synapses.push_back({{1, 0.0}, "expsyn", resolve_params("expsyn", {})});
     proto.drawn_synapses = {p.unconnected_synapses.value_or(p.synapses), 0, "expsyn", resolve_params("expsyn", {})};
-    if (p.record) proto.probes.push_back({false, {0, 0.5}});
+    if (p.record) proto.probes.push_back({false, {0, 0.5}, {}});
 
     // Every cell and its fan-in come from the cell's own seed: draw them in parallel, each
     // into its own slots, in the same order as one after another.

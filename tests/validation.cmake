@@ -11,3 +11,11 @@ endforeach()
 add_test(NAME neuron_convergence_max_extent
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/validation/convergence.py $<TARGET_FILE:arbolito>)
 set_tests_properties(neuron_convergence_max_extent PROPERTIES SKIP_RETURN_CODE 77)
+
+# Ions: the ion test mechanisms (tests/mechanisms/) against their NMODL twins
+# (tests/data/ions/, compiled by nrnivmodl) on one cell, every probe variable within its
+# tolerance (tests/validation/ions/vs_neuron_ions.py).
+add_test(NAME neuron_vs_arbolito_ions
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/validation/ions/vs_neuron_ions.py $<TARGET_FILE:arbolito>
+                 ${PROJECT_SOURCE_DIR}/tests/validation/ions/ball_and_stick_ions.json)
+set_tests_properties(neuron_vs_arbolito_ions PROPERTIES SKIP_RETURN_CODE 77 LABELS neuron)

@@ -2,7 +2,7 @@
 """Run the model of an arbolito geometry dump in NEURON; write SONATA output.
 
     run_neuron.py GEOMETRY.json OUT.h5 [--timings] [--float64] [--exact-cylinders]
-                                       [--fadvance] [--cache-efficient]
+                                       [--fadvance] [--cache-efficient] [--mechanisms LIB]
 
 GEOMETRY.json is what `arbolito info --geometry` writes (docs/geometry-dump.md): the
 model fully discretised in NEURON's terms. This script rebuilds it with NEURON's own
@@ -50,6 +50,14 @@ x = 0 node of each root section.
 --cache-efficient turns on CVode.cache_efficient(1) (node data in contiguous arrays;
 same results, much faster on large models: 9x on the 64-cell busyring). Off by default,
 as in NEURON.
+--mechanisms LIB loads compiled .mod files (nrnivmodl's libnrnmech.so): a section's
+mechanism other than hh and pas is then inserted by its name, its parameters set as
+RANGE variables name_mechanism. A section's "ions" set e on its segments (eX, kept through
+finitialize where no mechanism uses the concentrations, as NEURON does) and xi, xo as
+NEURON's initial concentrations (Xi0_X_ion, Xo0_X_ion: one value per species for the whole
+dump, else an error). A probe's "variable" records <ion>.e/.xi/.xo/.i as eX, Xi, Xo, iX and
+<mechanism>.<state> as state_mechanism (or the ion's own variable where the state is a
+concentration the mechanism writes, as NMODL's STATE { cai }).
 --float64 writes /report/<pop>/data as float64 instead of float32 (libsonata refuses
 it; h5py comparisons at round-off level need it).
 Exit status: 0 on success, 1 on an error in the dump (message on stderr), 2 on usage.
@@ -108,8 +116,10 @@ def is_multiple(a, b):
 class Model:
     """The NEURON objects of one dump; keep references so that NEURON keeps them."""
 
-    def __init__(self, h, dump, exact_cylinders=False):
+    def __init__(self, h, dump, exact_cylinders=False, loaded_mechanisms=False):
         self.h = h
+        self.loaded_mechanisms = loaded_mechanisms
+        self.ion_initial = {}  # Xi0_X_ion, Xo0_X_ion: the dump's initial concentrations
         if dump.get("format") != FORMAT:
             raise DumpError("format: expected '%s', got %r" % (FORMAT, dump.get("format")))
         run = need(dump, "run", "dump")
@@ -220,8 +230,32 @@ class Model:
                     for seg in sec:
                         seg.g_pas = p["g"]
                         seg.e_pas = p["e"]
+                elif self.loaded_mechanisms:
+                    try:
+                        sec.insert(name)
+                    except ValueError:
+                        raise DumpError("%s: unknown mechanism (hh, pas, or one of --mechanisms)" % mw)
+                    for pname, value in mechs[name].items():
+                        for seg in sec:
+                            try:
+                                setattr(seg, "%s_%s" % (pname, name), float(value))
+                            except (AttributeError, LookupError, NameError):
+                                raise DumpError("%s.%s: not a RANGE variable of %s" % (mw, pname, name))
                 else:
-                    raise DumpError("%s: unknown mechanism (known: hh, pas)" % mw)
+                    raise DumpError("%s: unknown mechanism (known: hh, pas; others need --mechanisms)" % mw)
+            for ion, values in sd.get("ions", {}).items():
+                iw = "%s.ions.%s" % (sw, ion)
+                for key, value in values.items():
+                    if key == "e":
+                        for seg in sec:
+                            setattr(seg, "e" + ion, float(value))
+                    elif key in ("xi", "xo"):
+                        glob = "%s%s0_%s_ion" % (ion, key[1], ion)
+                        if self.ion_initial.setdefault(glob, float(value)) != float(value):
+                            raise DumpError("%s.%s: NEURON takes one initial %s for all sections" % (iw, key, glob))
+                        setattr(h, glob, float(value))
+                    else:
+                        raise DumpError("%s.%s: unknown key (e, xi, xo)" % (iw, key))
             secs.append(sec)
             self.n_nodes += nseg + 1 + (1 if si == 0 else 0)
         if not secs:
@@ -282,8 +316,21 @@ class Model:
             pw = "%s.probes[%d]" % (where, k)
             sec, x = self._section_ref(gid, secs, pr, pw)
             v = h.Vector()
-            v.record(sec(x)._ref_v, self.sample_dt)
+            v.record(self._probe_ref(sec(x), pr.get("variable", "v"), pw), self.sample_dt)
             self.probes.append((gid, v, int(need(pr, "element_id", pw)), num(pr, "element_pos", pw)))
+
+    def _probe_ref(self, seg, variable, where):
+        if variable == "v":
+            return seg._ref_v
+        head, _, tail = variable.partition(".")
+        names = {"e": "e" + head, "xi": head + "i", "xo": head + "o", "i": "i" + head}
+        candidates = [names[tail]] if tail in names else ["%s_%s" % (tail, head), tail]
+        for name in candidates:
+            try:
+                return getattr(seg, "_ref_" + name)
+            except (AttributeError, NameError):
+                pass
+        raise DumpError("%s.variable: NEURON has no %s here" % (where, variable))
 
     # ---------------------------------------------------------- connections
     def _synapse(self, obj, where, gid_key):
@@ -431,6 +478,7 @@ def main(argv):
     ap.add_argument("--exact-cylinders", action="store_true",
                     help="build 2-point constant-diameter sections with L/diam (double) instead of float32 pt3d")
     ap.add_argument("--fadvance", action="store_true", help="step with a Python fadvance loop instead of psolve")
+    ap.add_argument("--mechanisms", metavar="LIB", help="compiled .mod files (libnrnmech.so) to load")
     ap.add_argument("--cache-efficient", action="store_true",
                     help="CVode.cache_efficient(1): contiguous node data (faster; NEURON's default is off)")
     args = ap.parse_args(argv)
@@ -452,7 +500,9 @@ def main(argv):
         h.steps_per_ms = 1.0 / model_dt
         h.secondorder = 0
         h.celsius = float(dump["run"]["celsius"])
-        model = Model(h, dump, exact_cylinders=args.exact_cylinders)
+        if args.mechanisms:
+            h.nrn_load_dll(args.mechanisms)
+        model = Model(h, dump, exact_cylinders=args.exact_cylinders, loaded_mechanisms=bool(args.mechanisms))
     except (DumpError, KeyError, TypeError, ValueError) as e:
         print("run_neuron.py: %s: %s" % (args.geometry, e), file=sys.stderr)
         return 1

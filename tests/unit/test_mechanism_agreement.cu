@@ -14,6 +14,7 @@
 
 #include "core/gpu/memory.hpp"
 #include "mechanisms/all.hpp"
+#include "mechanisms/instance_ions.hpp"
 #include "mechanisms/assemble.hpp"
 #include "tests/support/gpu_skip.hpp"
 
@@ -51,16 +52,26 @@ ARB_HD void evaluate(int k, int n, const typename M::Globals& gl, const Samples&
     auto store = [&](const Values<n_states<M>>& s, double* out) {
         for (int j = 0; j < n_states<M>; ++j) out[j * n + k] = s.v[j];
     };
+    // A mechanism with ions reads, per slot, e, Xi, Xo and i varying with the sample.
+    Values<ion_slot_size * n_ions<M>> ion{};
+    Values<n_ions<M>> ion_i{};
+    for (int j = 0; j < n_ions<M>; ++j) {
+        ion[ion_slot_size * j + ion_e] = 40.0 + 10.0 * j + 0.5 * (k % 11);
+        ion[ion_slot_size * j + ion_xi] = 1e-4 * (1 + k % 7);
+        ion[ion_slot_size * j + ion_xo] = 2.0;
+        ion[ion_slot_size * j + ion_i] = -0.01 * (k % 5);
+    }
     Values<n_states<M>> s{};
-    M::init(v, gl, p.data(), s.data());
+    mech_init<M>(v, gl, p.data(), s.data(), ion.data());
     store(s, x.init);
     load(s);
     M::on_event(0.01 + 1e-3 * (k % 13), p.data(), s.data(), c.data());
     store(s, x.event);
     load(s);
     // t_mid sweeps 0 to 5 ms: through iclamp's window.
-    M::current(v, 5.0 * k / n, gl, p.data(), s.data(), c.data(), x.ig[k], x.ig[n + k]);
-    M::advance(v, dt, gl, p.data(), s.data(), c.data());
+    mech_current<M>(v, 5.0 * k / n, gl, p.data(), s.data(), c.data(), static_cast<const double*>(ion.data()), x.ig[k],
+                    x.ig[n + k], ion_i.data());
+    mech_advance<M>(v, dt, gl, p.data(), s.data(), c.data(), static_cast<const double*>(ion.data()));
     store(s, x.advanced);
 }
 
@@ -99,7 +110,9 @@ HostSamples inputs(const typename M::Globals& gl) {
         Values<n_states<M>> s{};
         for (int j = 0; j < n_params<M>; ++j) p[j] = h.p[j * n + k];
         M::derive(p.data(), c.data());
-        M::init(h.v[k], gl, p.data(), s.data());
+        Values<ion_slot_size * n_ions<M>> ion{};
+        for (int j = 0; j < n_ions<M>; ++j) ion[ion_slot_size * j + ion_xi] = ion[ion_slot_size * j + ion_xo] = 1.0;
+        mech_init<M>(h.v[k], gl, p.data(), s.data(), ion.data());
         M::on_event(0.05, p.data(), s.data(), c.data());
         for (int j = 0; j < n_derived<M>; ++j) h.c[j * n + k] = c[j];
         for (int j = 0; j < n_states<M>; ++j) h.s_in[j * n + k] = s[j];

@@ -71,7 +71,9 @@ void check_description() {
 TEST(Mechanisms, DefaultsAndUnitsArePublishedValues) {
     int n = 0;
     all_mechanisms::for_each([&](auto tag) {
-        check_description<typename decltype(tag)::type>();
+        using M = typename decltype(tag)::type;
+        if (mech_index<M> >= n_builtin_mechanisms) return;  // the build's extra ones: their .mod files'
+        check_description<M>();
         ++n;
     });
     EXPECT_EQ(n, static_cast<int>(published().size()));

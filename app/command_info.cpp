@@ -16,6 +16,7 @@
 #include "io/geometry_dump.hpp"
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
+#include "mechanisms/catalogue.hpp"
 #include "solvers/branch_tree.hpp"
 
 namespace arbolito {
@@ -68,11 +69,26 @@ void list_branches(const Model& m, long gid, std::ostream& out) {
     }
 }
 
+// The catalogue in list order (built-in, then those the build appended, e.g. from
+// -DARBOLITO_MECHANISMS): name, kind and parameters with units and defaults.
+std::string describe_mechanisms() {
+    std::string out = "mechanisms:\n";
+    for (const MechInfo& m : mechanism_infos()) {
+        const char* kind = m.kind == MechKind::density ? "density" : m.kind == MechKind::synapse ? "synapse" : "stimulus";
+        out += fmt::format("  {:<12} {:<8}", m.name, kind);
+        for (std::size_t j = 0; j < m.params.size(); ++j)
+            out += fmt::format("{}{} {} {}", j ? ", " : " ", m.params[j].name, m.params[j].default_value,
+                               m.params[j].unit);
+        out += "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 int command_info(const InfoArgs& a) {
     if (a.model.empty()) {
-        std::cout << describe_solvers();
+        std::cout << describe_solvers() << describe_mechanisms();
         return 0;
     }
     const Model m = read_model(a.model, a.sets);

@@ -184,8 +184,8 @@ int main(int argc, char** argv) {
     cmp_cmd->footer(describe_solvers());
 
     InfoArgs info;
-    auto* info_cmd = app.add_subcommand("info", "describe a model: cells, CVs, mechanisms, memory (without a model: the solvers of this build)");
-    info_cmd->add_option("model", info.model, "model file (JSON); without one: the solvers of this build");
+    auto* info_cmd = app.add_subcommand("info", "describe a model: cells, CVs, mechanisms, memory (without a model: the solvers and mechanisms of this build)");
+    info_cmd->add_option("model", info.model, "model file (JSON); without one: the solvers and mechanisms of this build");
     info_cmd->add_option("--set", info.sets, "change the model before it is read: KEY.PATH=VALUE, e.g. network.num-cells=64 (repeatable)");
     info_cmd->add_option("--geometry", info.geometry, "write the discretised model for NEURON (JSON)");
     info_cmd->add_option("--threads", info.threads, "threads to assume for what --solver auto would choose")

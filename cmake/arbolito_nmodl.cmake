@@ -46,3 +46,53 @@ function(arbolito_nmodl_headers out_var dir namespace)
   endforeach()
   set(${out_var} ${headers} PARENT_SCOPE)
 endfunction()
+
+# arbolito_nmodl_mechanism_folders(OUT_VAR entry...): the entries of ARBOLITO_MECHANISMS that are
+# folders of .mod files. Each folder's files are translated now, at configure time, into
+# <build>/generated/nmodl_mechanisms/<X>.hpp (struct arbolito::X for X.mod, whose SUFFIX or
+# POINT_PROCESS must be X), so that the catalogue's list is known before anything compiles; a
+# refused file stops the configuration with the translator's "FILE:LINE: CONSTRUCT: reason".
+# Editing a .mod file or the translator configures again. OUT_VAR receives the headers; entries
+# that are not folders are left to the caller.
+function(arbolito_nmodl_mechanism_folders out_var)
+  set(headers)
+  set(dir ${CMAKE_BINARY_DIR}/generated/nmodl_mechanisms)
+  set(seen hh pas expsyn exp2syn iclamp)
+  foreach(entry ${ARGN})
+    if(NOT IS_ABSOLUTE "${entry}")
+      set(entry "${PROJECT_SOURCE_DIR}/${entry}")
+    endif()
+    if(NOT IS_DIRECTORY "${entry}")
+      continue()
+    endif()
+    if(NOT ARBOLITO_HAVE_NMODL)
+      message(FATAL_ERROR "ARBOLITO_MECHANISMS: ${entry} is a folder of .mod files, which needs the NMODL "
+                          "translator (ARBOLITO_NMODL=${ARBOLITO_NMODL}; apt-get install python3-nmodl)")
+    endif()
+    file(GLOB mods "${entry}/*.mod")
+    list(SORT mods)
+    if(NOT mods)
+      message(FATAL_ERROR "ARBOLITO_MECHANISMS: ${entry} holds no .mod file")
+    endif()
+    foreach(mod ${mods})
+      get_filename_component(stem ${mod} NAME_WE)
+      if(stem IN_LIST seen)
+        message(FATAL_ERROR "ARBOLITO_MECHANISMS: ${mod}: a mechanism named ${stem} is already in the catalogue")
+      endif()
+      list(APPEND seen ${stem})
+      list(APPEND headers ${dir}/${stem}.hpp)
+    endforeach()
+    execute_process(COMMAND ${ARBOLITO_NMODL_PYTHON} ${ARBOLITO_NMODL_TRANSLATOR} ${mods} --output-dir ${dir}
+                            --namespace arbolito
+                    RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 600)
+    if(NOT rc EQUAL 0)
+      string(STRIP "${err}" err)
+      message(FATAL_ERROR "ARBOLITO_MECHANISMS: ${entry} not translated:\n${err}")
+    endif()
+    set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+                 ${entry} ${mods} ${ARBOLITO_NMODL_TRANSLATOR})
+    list(LENGTH mods n)
+    message(STATUS "arbolito: ${n} NMODL mechanism(s) from ${entry}")
+  endforeach()
+  set(${out_var} ${headers} PARENT_SCOPE)
+endfunction()

@@ -30,6 +30,12 @@ add_test(NAME cli_timeline_summary
 # Busyring's unconnected synapses (Arbor's) change no bit of a run's output.
 add_test(NAME cli_unconnected_synapses
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_unconnected_synapses.sh $<TARGET_FILE:arbolito> ${PROJECT_SOURCE_DIR})
+# info without a model lists the catalogue: every mechanism with its kind and parameters.
+add_test(NAME cli_info_mechanisms
+         COMMAND sh -c "set -e; out=$(\"$0\" info)
+                        echo \"$out\" | grep -Eq '^  hh +density +gnabar 0.12 S/cm2, gkbar 0.036 S/cm2'
+                        echo \"$out\" | grep -Eq '^  iclamp +stimulus +delay 0 ms'"
+                 $<TARGET_FILE:arbolito>)
 # info --branches: the branch numbers locations use, with region, parent, length and the
 # distance from the soma (examples/ball_and_stick.json: a soma of 12.6157 µm and a 200 µm
 # dendrite from its end); a --gid the model lacks is exit 2.

@@ -2,6 +2,7 @@
 """Translate one NMODL .mod file into one arbolito mechanism header (docs/mechanisms.md).
 
     nmodl_to_arbolito.py INPUT.mod -o OUTPUT.hpp [--namespace arbolito::nmodl]
+    nmodl_to_arbolito.py X.mod Y.mod ... --output-dir DIR [--namespace arbolito]   (DIR/X.hpp, ...)
 
 BlueBrain's NMODL framework (Debian python3-nmodl) parses the file, inlines its PROCEDUREs and
 FUNCTIONs and solves its cnexp DERIVATIVE blocks (SympySolverVisitor, the exact exponential
@@ -65,29 +66,42 @@ select""".split())
 # that finds each refused one in the source.
 TRANSLATED_BLOCKS = {"NeuronBlock", "UnitBlock", "ParamBlock", "AssignedBlock", "StateBlock",
                      "ConstantBlock", "InitialBlock", "BreakpointBlock", "DerivativeBlock",
-                     "ProcedureBlock", "FunctionBlock", "NetReceiveBlock"}
-IGNORED_BLOCKS = {"Model", "BlockComment", "LineComment", "IndependentBlock"}
+                     "ProcedureBlock", "FunctionBlock", "NetReceiveBlock", "KineticBlock", "LinearBlock"}
+IGNORED_BLOCKS = {"Model", "BlockComment", "LineComment", "IndependentBlock", "UnitState"}
 KEYWORDS = {"KineticBlock": "KINETIC", "LinearBlock": "LINEAR", "NonLinearBlock": "NONLINEAR",
             "Verbatim": "VERBATIM", "FunctionTableBlock": "FUNCTION_TABLE", "DiscreteBlock": "DISCRETE",
             "BeforeBlock": "BEFORE", "AfterBlock": "AFTER", "ConstructorBlock": "CONSTRUCTOR",
             "DestructorBlock": "DESTRUCTOR", "Include": "INCLUDE", "PartialBlock": "PARTIAL",
             "TableStatement": "TABLE", "WhileStatement": "WHILE", "FromStatement": "FROM",
             "WatchStatement": "WATCH", "LagStatement": "LAG", "ProtectStatement": "PROTECT",
-            "MutexLock": "MUTEXLOCK", "MutexUnlock": "MUTEXUNLOCK", "Useion": "USEION",
+            "MutexLock": "MUTEXLOCK", "LocalListStatement": "LOCAL", "MutexUnlock": "MUTEXUNLOCK", "Useion": "USEION",
             "Pointer": "POINTER", "BbcorePointer": "BBCOREPOINTER", "External": "EXTERNAL",
-            "ElectrodeCurrent": "ELECTRODE_CURRENT", "FactorDef": "=", "ConserveStatement": "CONSERVE",
+            "ElectrodeCurrent": "ELECTRODE_CURRENT", "FactorDef": "=", "Conserve": "CONSERVE",
             "ReactionStatement": "~", "ForNetcon": "FOR_NETCONS", "Sens": "SENS",
             "CompartmentStatement": "COMPARTMENT", "LonDifuse": "LONGITUDINAL_DIFFUSION"}
-WHY = {"Useion": "ions are not supported yet (next: per-CV concentrations, reversal potentials, "
-                 "summed currents)",
-       "KineticBlock": "KINETIC schemes are not supported yet",
-       "TableStatement": "TABLE is not supported yet (arbolito computes the rates exactly)",
-       "FactorDef": "unit factors in UNITS are not supported yet",
+WHY = {"TableStatement": "TABLE is not supported yet (arbolito computes the rates exactly)",
+       "LocalListStatement": "a LOCAL outside the blocks (a value kept between them) is not supported yet",
        "Verbatim": "C code in VERBATIM cannot run on arbolito's backends"}
 
 
 def kind_of(node):
     return node.get_node_type_name()
+
+
+# Unit factors in UNITS, with NEURON 8.2's values (its nrnunits.lib, the 2019 SI constants; the
+# same numbers as hoc's FARADAY and R).
+FACTORS = {"(faraday)(coulombs)": 96485.33212331001, "(faraday)(coulomb)": 96485.33212331001,
+           "(faraday)(kilocoulombs)": 96.48533212331001, "(k-mole)(joule/degC)": 8.31446261815324,
+           "(k)(joule/degC)": 1.380649e-23, "(e)(coulombs)": 1.602176634e-19, "(e)(coulomb)": 1.602176634e-19}
+
+# Ions NEURON knows without a VALENCE.
+ION_VALENCE = {"na": 1, "k": 1, "ca": 2}
+# An ion's variables: NEURON's name from the ion's, the slot in arbolito's per-instance ion
+# values (ion[4j + slot], mechanisms/ion.hpp) and the flags of reading and of writing it.
+ION_VARS = [(lambda x: "e" + x, 0, "ion_read_e", None),
+            (lambda x: x + "i", 1, "ion_read_xi", "ion_write_xi"),
+            (lambda x: x + "o", 2, "ion_read_xo", "ion_write_xo"),
+            (lambda x: "i" + x, 3, "ion_read_i", "ion_write_i")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,6 +121,17 @@ class Module:
         self.functions = set()   # FUNCTION and PROCEDURE names
         self.blocks = {}         # kind -> node (INITIAL, BREAKPOINT, NET_RECEIVE)
         self.derivatives = {}    # name -> node
+        self.kinetics = {}       # name -> node
+        self.linears = {}        # name -> node
+        self.ions = []           # (ion, valence, flags)
+        self.ion_read = {}       # variable -> ion[] index (e, Xi, Xo, or the ion's current read)
+        self.ion_current = {}    # written current variable -> ion slot j
+        self.ion_conc = {}       # written concentration variable -> (ion slot j, "xi" or "xo")
+        self.ion_state = []      # per ion slot: the state written to its concentration, or None
+        self.renamed = {}        # C++ name -> the file's name (names sympy reserves)
+        for b in program.blocks:  # the ions first: PARAMETER and ASSIGNED may redeclare their names
+            if kind_of(b) == "NeuronBlock":
+                self.read_ions(b)
         for b in program.blocks:
             k = kind_of(b)
             if k in IGNORED_BLOCKS:
@@ -118,6 +143,9 @@ class Module:
             getattr(self, "read_" + k)(b)
         if self.suffix is None:
             raise Refused(1, "NEURON", "no SUFFIX or POINT_PROCESS")
+        for n, (j, _) in self.ion_conc.items():
+            if self.ion_state[j] is None:
+                raise Refused(self.loc.find(r"\bWRITE\b.*\b%s\b" % n), n, "a written concentration must be a STATE")
         if "BreakpointBlock" not in self.blocks:
             raise Refused(1, "BREAKPOINT", "no BREAKPOINT block: the mechanism has no current")
         declared = [p[0] for p in self.params] + [s[0] for s in self.states] + self.assigned + \
@@ -143,14 +171,70 @@ class Module:
                 self.point_process = s.type.get_node_name() == "POINT_PROCESS"
             elif k == "Nonspecific":
                 self.currents += [c.get_node_name() for c in s.currents]
+            elif k == "Useion":
+                pass  # read_ions
             elif k in ("Range", "Global", "ThreadSafe", "LineComment", "BlockComment"):
                 pass  # every PARAMETER becomes a per-instance parameter; ASSIGNED are locals
             else:
                 raise self.refuse(k)
 
+    def read_ions(self, b):
+        for s in b.statement_block.statements:
+            if kind_of(s) != "Useion":
+                continue
+            ion = s.name.get_node_name()
+            line = self.loc.find(r"\bUSEION\s+%s\b" % re.escape(ion))
+            if any(i[0] == ion for i in self.ions):
+                raise Refused(line, "USEION %s" % ion, "the ion is declared twice")
+            if s.valence is not None:
+                valence = int(round(float(s.valence.value.eval())))
+                if valence == 0:
+                    raise Refused(line, "VALENCE", "an ion's valence may not be 0")
+            elif ion in ION_VALENCE:
+                valence = ION_VALENCE[ion]
+            else:
+                raise Refused(line, "USEION %s" % ion, "an ion other than na, k, ca needs its VALENCE")
+            j = len(self.ions)
+            names = {f(ion): (slot, rf, wf) for f, slot, rf, wf in ION_VARS}
+            flags = []
+            for r in s.readlist:
+                n = r.get_node_name()
+                if n not in names:
+                    raise Refused(line, n, "not a variable of ion %s (e%s, %si, %so, i%s)" % (ion, ion, ion, ion, ion))
+                flags.append(names[n][1])
+                self.ion_read[n] = 4 * j + names[n][0]
+            for w in s.writelist:
+                n = w.get_node_name()
+                if n not in names or names[n][2] is None:
+                    raise Refused(line, n, "a mechanism may write %si, %so and i%s of ion %s" % (ion, ion, ion, ion))
+                flags.append(names[n][2])
+                if names[n][0] == 3:
+                    if n in self.ion_read:
+                        raise Refused(line, n, "an ion current both read and written is not supported")
+                    self.ion_current[n] = j
+                    self.currents.append(n)
+                else:
+                    self.ion_read.pop(n, None)  # a written concentration is the mechanism's own state
+                    self.ion_conc[n] = (j, "xi" if names[n][0] == 1 else "xo")
+            self.ions.append((ion, valence, flags or ["0"]))
+            self.ion_state.append(None)
+
+    def is_ion_variable(self, n):
+        return n in self.ion_read or n in self.ion_current or n in self.ion_conc
+
     def read_UnitBlock(self, b):
+        from nmodl import dsl
         for d in b.definitions:
-            if kind_of(d) != "UnitDef":
+            if kind_of(d) == "FactorDef":
+                text = re.sub(r"\s+", "", dsl.to_nmodl(d))
+                m = re.fullmatch(r"(\w+)=(\(.*)", text)
+                if not m or m.group(2) not in FACTORS:
+                    name = m.group(1) if m else "="
+                    raise Refused(self.loc.find(r"\b%s\s*=" % re.escape(name), self.loc.find(r"\bUNITS\b")), name,
+                                  "the unit factor %s is not known (known: %s)"
+                                  % (m.group(2) if m else text, ", ".join(sorted(FACTORS))))
+                self.constants.append((m.group(1), FACTORS[m.group(2)]))
+            elif kind_of(d) != "UnitDef":
                 raise self.refuse(kind_of(d), self.loc.find(r"\bUNITS\b"))
 
     def read_ParamBlock(self, b):
@@ -158,8 +242,8 @@ class Module:
             if kind_of(s) != "ParamAssign":
                 continue
             n = s.name.get_node_name()
-            if n in BUILTIN_VARIABLES:
-                continue  # NEURON's own value is used (celsius per run)
+            if n in BUILTIN_VARIABLES or self.is_ion_variable(n):
+                continue  # NEURON's own value is used (celsius per run; the ion's values)
             unit = s.unit.name.eval() if s.unit else "1"
             default = float(s.value.eval()) if s.value else 0.0
             lo = float(s.limit.min.eval()) if s.limit else None
@@ -180,11 +264,20 @@ class Module:
         for _, n in self.scalar_definitions(b, "variables"):
             if n in ("area", "diam"):
                 raise Refused(self.loc.find(r"\b%s\b" % n), n, "%s is not supported yet" % n)
+            if self.is_ion_variable(n) and n not in self.ion_current:
+                if n in self.ion_conc:
+                    raise Refused(self.loc.find(r"\b%s\b" % n), n, "a written concentration must be a STATE")
+                continue
             if n not in BUILTIN_VARIABLES and n not in self.currents:
                 self.assigned.append(n)
 
     def read_StateBlock(self, b):
         for d, n in self.scalar_definitions(b, "states"):
+            if n in self.ion_read or n in self.ion_current:
+                raise Refused(self.loc.find(r"\b%s\b" % n), n, "an ion variable the mechanism does not write "
+                              "may not be a STATE")
+            if n in self.ion_conc:
+                self.ion_state[self.ion_conc[n][0]] = len(self.states)
             self.states.append((n, d.unit.name.eval() if d.unit else "1"))
 
     def read_ConstantBlock(self, b):
@@ -209,6 +302,12 @@ class Module:
 
     def read_DerivativeBlock(self, b):
         self.derivatives[b.name.get_node_name()] = b
+
+    def read_KineticBlock(self, b):
+        self.kinetics[b.name.get_node_name()] = b
+
+    def read_LinearBlock(self, b):
+        self.linears[b.name.get_node_name()] = b
 
     def read_ProcedureBlock(self, b):
         self.functions.add(b.name.get_node_name())
@@ -278,10 +377,14 @@ class Emitter:
         self.mask = None
         self.diff = differentiate
         self.has_d = set()            # names whose derivative by v may be nonzero
+        self.solve_hook = None        # f(emitter, SolveBlock) for a SOLVE inside the block
+        self.tmp = 0
 
     # Expressions ----------------------------------------------------------------------------
     def refuse(self, construct, reason):
-        return Refused(self.mod.loc.find(r"\b%s\b" % re.escape(construct), self.line), construct, reason)
+        construct = self.mod.renamed.get(construct, construct)
+        pattern = r"\b%s\b" % re.escape(construct) if re.fullmatch(r"\w+", construct) else re.escape(construct)
+        return Refused(self.mod.loc.find(pattern, self.line), construct, reason)
 
     def is_local(self, n):
         return any(n in s for s in self.locals)
@@ -390,9 +493,10 @@ class Emitter:
     def call(self, e):
         f = e.get_node_name()
         if f not in BUILTIN_FUNCTIONS:
+            fo = self.mod.renamed.get(f, f)
             if f in self.mod.functions:
-                raise self.refuse(f, "the call of %s could not be inlined" % f)
-            raise self.refuse(f, "function %s is not supported" % f)
+                raise self.refuse(f, "the call of %s could not be inlined" % fo)
+            raise self.refuse(f, "function %s is not supported" % fo)
         args = [self.expr(a) for a in e.arguments]
         want = 2 if f == "pow" else 1
         if len(args) != want:
@@ -421,6 +525,8 @@ class Emitter:
                 self.defined.add(n)  # declared at the top of the function (Translator.header)
         elif n in self.writable:
             self.used.add(n)
+        elif n == "v" and not self.diff:
+            pass  # the function's own copy of v (NEURON's mechanisms hold one too)
         elif n in self.values or n in BUILTIN_VARIABLES:
             raise self.refuse(n, "%s may not be assigned in %s" % (n, self.block_name))
         else:
@@ -489,8 +595,112 @@ class Emitter:
             self.if_statement(s)
             return
         if k == "SolveBlock":
-            return  # handled by the Translator
+            if self.solve_hook is not None:
+                self.solve_hook(self, s)
+            return  # BREAKPOINT's: handled by the Translator
         raise self.mod.refuse(k, self.line)
+
+    def fresh(self, stem):
+        self.tmp += 1
+        return "arb_%s%d" % (stem, self.tmp)
+
+    def solve_linear(self, a, b, unknowns):
+        """Emits the solution of the linear system sum_j a[i, j]·x_j = b[i] into the names
+        UNKNOWNS: Gaussian elimination unrolled here, in T (no data-dependent branch: every
+        SIMD lane runs it), on the structurally nonzero entries of a (C++ texts). No pivoting:
+        the systems are the implicit Euler steps of decay and kinetic equations, (I - dt·J)
+        with J's columns summing to <= 0 (column diagonally dominant, where elimination in order
+        is stable), and the equilibrium systems NEURON's LINEAR blocks state."""
+        n = len(unknowns)
+        names = {}
+        for (i, j), x in sorted(a.items()):
+            names[i, j] = self.fresh("a")
+            self.emit("T %s = %s;" % (names[i, j], as_t(x)))
+        rhs = []
+        for i in range(n):
+            rhs.append(self.fresh("b"))
+            self.emit("T %s = %s;" % (rhs[i], as_t(b[i])))
+        for k in range(n):
+            if (k, k) not in names:
+                raise self.refuse(self.block_name.split()[0],
+                                  "the linear system of %s has no pivot for %s (reorder its equations)"
+                                  % (self.block_name, self.mod.renamed.get(unknowns[k], unknowns[k])))
+            for i in range(k + 1, n):
+                if (i, k) not in names:
+                    continue
+                f = self.fresh("f")
+                self.emit("const T %s = %s / %s;" % (f, names[i, k], names[k, k]))
+                for j in range(k + 1, n):
+                    if (k, j) not in names:
+                        continue
+                    if (i, j) in names:
+                        self.emit("%s = %s - %s * %s;" % (names[i, j], names[i, j], f, names[k, j]))
+                    else:
+                        names[i, j] = self.fresh("a")
+                        self.emit("T %s = -(%s * %s);" % (names[i, j], f, names[k, j]))
+                self.emit("%s = %s - %s * %s;" % (rhs[i], rhs[i], f, rhs[k]))
+        for k in reversed(range(n)):
+            terms = ["%s * %s" % (names[k, j], unknowns[j]) for j in range(k + 1, n) if (k, j) in names]
+            num = rhs[k] if not terms else "%s - (%s)" % (rhs[k], " + ".join(terms))
+            self.emit("%s = (%s) / %s;" % (unknowns[k], num, names[k, k]))
+
+    def sympy_text(self, e):
+        """C++ text of sympy expression e over this function's names."""
+        import sympy
+        if e.is_Symbol:
+            return self.name(str(e))
+        if e.is_Integer:
+            return "%d.0" % int(e)
+        if e.is_Rational:
+            return "(%d.0 / %d.0)" % (e.p, e.q)
+        if e.is_Number:
+            return cpp_double(float(e))
+        if e.is_Add:
+            return "(%s)" % " + ".join(self.sympy_text(x) for x in e.args)
+        if e.is_Mul:
+            return "(%s)" % " * ".join(self.sympy_text(x) for x in e.args)
+        if e.is_Pow:
+            base, ex = e.args
+            if ex == -1:
+                return "(1.0 / %s)" % self.sympy_text(base)
+            return "math::pow(%s, %s)" % (as_t(self.sympy_text(base)), as_t(self.sympy_text(ex)))
+        if isinstance(e, sympy.exp):
+            return "math::exp(%s)" % as_t(self.sympy_text(e.args[0]))
+        if isinstance(e, sympy.log):
+            return "math::log(%s)" % as_t(self.sympy_text(e.args[0]))
+        if isinstance(e, sympy.Abs):
+            return "math::fabs(%s)" % as_t(self.sympy_text(e.args[0]))
+        raise self.refuse(self.block_name.split()[0], "%s in a linear system is not supported" % e.func)
+
+    @staticmethod
+    def sympy_of(t):
+        """NMODL expression text as a sympy expression (every name a symbol)."""
+        import sympy
+        from sympy.parsing.sympy_parser import parse_expr, standard_transformations, convert_xor
+        names = {n: sympy.Symbol(n) for n in re.findall(r"[A-Za-z_]\w*", t)}
+        for f, sf in (("exp", sympy.exp), ("log", sympy.log), ("pow", sympy.Pow), ("fabs", sympy.Abs)):
+            names[f] = sf
+        return parse_expr(t, local_dict=names, transformations=standard_transformations + (convert_xor,),
+                          evaluate=True)
+
+    def linear_rows(self, texts, unknowns, construct):
+        """Each NMODL expression text as sum_j coefficient_j·unknown_j + constant (sympy):
+        (coefficients {j: sympy}, constant); a text not linear in the unknowns is refused."""
+        import sympy
+        rows = []
+        for t in texts:
+            e = self.sympy_of(t)
+            syms = [sympy.Symbol(u) for u in unknowns]
+            coef = {}
+            for j, x in enumerate(syms):
+                c = sympy.expand(sympy.diff(e, x))
+                if c.free_symbols & set(syms):
+                    raise self.refuse(construct, "%s is not linear in the states (%s)"
+                                      % (self.block_name, self.mod.renamed.get(unknowns[j], unknowns[j])))
+                if c != 0:
+                    coef[j] = c
+            rows.append((coef, sympy.expand(e.subs({x: 0 for x in syms}))))
+        return rows
 
     def if_statement(self, s):
         outer = self.mask
@@ -595,32 +805,39 @@ class Translator:
             m = re.search(r"Location : (\d+)", str(e))
             first = str(e).strip().split("\n")[0]
             raise Refused(int(m.group(1)) if m else 1, "syntax", first)
+        renamed = self.rename_sympy_names(program)
         mod = Module(program, self.loc)
+        mod.renamed = renamed
         self.mod = mod
         self.check_statements(program)
         bp = mod.blocks["BreakpointBlock"]
         solves = [s.expression for s in bp.statement_block.statements
                   if kind_of(s) == "ExpressionStatement" and kind_of(s.expression) == "SolveBlock"]
         self.solved = None
+        self.method = None
         for s in solves:
-            line = self.loc.find(r"\bSOLVE\b")
+            line = self.loc.find(r"\bSOLVE\b", self.loc.find(r"\bBREAKPOINT\b"))
             name = s.block_name.get_node_name()
             method = s.method.get_node_name() if s.method else None
-            if method != "cnexp":
+            if method not in ("cnexp", "derivimplicit", "sparse"):
                 raise Refused(line, "METHOD %s" % method if method else "SOLVE",
-                              "only METHOD cnexp is supported yet" if method else "SOLVE without METHOD is not supported")
-            if name not in mod.derivatives:
-                raise Refused(line, "SOLVE %s" % name, "no DERIVATIVE block %s" % name)
+                              "the methods supported are cnexp, derivimplicit (DERIVATIVE) and sparse (KINETIC)"
+                              if method else "SOLVE without METHOD is not supported")
+            if method == "sparse" and name not in mod.kinetics:
+                raise Refused(line, "SOLVE %s" % name, "METHOD sparse needs a KINETIC block %s" % name)
+            if method != "sparse" and name not in mod.derivatives:
+                raise Refused(line, "SOLVE %s" % name, "METHOD %s needs a DERIVATIVE block %s" % (method, name))
             if self.solved is not None:
                 raise Refused(line, "SOLVE", "one SOLVE per BREAKPOINT is supported")
-            self.solved = name
+            self.solved, self.method = name, method
         with quiet_output():  # the inliner reports each renamed variable
             symtab.SymtabVisitor().visit_program(program)
             visitor.InlineVisitor().visit_program(program)
             symtab.SymtabVisitor().visit_program(program)
             try:
-                visitor.SympySolverVisitor().visit_program(program)
-            except Exception as e:  # sympy's own failure, e.g. a name sympy reserves
+                if self.method == "cnexp":
+                    visitor.SympySolverVisitor().visit_program(program)
+            except Exception as e:  # sympy's own failure
                 raise Refused(self.loc.find(r"\bDERIVATIVE\b"), "DERIVATIVE", "the cnexp solver failed: %s" % e)
         # The solved, inlined blocks (the visitors replace nodes: look them up again).
         blocks = {}
@@ -628,9 +845,39 @@ class Translator:
             k = kind_of(b)
             if k == "DerivativeBlock":
                 blocks[("DERIVATIVE", b.name.get_node_name())] = b
+            elif k == "KineticBlock":
+                blocks[("KINETIC", b.name.get_node_name())] = b
+            elif k == "LinearBlock":
+                blocks[("LINEAR", b.name.get_node_name())] = b
             elif k in ("InitialBlock", "BreakpointBlock", "NetReceiveBlock"):
                 blocks[k] = b
         return self.header(mod, blocks)
+
+    def rename_sympy_names(self, program):
+        """Renames the names sympy reserves (gamma, beta, O, ...: sympy would read them as its
+        functions and constants) to name_ throughout; returns {new: old}."""
+        import keyword
+        import sympy
+        from nmodl import ast
+        from nmodl.dsl import visitor
+        reserved = set(dir(sympy)) | set(keyword.kwlist) | {"lambda"}
+        nodes = visitor.AstLookupVisitor().lookup(program, ast.AstNodeType.NAME)
+        nodes += visitor.AstLookupVisitor().lookup(program, ast.AstNodeType.PRIME_NAME)
+        taken = {n.get_node_name() for n in nodes}
+        renamed, new_of = {}, {}
+        for node in nodes:
+            n = node.get_node_name()
+            if n not in reserved or n in BUILTIN_FUNCTIONS or n in BUILTIN_VARIABLES:
+                continue
+            if n not in new_of:
+                new = n + "_"
+                while new in taken:
+                    new += "_"
+                taken.add(new)
+                new_of[n] = new
+                renamed[new] = n
+            node.value.value = new_of[n]
+        return renamed
 
     def check_statements(self, program):
         """Every statement inside the blocks is of a supported kind (before inlining)."""
@@ -638,12 +885,13 @@ class Translator:
                    "ElseStatement", "StatementBlock", "UnitState", "SolveBlock", "LineComment",
                    "BlockComment"}
         kw_of_block = {"InitialBlock": "INITIAL", "BreakpointBlock": "BREAKPOINT", "DerivativeBlock": "DERIVATIVE",
-                       "ProcedureBlock": "PROCEDURE", "FunctionBlock": "FUNCTION", "NetReceiveBlock": "NET_RECEIVE"}
+                       "ProcedureBlock": "PROCEDURE", "FunctionBlock": "FUNCTION", "NetReceiveBlock": "NET_RECEIVE",
+                       "KineticBlock": "KINETIC", "LinearBlock": "LINEAR"}
 
-        def walk(block, start):
+        def walk(block, start, extra=()):
             for s in block.statements:
                 k = kind_of(s)
-                if k not in allowed:
+                if k not in allowed and k not in extra:
                     raise self.mod.refuse(k, start)
                 if k == "IfStatement":
                     walk(s.statement_block, start)
@@ -658,8 +906,8 @@ class Translator:
             k = kind_of(b)
             if k in kw_of_block:
                 name = b.name.get_node_name() if hasattr(b, "name") and b.name is not None else ""
-                start = self.loc.find(r"\b%s\b\s*%s" % (kw_of_block[k], re.escape(name)))
-                walk(b.statement_block, start)
+                start = self.loc.find(r"\b%s\b\s*%s" % (kw_of_block[k], re.escape(self.mod.renamed.get(name, name))))
+                walk(b.statement_block, start, ("ReactionStatement", "Conserve") if k == "KineticBlock" else ())
 
     # The header -----------------------------------------------------------------------------
     def header(self, mod, blocks):
@@ -668,15 +916,20 @@ class Translator:
                "// Generated by tools/nmodl_to_arbolito.py from %s: do not edit." % base]
         if mod.title:
             out.append("// " + mod.title)
-        out += ['#include <limits>', "", '#include "core/math.hpp"', '#include "mechanisms/mechanism.hpp"', "",
+        has_ions = bool(mod.ions)
+        out += ['#include <limits>', "", '#include "core/math.hpp"']
+        if has_ions:
+            out.append('#include "mechanisms/ion.hpp"')
+        out += ['#include "mechanisms/mechanism.hpp"', "",
                 "namespace %s {" % self.namespace, "", "struct %s : MechanismDefaults {" % mod.suffix]
         kind = "synapse" if mod.point_process else "density"
+        original = lambda n: mod.renamed.get(n, n)
         out.append("    static constexpr const char* name = %s;" % cpp_string(mod.suffix))
         out.append("    static constexpr MechKind kind = MechKind::%s;" % kind)
         if mod.params:
             qs = []
             for n, unit, default, lo in mod.params:
-                q = "Quantity{%s, %s, %s" % (cpp_string(n), cpp_string(unit), cpp_double(default))
+                q = "Quantity{%s, %s, %s" % (cpp_string(original(n)), cpp_string(unit), cpp_double(default))
                 qs.append(q + (", %s}" % cpp_double(lo) if lo is not None else "}"))
             out.append("    static constexpr std::array params{%s};" % ", ".join(qs))
             out.append("    enum Param { %s };" % ", ".join(p[0] for p in mod.params))
@@ -684,8 +937,14 @@ class Translator:
             out.append("    static constexpr std::array<Quantity, 0> params{};")
         if mod.states:
             out.append("    static constexpr std::array states{%s};" %
-                       ", ".join("Quantity{%s, %s}" % (cpp_string(n), cpp_string(u)) for n, u in mod.states))
+                       ", ".join("Quantity{%s, %s}" % (cpp_string(original(n)), cpp_string(u)) for n, u in mod.states))
             out.append("    enum State { %s };" % ", ".join(s[0] for s in mod.states))
+        if has_ions:
+            out.append("    // ion[4j + 0..3]: ion j's e (mV), Xi, Xo (mM) and current density (mA/cm2).")
+            out.append("    static constexpr std::array ions{%s};" % ", ".join(
+                "IonUse{%s, %d, %s}" % (cpp_string(ion), val, " | ".join(flags)) for ion, val, flags in mod.ions))
+            out.append("    static constexpr std::array<int, %d> ion_state{%s};" % (
+                len(mod.ions), ", ".join("-1" if x is None else "State::%s" % mod.states[x][0] for x in mod.ion_state)))
         for n, val in mod.constants:
             out.append("    static constexpr double %s = %s;" % (n, cpp_double(val)))
         uses_celsius = re.search(r"\bcelsius\b", "\n".join(self.loc.lines)) is not None
@@ -695,6 +954,8 @@ class Translator:
         params = [p[0] for p in mod.params]
         states = [s[0] for s in mod.states]
         consts = [c[0] for c in mod.constants]
+        ion_values = set(mod.ion_read)
+        celsius = {"celsius"} if uses_celsius else set()
 
         def bindings(em, entries):
             lines = []
@@ -722,52 +983,73 @@ class Translator:
         glob_entry = [("celsius", "arb_globals.celsius")] if uses_celsius else []
         p_entries = [(n, "arb_p[Param::%s]" % n) for n in params]
         s_entries = [(n, "arb_s[State::%s]" % n) for n in states]
+        ion_entries = [(n, "arb_ion[%d]" % k) for n, k in sorted(mod.ion_read.items(), key=lambda x: x[1])]
+        ion_arg = lambda t: ", [[maybe_unused]] const %s* arb_ion" % t if has_ions else ""
 
-        # INITIAL: states at rest at v.
-        if "InitialBlock" in blocks:
+        # INITIAL: states at rest at v. A written concentration starts from the ion's value.
+        init_s_entries = [(n, "arb_ion[%d]" % (4 * mod.ion_conc[n][0] + (1 if mod.ion_conc[n][1] == "xi" else 2))
+                           if n in mod.ion_conc else "arb_s[State::%s]" % n) for n in states]
+        if "InitialBlock" in blocks or has_ions:
             em = Emitter(mod, "INITIAL", self.loc.find(r"\bINITIAL\b"),
-                         set(params) | set(states) | {"v"} | ({"celsius"} if uses_celsius else set()) | set(consts),
-                         set(states))
-            for st in blocks["InitialBlock"].statement_block.statements:
-                em.statement(st)
-            em.used |= {n for n in states if n in em.used}
+                         set(params) | set(states) | {"v"} | celsius | set(consts) | ion_values, set(states))
+            em.solve_hook = lambda e, sb: self.initial_solve(e, sb, blocks)
+            if "InitialBlock" in blocks:
+                for st in blocks["InitialBlock"].statement_block.statements:
+                    em.statement(st)
+            em.used |= {n for n in states if n in em.used or n in mod.ion_conc}
             tail = ["        arb_s[State::%s] = %s;" % (n, n) for n in states if n in em.used]
             out += function("ARB_HD static void init([[maybe_unused]] double v, [[maybe_unused]] const Globals& "
-                            "arb_globals, [[maybe_unused]] const double* arb_p, [[maybe_unused]] double* arb_s)",
-                            em, glob_entry + p_entries + s_entries, tail, template=False, scalar=True)
+                            "arb_globals, [[maybe_unused]] const double* arb_p, [[maybe_unused]] double* arb_s%s)"
+                            % ion_arg("double"), em, glob_entry + p_entries + init_s_entries + ion_entries,
+                            tail, template=False, scalar=True)
 
         # BREAKPOINT: the current and its derivative by v.
         bp = blocks["BreakpointBlock"]
         em = Emitter(mod, "BREAKPOINT", self.loc.find(r"\bBREAKPOINT\b"),
-                     set(params) | set(states) | {"v", "t"} | ({"celsius"} if uses_celsius else set()) | set(consts),
+                     set(params) | set(states) | {"v", "t"} | celsius | set(consts) | ion_values,
                      set(), differentiate=True)
         for st in bp.statement_block.statements:
             em.statement(st)
-        if not mod.currents:
-            raise Refused(self.loc.find(r"\bNEURON\b"), "NEURON", "no NONSPECIFIC_CURRENT: the mechanism has no current")
+        if not mod.currents and not mod.ion_conc:
+            raise Refused(self.loc.find(r"\bNEURON\b"), "NEURON", "no NONSPECIFIC_CURRENT, no ion current or "
+                                                                 "concentration written: the mechanism does nothing")
         for c in mod.currents:
             em.name(c)  # set before it is summed
-        total = " + ".join(mod.currents)
-        dtotal = " + ".join(("d_" + c) if c in em.has_d else "T(0.0)" for c in mod.currents)
+        total = " + ".join(mod.currents) or "T(0.0)"
+        dtotal = " + ".join(("d_" + c) if c in em.has_d else "T(0.0)" for c in mod.currents) or "T(0.0)"
         tail = ["        arb_i = %s;" % total, "        arb_g = %s;" % dtotal]
-        entries = glob_entry + p_entries + s_entries + [("t", "arb_t")]
+        for j in range(len(mod.ions)):  # every slot: 0 for an ion whose current the mechanism does not write
+            carried = [c for c in mod.currents if mod.ion_current.get(c) == j]
+            tail.append("        arb_ion_i[%d] = %s;" % (j, " + ".join(carried) if carried else "T(0.0)"))
+        entries = glob_entry + p_entries + s_entries + ion_entries + [("t", "arb_t")]
         out += function("ARB_HD static void current([[maybe_unused]] T v, [[maybe_unused]] double arb_t, "
                         "[[maybe_unused]] const Globals& arb_globals, [[maybe_unused]] const T* arb_p, "
-                        "[[maybe_unused]] const T* arb_s, const T* /*c*/, T& arb_i, T& arb_g)", em, entries, tail)
+                        "[[maybe_unused]] const T* arb_s, const T* /*c*/%s, T& arb_i, T& arb_g%s)"
+                        % (ion_arg("T"), ", [[maybe_unused]] T* arb_ion_i" if has_ions else ""), em, entries, tail)
 
-        # SOLVE ... METHOD cnexp: the solved DERIVATIVE block.
-        if self.solved is not None:
-            db = blocks[("DERIVATIVE", self.solved)]
-            em = Emitter(mod, "DERIVATIVE %s" % self.solved, self.loc.find(r"\bDERIVATIVE\b\s*%s" % self.solved),
-                         set(params) | set(states) | {"v", "dt"} | ({"celsius"} if uses_celsius else set()) | set(consts),
-                         set(states))
-            for st in db.statement_block.statements:
-                em.statement(st)
+        # SOLVE ... METHOD cnexp (the solved DERIVATIVE block), derivimplicit or sparse (KINETIC).
+        if self.solved is not None or has_ions:
+            values = set(params) | set(states) | {"v", "dt"} | celsius | set(consts) | ion_values
+            if self.solved is None:
+                em = Emitter(mod, "advance", 1, values, set(states))
+            elif self.method == "sparse":
+                em = Emitter(mod, "KINETIC %s" % self.solved,
+                             self.loc.find(r"\bKINETIC\b\s*%s" % original(self.solved)), values, set(states))
+                self.kinetic(em, blocks[("KINETIC", self.solved)], states)
+            else:
+                em = Emitter(mod, "DERIVATIVE %s" % self.solved,
+                             self.loc.find(r"\bDERIVATIVE\b\s*%s" % original(self.solved)), values, set(states))
+                db = blocks[("DERIVATIVE", self.solved)]
+                if self.method == "derivimplicit":
+                    self.derivimplicit(em, db, states)
+                else:
+                    for st in db.statement_block.statements:
+                        em.statement(st)
             tail = ["        arb_s[State::%s] = %s;" % (n, n) for n in states if n in em.used]
-            entries = glob_entry + p_entries + s_entries + [("dt", "arb_dt")]
+            entries = glob_entry + p_entries + s_entries + ion_entries + [("dt", "arb_dt")]
             out += function("ARB_HD static void advance([[maybe_unused]] T v, [[maybe_unused]] double arb_dt, "
                             "[[maybe_unused]] const Globals& arb_globals, [[maybe_unused]] const T* arb_p, "
-                            "[[maybe_unused]] T* arb_s, const T* /*c*/)", em, entries, tail)
+                            "[[maybe_unused]] T* arb_s, const T* /*c*/%s)" % ion_arg("T"), em, entries, tail)
 
         # NET_RECEIVE(weight): an event of weight w.
         if "NetReceiveBlock" in blocks:
@@ -784,26 +1066,252 @@ class Translator:
         out += ["};", "", "}  // namespace %s" % self.namespace, ""]
         return "\n".join(out)
 
+    # Implicit schemes: one linear solve per step (Emitter.solve_linear) ------------------------
+    # NEURON's STEADYSTATE sparse (scopmath's _ss_sparse_thread) for a scheme linear in its
+    # states: one backward Euler step of 1e9 ms from the states' values.
+    STEADYSTATE_DT = "1e9"
+
+    def kinetic(self, em, block, states, dt="arb_dt"):
+        """KINETIC with METHOD sparse, as NEURON's sparse solves it: one backward Euler step of
+        the scheme, (I - dt·J)·s_new = s_old, J the reactions' rates at the new v (linear in the
+        states: Newton's first step is exact); CONSERVE's equation replaces that of the last
+        state it names. DT: the step (STEADYSTATE_DT for NEURON's STEADYSTATE sparse)."""
+        from nmodl import dsl
+        idx = {n: i for i, n in enumerate(states)}
+        out_rates = {i: [] for i in range(len(states))}
+        in_rates = {}
+        conserve = None
+
+        def species(r):
+            if kind_of(r) == "ReactVarName" and r.value is None and r.name.get_node_name() in idx:
+                return idx[r.name.get_node_name()]
+            raise em.refuse("~", "a reaction of one STATE with one STATE (stoichiometry 1) is supported")
+
+        for st in block.statement_block.statements:
+            e = st.expression if kind_of(st) == "ExpressionStatement" else st
+            k = kind_of(e)
+            if k == "ReactionStatement":
+                if e.op.eval() != "<->":
+                    raise em.refuse("~", "only reactions A <-> B (kf, kb) are supported")
+                a, b = species(e.reaction1), species(e.reaction2)
+                for (src, dst), rate in (((a, b), e.expression1), ((b, a), e.expression2)):
+                    kname = em.fresh("k")
+                    em.emit("const T %s = %s;" % (kname, as_t(em.expr(rate)[0])))
+                    out_rates[src].append(kname)
+                    in_rates.setdefault((dst, src), []).append(kname)
+            elif k == "Conserve":
+                if conserve is not None:
+                    raise em.refuse("CONSERVE", "one CONSERVE per KINETIC block is supported")
+                terms = []
+
+                def flatten(x):
+                    if kind_of(x) == "BinaryExpression" and x.op.eval() == "+":
+                        flatten(x.lhs)
+                        flatten(x.rhs)
+                    elif kind_of(x) in ("WrappedExpression", "ParenExpression"):
+                        flatten(x.expression)
+                    else:
+                        n = x.get_node_name() if kind_of(x) in ("Name", "VarName", "ReactVarName") else None
+                        if n not in idx or (kind_of(x) == "ReactVarName" and x.value is not None):
+                            raise em.refuse("CONSERVE", "CONSERVE of a sum of STATEs is supported")
+                        terms.append(idx[n])
+                flatten(e.react)
+                conserve = (terms, em.expr(e.expr)[0])
+            else:
+                em.statement(st)
+        n = len(states)
+        a = {}
+        for i in range(n):
+            a[i, i] = "1.0 + %s * (%s)" % (dt, " + ".join(out_rates[i])) if out_rates[i] else "1.0"
+        for (i, j), ks in in_rates.items():
+            if i != j:
+                a[i, j] = "-(%s * (%s))" % (dt, " + ".join(ks))
+        b = [em.name(x) for x in states]
+        if conserve is not None:
+            terms, value = conserve
+            r = max(terms)
+            for j in range(n):
+                a.pop((r, j), None)
+            for j in terms:
+                a[r, j] = "1.0"
+            b[r] = value
+        em.used |= set(states)
+        em.solve_linear(a, b, states)
+
+    # NEURON's derivimplicit iterates Newton's method until its residual is below 1e-8 /ms and
+    # the relative change below 1e-6 (scopmath's newton); a fixed number of iterations keeps
+    # every SIMD lane and GPU thread on the same operations. From the step's start, with
+    # dt·|J| of order 1, each iteration squares the error: 6 reach round-off.
+    NEWTON_ITERATIONS = 6
+
+    def derivimplicit(self, em, block, states):
+        """METHOD derivimplicit: NEURON's implicit Euler step, s_new = s + dt·f(s_new), solved
+        by Newton's method. For equations linear in the states, whose other statements do not
+        read the states, Newton's first step is the exact solution: (I - dt·A)·s_new = s + dt·b
+        for f(s) = A·s + b. Otherwise NEWTON_ITERATIONS iterations, the Jacobian by sympy."""
+        import sympy
+        from nmodl import dsl
+        eqs, pre = [], []
+        for st in block.statement_block.statements:
+            e = st.expression if kind_of(st) == "ExpressionStatement" else st
+            if kind_of(e) == "DiffEqExpression":
+                lhs = e.expression.lhs
+                n = lhs.name.get_node_name() if hasattr(lhs, "name") else lhs.get_node_name()
+                if n not in states or any(x[0] == n for x in eqs):
+                    raise em.refuse("'", "%s' must be a STATE's one equation" % n)
+                eqs.append((n, dsl.to_nmodl(e.expression.rhs)))
+            elif eqs:
+                raise em.refuse("'", "statements after the differential equations are not supported with "
+                                     "derivimplicit")
+            else:
+                pre.append(st)
+        unknowns = [n for n, _ in eqs]
+        # The statements before the equations: do they read the states?
+        saved = (list(em.out), set(em.used), set(em.defined), em.masks, em.tmp)
+        em.used = set()
+        for st in pre:
+            em.statement(st)
+        reads_states = bool(em.used & set(unknowns))
+        em.used |= saved[1]
+        syms = [sympy.Symbol(u) for u in unknowns]
+        fs = [Emitter.sympy_of(t) for _, t in eqs]
+        jac = [[sympy.diff(f, x) for x in syms] for f in fs]
+        linear = not reads_states and all(not (c.free_symbols & set(syms)) for row in jac for c in row)
+        if linear:
+            rows = em.linear_rows([t for _, t in eqs], unknowns, "'")
+            a, b = {}, []
+            for i, (coef, const) in enumerate(rows):
+                for j in range(len(unknowns)):
+                    c = coef.get(j)
+                    if i == j:
+                        a[i, j] = "1.0 - arb_dt * %s" % em.sympy_text(c) if c is not None else "1.0"
+                    elif c is not None:
+                        a[i, j] = "-(arb_dt * %s)" % em.sympy_text(c)
+                x = em.name(unknowns[i])
+                b.append("%s + arb_dt * %s" % (x, em.sympy_text(const)) if const != 0 else x)
+            em.used |= set(unknowns)
+            em.solve_linear(a, b, unknowns)
+            return
+        # Newton: the statements before the equations again in every iteration.
+        em.out, em.used, em.defined, em.masks, em.tmp = saved[0], saved[1], saved[2], saved[3], saved[4]
+        old = {}
+        for x in unknowns:
+            old[x] = em.fresh("s0_")
+            em.emit("const T %s = %s;" % (old[x], em.name(x)))
+        em.emit("for (int arb_it = 0; arb_it < %d; ++arb_it) {" % self.NEWTON_ITERATIONS)
+        em.depth += 1
+        em.locals.append(set())
+        for st in pre:
+            em.statement(st)
+        a, b, deltas = {}, [], []
+        for i, (x, f) in enumerate(zip(unknowns, fs)):
+            b.append("%s - %s - arb_dt * %s" % (em.name(x), old[x], em.sympy_text(f)))
+            for j in range(len(unknowns)):
+                c = jac[i][j]
+                if i == j:
+                    a[i, j] = "1.0 - arb_dt * %s" % em.sympy_text(c) if c != 0 else "1.0"
+                elif c != 0:
+                    a[i, j] = "-(arb_dt * %s)" % em.sympy_text(c)
+            deltas.append(em.fresh("d"))
+            em.emit("T %s;" % deltas[-1])
+        em.solve_linear(a, b, deltas)
+        for x, d in zip(unknowns, deltas):
+            em.emit("%s = %s - %s;" % (x, x, d))
+        em.locals.pop()
+        em.depth -= 1
+        em.emit("}")
+        em.used |= set(unknowns)
+
+    def initial_solve(self, em, sb, blocks):
+        """SOLVE of a LINEAR block in INITIAL: its equations' linear system for the STATEs in them."""
+        from nmodl import dsl
+        name = sb.block_name.get_node_name()
+        line_kw = r"\bSOLVE\s+%s\b" % re.escape(self.mod.renamed.get(name, name))
+        if ("KINETIC", name) in blocks:
+            method = sb.steadystate.get_node_name() if sb.steadystate is not None else None
+            if method != "sparse":
+                raise Refused(self.loc.find(line_kw), "SOLVE %s" % self.mod.renamed.get(name, name),
+                              "in INITIAL, a KINETIC block is solved with STEADYSTATE sparse")
+            self.kinetic(em, blocks[("KINETIC", name)], [s[0] for s in self.mod.states], self.STEADYSTATE_DT)
+            return
+        if ("LINEAR", name) not in blocks:
+            raise Refused(self.loc.find(line_kw), "SOLVE %s" % self.mod.renamed.get(name, name),
+                          "in INITIAL, SOLVE of a LINEAR block or of a KINETIC block (STEADYSTATE sparse) is "
+                          "supported")
+        lb = blocks[("LINEAR", name)]
+        texts = []
+        for st in lb.statement_block.statements:
+            e = st.expression if kind_of(st) == "ExpressionStatement" else st
+            if kind_of(e) == "LinEquation":
+                texts.append("(%s) - (%s)" % (dsl.to_nmodl(e.left_linxpression), dsl.to_nmodl(e.linxpression)))
+            else:
+                em.statement(st)
+        states = [s[0] for s in self.mod.states]
+        unknowns = [n for n in states if any(re.search(r"\b%s\b" % n, t) for t in texts)]
+        if len(unknowns) != len(texts):
+            raise Refused(self.loc.find(r"\bLINEAR\s+%s\b" % self.mod.renamed.get(name, name)), "LINEAR",
+                          "%d equations for %d STATEs" % (len(texts), len(unknowns)))
+        rows = em.linear_rows(texts, unknowns, "~")
+        a, b = {}, []
+        for i, (coef, const) in enumerate(rows):
+            for j, c in coef.items():
+                a[i, j] = em.sympy_text(c)
+            b.append(em.sympy_text(-const))
+        em.used |= set(unknowns)
+        em.solve_linear(a, b, unknowns)
+
+
+def translate_one(path, output, namespace, name_from_file):
+    """Translates PATH into OUTPUT; False (and the message on stderr) where it is refused."""
+    try:
+        tr = Translator(path, namespace)
+        text = tr.translate()
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if name_from_file and tr.mod.suffix != stem:
+            raise Refused(tr.loc.find(r"\b(SUFFIX|POINT_PROCESS)\b"), tr.mod.suffix,
+                          "the mechanism's name must be the file's (%s.mod)" % tr.mod.suffix)
+    except Refused as r:
+        print("%s:%d: %s: %s" % (path, r.line, r.construct, r.reason), file=sys.stderr)
+        return False
+    except OSError as e:
+        print("%s: %s" % (path, e.strerror), file=sys.stderr)
+        return False
+    tmp = output + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, output)
+    return True
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("input", help="the .mod file")
-    ap.add_argument("-o", "--output", required=True, help="the header to write")
+    ap.add_argument("inputs", nargs="+", metavar="input", help="the .mod file(s)")
+    out = ap.add_mutually_exclusive_group(required=True)
+    out.add_argument("-o", "--output", help="the header to write (one input)")
+    out.add_argument("--output-dir", help="write each input X.mod as DIR/X.hpp; the mechanism's name (SUFFIX or "
+                                          "POINT_PROCESS) must be X; nothing is written unless every input translates")
     ap.add_argument("--namespace", default="arbolito::nmodl", help="C++ namespace of the mechanism")
     a = ap.parse_args()
-    try:
-        text = Translator(a.input, a.namespace).translate()
-    except Refused as r:
-        print("%s:%d: %s: %s" % (a.input, r.line, r.construct, r.reason), file=sys.stderr)
-        return 2
-    except OSError as e:
-        print("%s: %s" % (a.input, e.strerror), file=sys.stderr)
-        return 2
-    tmp = a.output + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, a.output)
-    return 0
+    if a.output:
+        if len(a.inputs) != 1:
+            ap.error("-o takes one input; --output-dir several")
+        return 0 if translate_one(a.inputs[0], a.output, a.namespace, False) else 2
+    os.makedirs(a.output_dir, exist_ok=True)
+    staged = []
+    ok = True
+    for path in a.inputs:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        target = os.path.join(a.output_dir, stem + ".hpp")
+        if translate_one(path, target + ".new", a.namespace, True):
+            staged.append(target)
+        else:
+            ok = False
+    for target in staged:
+        if ok:
+            os.replace(target + ".new", target)
+        else:
+            os.remove(target + ".new")
+    return 0 if ok else 2
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-: expect: 11: KINETIC
-NEURON { SUFFIX twostate NONSPECIFIC_CURRENT i }
+: expect: 11: ~
+NEURON { SUFFIX dimer NONSPECIFIC_CURRENT i }
 PARAMETER { g = 0.001 (S/cm2) a = 0.1 (/ms) b = 0.2 (/ms) }
 STATE { c o }
 ASSIGNED { v (mV) i (mA/cm2) }
@@ -7,7 +7,6 @@ BREAKPOINT {
     SOLVE scheme METHOD sparse
     i = g*o*v
 }
-
 KINETIC scheme {
-    ~ c <-> o (a, b)
+    ~ 2c <-> o (a, b)
 }

@@ -1,9 +1,9 @@
-: expect: 4: USEION
+: expect: 4: USEION x
 NEURON {
-    SUFFIX kleak
-    USEION k READ ek WRITE ik
+    SUFFIX xleak
+    USEION x READ ex WRITE ix
     RANGE g
 }
 PARAMETER { g = 0.001 (S/cm2) }
-ASSIGNED { v (mV) ek (mV) ik (mA/cm2) }
-BREAKPOINT { ik = g*(v - ek) }
+ASSIGNED { v (mV) ex (mV) ix (mA/cm2) }
+BREAKPOINT { ix = g*(v - ex) }

@@ -147,7 +147,7 @@ nlohmann::json geometry_dump(const Model& m) {
                 std::pair<int, double> parent{-1, 0.0};
                 if (k > 0) parent = {runs[b][k - 1].section, 1.0};
                 else if (br.parent >= 0) parent = node(cvs.locate(br.parent, br.parent_x));
-                json sec = {{"parent", parent.first}, {"parent_x", parent.second}, {"nseg", r.n_pieces},
+                json sec = {{"parent", parent.first}, {"parent_x", parent.second}, {"tag", br.tag}, {"nseg", r.n_pieces},
                             {"ra", c.ra_of(br.tag)}, {"cm", c.cm_of(br.tag)}, {"pt3d", pts}, {"mechanisms", mechs}};
                 if (!ions.empty()) sec["ions"] = ions;
                 sections.push_back(std::move(sec));

@@ -284,7 +284,7 @@ constexpr long max_pieces_per_branch = 1000000;
 
 CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
     CvPolicy p;
-    r.only_keys(j, path, {"policy", "n", "extent"});
+    r.only_keys(j, path, {"policy", "n", "extent", "length"});
     const std::string kind = r.string(r.require(j, path, "policy"), Reader::join(path, "policy"));
     if (kind == "nseg" || kind == "per_branch") {
         p.kind = CvPolicy::nseg;
@@ -294,9 +294,13 @@ CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
         p.extent = r.positive(j, path, "extent", 20.0);
     } else if (kind == "every_segment") {
         p.kind = CvPolicy::every_segment;
+    } else if (kind == "odd_per_length") {
+        p.kind = CvPolicy::odd_per_length;
+        p.extent = r.positive(j, path, "length", 40.0);
     } else {
-        r.fail(Reader::join(path, "policy"), "unknown policy '" + kind + "' (nseg, per_branch, max_extent, every_segment)");
+        r.fail(Reader::join(path, "policy"), "unknown policy '" + kind + "' (nseg, per_branch, max_extent, every_segment, odd_per_length)");
     }
+
     return p;
 }
 
@@ -311,11 +315,11 @@ CellDesc cell(const Reader& r, const json& j, const std::string& path, std::uint
         c.policy = policy(r, j["discretization"], dp);
         // As many pieces per branch as nseg's n may have, at most: an extent of 1e-300
         // would ask for more CVs than there are bytes.
-        if (c.policy.kind == CvPolicy::max_extent)
+        if (c.policy.kind == CvPolicy::max_extent || c.policy.kind == CvPolicy::odd_per_length)
             for (std::size_t b = 0; b < m.branches.size(); ++b) {
-                const double pieces = m.branches[b].length() / c.policy.extent;
+                const double pieces = (c.policy.kind == CvPolicy::odd_per_length ? 2.0 : 1.0) * m.branches[b].length() / c.policy.extent;
                 if (pieces > max_pieces_per_branch)
-                    r.fail(Reader::join(dp, "extent"), "cuts branch " + std::to_string(b) + " (" + Reader::fmt(m.branches[b].length()) +
+                    r.fail(Reader::join(dp, c.policy.kind == CvPolicy::max_extent ? "extent" : "length"), "cuts branch " + std::to_string(b) + " (" + Reader::fmt(m.branches[b].length()) +
                                                            " µm) into " + Reader::fmt(pieces) + " CVs, more than " +
                                                            Reader::fmt(max_pieces_per_branch));
             }

@@ -42,6 +42,19 @@ Piece integrate(const Branch& br, const std::vector<double>& arc, double ra, dou
     return out;
 }
 
+// Pieces of a branch of length len under the nseg, max_extent and odd_per_length policies.
+int pieces_of(double len, const CvPolicy& p) {
+    switch (p.kind) {
+        case CvPolicy::nseg: return p.n;
+        case CvPolicy::max_extent: return std::max(1, static_cast<int>(std::ceil(len / p.extent - 1e-9)));
+        // NEURON users' 1 + 2*int(L/d): odd, so that x = 0.5 is a node; no round-off slack
+        // (the rule is applied to NEURON's L as it is).
+        case CvPolicy::odd_per_length: return 1 + 2 * static_cast<int>(std::floor(len / p.extent));
+        case CvPolicy::every_segment: break;
+    }
+    throw std::logic_error("pieces_of: every_segment has no piece count per length");
+}
+
 std::vector<double> cuts_for(const std::vector<double>& arc, const CvPolicy& p) {
     const double len = arc.back();
     std::vector<double> cuts{0.0};
@@ -51,7 +64,7 @@ std::vector<double> cuts_for(const std::vector<double>& arc, const CvPolicy& p) 
             if (x > cuts.back()) cuts.push_back(x);  // coincident points make no piece
         }
     } else {
-        const int n = p.kind == CvPolicy::nseg ? p.n : std::max(1, static_cast<int>(std::ceil(len / p.extent - 1e-9)));
+        const int n = pieces_of(len, p);
         for (int i = 1; i < n; ++i) cuts.push_back(static_cast<double>(i) / n);
     }
     cuts.push_back(1.0);
@@ -65,6 +78,7 @@ std::string CvPolicy::describe() const {
         case nseg: return "nseg " + std::to_string(n);
         case max_extent: return "max_extent " + std::to_string(extent) + " um";
         case every_segment: return "every_segment";
+        case odd_per_length: return "odd_per_length " + std::to_string(extent) + " um";
     }
     return "?";
 }
@@ -81,7 +95,8 @@ int CellCvs::locate(int b, double x) const {
 namespace {
 void check_policy(const CvPolicy& p) {
     if (p.kind == CvPolicy::nseg && p.n < 1) throw std::invalid_argument("nseg must be >= 1");
-    if (p.kind == CvPolicy::max_extent && !(p.extent > 0)) throw std::invalid_argument("max_extent must be > 0");
+    if ((p.kind == CvPolicy::max_extent || p.kind == CvPolicy::odd_per_length) && !(p.extent > 0))
+        throw std::invalid_argument(p.kind == CvPolicy::max_extent ? "max_extent must be > 0" : "odd_per_length's length must be > 0");
 }
 }  // namespace
 

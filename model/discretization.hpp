@@ -12,9 +12,10 @@
 namespace arbolito {
 
 struct CvPolicy {
-    enum Kind { nseg, max_extent, every_segment } kind = nseg;
+    enum Kind { nseg, max_extent, every_segment, odd_per_length } kind = nseg;
     int n = 1;             // nseg: pieces per branch
-    double extent = 20.0;  // max_extent: largest piece length, µm
+    double extent = 20.0;  // max_extent: largest piece length, µm; odd_per_length: the length, µm,
+                           // per two more pieces (1 + 2*floor(L/extent) pieces, AllenSDK's rule at 40)
     std::string describe() const;
 };
 

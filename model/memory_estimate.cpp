@@ -57,6 +57,7 @@ double estimate_cvs(const Morphology& m, const CvPolicy& p) {
     for (const Branch& b : m.branches) {
         if (p.kind == CvPolicy::nseg) n += p.n;
         else if (p.kind == CvPolicy::max_extent) n += std::max(1.0, std::ceil(b.length() / p.extent - 1e-9));
+        else if (p.kind == CvPolicy::odd_per_length) n += 1 + 2 * std::floor(b.length() / p.extent);
         else n += std::max<double>(1, static_cast<double>(b.xyz.size()) - 1);
         n += 1;
     }

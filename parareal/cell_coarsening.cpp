@@ -15,7 +15,8 @@ CvPolicy coarser_policy(const CvPolicy& p, int factor) {
     CvPolicy out = p;
     switch (p.kind) {
         case CvPolicy::nseg: out.n = (p.n + factor - 1) / factor; break;
-        case CvPolicy::max_extent: out.extent = p.extent * factor; break;
+        case CvPolicy::max_extent:
+        case CvPolicy::odd_per_length: out.extent = p.extent * factor; break;
         case CvPolicy::every_segment:
             if (factor > 1) throw std::invalid_argument("a cell with every_segment CVs has no coarser discretisation");
             break;

@@ -14,6 +14,8 @@ function(arbolito_choose_cuda_architectures nvcc)
     return()
   endif()
   if(DEFINED ENV{CUDAARCHS})
+    # Set here too: enable_language reads CUDAARCHS only in a build folder's first configure.
+    set(CMAKE_CUDA_ARCHITECTURES "$ENV{CUDAARCHS}" PARENT_SCOPE)
     set(ARBOLITO_CUDA_ARCH_REASON "from CUDAARCHS" PARENT_SCOPE)
     return()
   endif()

@@ -157,9 +157,9 @@ py::dict run(const std::string& path, const std::optional<std::string>& text, co
             throw InputError("-o", "", e.what());
         }
     }
-    require_run_memory(m, path, 1, solver);
+    require_run_memory(m, path, 1, spec);
     SimOptions o;
-    o.solver = solver;
+    o.solver = spec;
     o.threads = threads;
     o.exchange_threads = exchange_threads;
     o.pipeline = pipeline;

@@ -17,7 +17,7 @@ namespace arbolito::test_models {
 // const; they are not const objects, so the cast to start the trace is defined.)
 inline std::vector<std::vector<Phase>> traced_phases(const Model& m, const std::string& solver) {
     SimOptions o;
-    o.solver = solver;
+    o.solver = parse_solver_spec(solver);
     Simulation sim(m, o);
     std::vector<std::vector<Phase>> traces(sim.n_groups());
     for (int g = 0; g < sim.n_groups(); ++g) const_cast<CellGroup&>(sim.group(g)).trace_phases(&traces[g]);

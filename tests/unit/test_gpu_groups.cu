@@ -32,7 +32,7 @@ struct Result {
 
 Result run_groups(const Model& m, const std::string& solver, int gpus, bool pipeline = true) {
     SimOptions o;
-    o.solver = solver;
+    o.solver = parse_solver_spec(solver);
     o.gpus = gpus;
     o.first_gpu = 0;
     o.pipeline = pipeline;
@@ -110,7 +110,7 @@ TEST(GpuGroups, BlowUpInSecondGroupStopsTheRun) {
     m.cells[0].stimuli.clear();  // gid 0 stays well; gid 1 blows up
     for (int gpus : {1, 2}) {
         SimOptions o;
-        o.solver = "gpu-fine:step=resident";
+        o.solver = parse_solver_spec("gpu-fine:step=resident");
         o.gpus = gpus;
         o.first_gpu = 0;
         Simulation sim(m, o);

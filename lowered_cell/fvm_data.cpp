@@ -214,8 +214,15 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
         });
         return a;
     };
-    std::vector<std::unique_ptr<int[]>> paint_at;
-    for (std::size_t k = 0; k < density.size(); ++k) paint_at.push_back(scratch(true));
+    // Only for the mechanisms some cell of the group paints: a catalogue of many channels
+    // (a user's .mod folders) costs a model that paints two of them nothing per CV.
+    std::vector<std::unique_ptr<int[]>> paint_at(density.size());
+    for (std::size_t k = 0; k < density.size(); ++k) {
+        bool painted = false;
+        for (std::uint64_t g = gid_begin; g < gid_end && !painted; ++g)
+            for (const Paint& p : m.cells[g].paints) painted |= p.mechanism == density[k]->name;
+        if (painted) paint_at[k] = scratch(true);
+    }
     const std::unique_ptr<int[]> owner = scratch(false);  // the cell of a layout CV
     const std::unique_ptr<double[]> area(new double[std::max(1, n)]);  // µm², read where a paint is marked
     // Per cell, in layout numbering: the CVs of its synapses, stimuli and detectors, its probe columns.
@@ -280,7 +287,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
             const Paint& p = desc.paints[pi];
             const auto k = std::find_if(density.begin(), density.end(),
                                         [&](const MechInfo* mi) { return mi->name == p.mechanism; }) - density.begin();
-            if (k == static_cast<long>(density.size())) continue;
+            if (k == static_cast<long>(density.size()) || !paint_at[k]) continue;
             for (int i = 0; i < cvs.size(); ++i) {
                 if (cvs.area[i] <= 0) continue;
                 if (p.tag >= 0 && branches[cvs.branch[i]].tag != p.tag) continue;
@@ -291,6 +298,7 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
     for (std::size_t k = 0; k < density.size(); ++k) {
         // Blocks of CVs count their instances, then write them from their offsets.
         const int* at = paint_at[k].get();
+        if (!at) continue;  // painted on no cell of the group
         std::vector<std::size_t> first(n_blocks + 1, 0);
         parallel_for(n_blocks, 1, [&](long b) {
             first[b + 1] = std::count_if(at + b * block, at + std::min<long>(n, (b + 1) * block), [](int p) { return p >= 0; });

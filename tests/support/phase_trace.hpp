@@ -18,6 +18,7 @@ namespace arbolito::test_models {
 inline std::vector<std::vector<Phase>> traced_phases(const Model& m, const std::string& solver) {
     SimOptions o;
     o.solver = parse_solver_spec(solver);
+    o.gpus = 1;  // one group: the run splits over every visible GPU otherwise
     Simulation sim(m, o);
     std::vector<std::vector<Phase>> traces(sim.n_groups());
     for (int g = 0; g < sim.n_groups(); ++g) const_cast<CellGroup&>(sim.group(g)).trace_phases(&traces[g]);

@@ -4,7 +4,8 @@
 #  - a GPU visible here (nvidia-smi lists one): this machine's GPUs only (CMake's `native`
 #    from CMake 3.24 on, before that the compute capability nvidia-smi reports);
 #  - none visible (a build host, CI): a fat binary, machine code for each architecture
-#    among 70 75 80 86 89 90 that this nvcc compiles for (CUDA 13 dropped 70), and PTX of
+#    among 80 86 89 90 that this nvcc compiles for (the solvers use warp reductions of
+#    sm_80: __reduce_max_sync), and PTX of
 #    the newest of them, which newer GPUs compile when they load it.
 # Sets CMAKE_CUDA_ARCHITECTURES (a plain variable: decided afresh at every configure, so
 # that a GPU added later is seen) and ARBOLITO_CUDA_ARCH_REASON (the configure message).
@@ -39,14 +40,14 @@ function(arbolito_choose_cuda_architectures nvcc)
   execute_process(COMMAND ${nvcc} --list-gpu-arch OUTPUT_VARIABLE listed RESULT_VARIABLE rc ERROR_QUIET)
   set(archs "")
   if(rc EQUAL 0)
-    foreach(a 70 75 80 86 89 90)
+    foreach(a 80 86 89 90)
       if(listed MATCHES "compute_${a}([^0-9]|$)")
         list(APPEND archs ${a}-real)
       endif()
     endforeach()
   endif()
   if(NOT archs)
-    message(FATAL_ERROR "arbolito: ${nvcc} compiles for none of the architectures 70 75 80 86 89 90 (or cannot "
+    message(FATAL_ERROR "arbolito: ${nvcc} compiles for none of the architectures 80 86 89 90 (or cannot "
                         "list them): give -DCMAKE_CUDA_ARCHITECTURES=...")
   endif()
   # The newest also as PTX (`90` is 90-real and 90-virtual).

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
         const std::vector<std::string> sets(argv + 2, argv + argc);
         const arbolito::Model m = arbolito::read_model(argv[1], sets, arbolito::ReadFor::run);
         arbolito::SimOptions o;
-        o.solver = "cpu";
+        o.solver = arbolito::parse_solver_spec("cpu");
         const arbolito::InMemoryRecord r = arbolito::run_in_memory(m, o);
         std::printf("%s: %zu cells, %zu spikes, %zu frames of %zu columns, run %.3f s\n", m.name.c_str(), m.cells.size(),
                     r.spikes.size(), r.n_frames(), r.mapping.n_values(), r.report.run_s);

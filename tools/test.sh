@@ -17,6 +17,6 @@ if [[ $version == *"CUDA on"* ]]; then
   if nvidia-smi -L >/dev/null 2>&1; then backends+=", cuda"; cuda="on"; else cuda="on, but no GPU here: GPU tests skipped"; fi
 elif command -v nvcc >/dev/null; then cuda="off (configured off)"
 else cuda="off (no nvcc: no GPU tests built)"; fi
-neuron=$(python3 -c "import neuron" 2>/dev/null && echo "run" || echo "not run (python3-neuron missing)")
+neuron=$(/usr/bin/python3 -c "import neuron" 2>/dev/null && echo "run" || echo "not run (python3-neuron missing)")
 echo "backends tested: $backends; CUDA: $cuda; NEURON validation: $neuron"
 exit $rc

@@ -172,79 +172,97 @@ void lower_probe_sources(const Model& m, FvmData& f, const std::vector<std::uint
     }
 }
 
-}  // namespace
+// Per cell, in layout numbering: the CVs of its synapses, stimuli and detectors, its probe columns.
+struct CellPoints {
+    std::vector<int> synapse, stimulus, detector, probe;
+    std::vector<std::uint32_t> probe_branch, probe_index;
+    std::vector<float> probe_pos;
+};
 
-FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout) {
-    FvmData f;
-    const int nc = static_cast<int>(gid_end - gid_begin);
-    f.gids.resize(nc);
-    // The layout needs every cell's CV tree first; the rest of a cell's discretisation is
-    // made again, cell by cell, once the layout is known, rather than kept for all cells
-    // (about 57 bytes per CV, 3.3 GB at busyring's 32,768 cells). Cells are independent:
-    // both passes run in parallel.
-    std::vector<std::vector<int>> parents(nc);
-    parallel_for(nc, 16, [&](long c) {
-        f.gids[c] = gid_begin + c;
-        const CellDesc& desc = m.cells.at(f.gids[c]);
-        parents[c] = cv_tree(*desc.shape(), desc.policy).parent;
-    });
-    f.layout = make_layout(parents);
-    std::vector<std::vector<int>>().swap(parents);
-    const int n = f.layout.n_cv;
-    f.cap.assign(n, 0.0);
-    f.g_parent.assign(n, 0.0);
-    f.g_sum.assign(n, 0.0);
-    f.v_init.assign(n, 0.0);
-
-    // Per-CV arrays and density mechanisms, cell by cell in parallel (a cell's CVs are its
-    // own). Density instances are first marked per layout CV (which paint of the cell
-    // won), then listed in CV order: each CV holds at most one instance of a mechanism, so
-    // CV order is the order a sort by CV gave, with no per-CV allocation.
-    std::vector<const MechInfo*> density;
-    for (const MechInfo& mi : mechanism_infos())
-        if (mi.kind == MechKind::density) density.push_back(&mi);
+// The steps of build_fvm, in the order it runs them, and the scratch they share.
+struct FvmBuilder {
+    const Model& m;
+    FvmData& f;
+    std::uint64_t gid_begin, gid_end;
+    int nc = 0;  // cells of the group
+    int n = 0;   // layout CVs
     // Scratch of n ints each, first touched in parallel (a serial fill of gigabytes of
-    // fresh pages costs seconds). owner and natural are read only where a paint is marked.
-    constexpr long block = 1 << 16;
-    const long n_blocks = (n + block - 1) / block;
-    auto scratch = [&](bool marked_none) {
+    // fresh pages costs seconds), in blocks of CVs.
+    static constexpr long block = 1 << 16;
+    long n_blocks = 0;
+    std::vector<const MechInfo*> density;           // the catalogue's density mechanisms
+    std::vector<std::unique_ptr<int[]>> paint_at;   // per density mechanism: per layout CV, the winning paint or -1
+    std::unique_ptr<int[]> owner;                   // the cell of a layout CV
+    std::unique_ptr<double[]> area;                 // µm², read where a paint is marked
+    std::vector<CellPoints> points_of;
+    bool with_ions = false;
+    std::unique_ptr<int[]> tag_at;                  // with ions: the SWC tag of each layout CV's branch
+    std::vector<std::uint32_t> column_probe;        // per probe column, its probe on the cell
+
+    FvmBuilder(const Model& model, FvmData& out, std::uint64_t begin, std::uint64_t end)
+        : m(model), f(out), gid_begin(begin), gid_end(end), nc(static_cast<int>(end - begin)) {}
+
+    std::unique_ptr<int[]> scratch(bool marked_none) const {
         std::unique_ptr<int[]> a(new int[std::max(1, n)]);
         if (marked_none) parallel_for(n_blocks, 1, [&](long b) {
             std::fill(a.get() + b * block, a.get() + std::min<long>(n, (b + 1) * block), -1);
         });
         return a;
-    };
-    // Only for the mechanisms some cell of the group paints: a catalogue of many channels
-    // (a user's .mod folders) costs a model that paints two of them nothing per CV.
-    std::vector<std::unique_ptr<int[]>> paint_at(density.size());
-    for (std::size_t k = 0; k < density.size(); ++k) {
-        bool painted = false;
-        for (std::uint64_t g = gid_begin; g < gid_end && !painted; ++g)
-            for (const Paint& p : m.cells[g].paints) painted |= p.mechanism == density[k]->name;
-        if (painted) paint_at[k] = scratch(true);
     }
-    const std::unique_ptr<int[]> owner = scratch(false);  // the cell of a layout CV
-    const std::unique_ptr<double[]> area(new double[std::max(1, n)]);  // µm², read where a paint is marked
-    // Per cell, in layout numbering: the CVs of its synapses, stimuli and detectors, its probe columns.
-    struct CellPoints {
-        std::vector<int> synapse, stimulus, detector, probe;
-        std::vector<std::uint32_t> probe_branch, probe_index;
-        std::vector<float> probe_pos;
-    };
-    std::vector<CellPoints> points_of(nc);
-    // With ions: the SWC tag of each layout CV's branch (the ions' region settings).
-    const bool with_ions = model_uses_ions(m, gid_begin, gid_end);
-    std::unique_ptr<int[]> tag_at;
-    if (with_ions) tag_at = scratch(false);
-    parallel_for(nc, 16, [&](long c) {
-        const CellDesc& desc = m.cells[f.gids[c]];
-        const auto shape = desc.shape();
-        const CellCvs cvs = discretize_cell(desc, *shape);
+
+    // Numbers the cells' CVs: the gids, every cell's CV tree, the solver's layout; zeroes the per-CV arrays.
+    void number_cvs(const LayoutMaker& make_layout) {
+        f.gids.resize(nc);
+        // The layout needs every cell's CV tree first; the rest of a cell's discretisation is
+        // made again, cell by cell, once the layout is known, rather than kept for all cells
+        // (about 57 bytes per CV, 3.3 GB at busyring's 32,768 cells). Cells are independent:
+        // both passes run in parallel.
+        std::vector<std::vector<int>> parents(nc);
+        parallel_for(nc, 16, [&](long c) {
+            f.gids[c] = gid_begin + c;
+            const CellDesc& desc = m.cells.at(f.gids[c]);
+            parents[c] = cv_tree(*desc.shape(), desc.policy).parent;
+        });
+        f.layout = make_layout(parents);
+        std::vector<std::vector<int>>().swap(parents);
+        n = f.layout.n_cv;
+        f.cap.assign(n, 0.0);
+        f.g_parent.assign(n, 0.0);
+        f.g_sum.assign(n, 0.0);
+        f.v_init.assign(n, 0.0);
+    }
+
+    // Allocates the per-CV scratch of the cell pass: paint marks, owner, area, and tags with ions.
+    void allocate_scratch() {
+        // Density instances are first marked per layout CV (which paint of the cell won),
+        // then listed in CV order: each CV holds at most one instance of a mechanism, so CV
+        // order is the order a sort by CV gave, with no per-CV allocation.
+        for (const MechInfo& mi : mechanism_infos())
+            if (mi.kind == MechKind::density) density.push_back(&mi);
+        n_blocks = (n + block - 1) / block;
+        // Only for the mechanisms some cell of the group paints: a catalogue of many channels
+        // (a user's .mod folders) costs a model that paints two of them nothing per CV.
+        paint_at.resize(density.size());
+        for (std::size_t k = 0; k < density.size(); ++k) {
+            bool painted = false;
+            for (std::uint64_t g = gid_begin; g < gid_end && !painted; ++g)
+                for (const Paint& p : m.cells[g].paints) painted |= p.mechanism == density[k]->name;
+            if (painted) paint_at[k] = scratch(true);
+        }
+        owner = scratch(false);
+        area.reset(new double[std::max(1, n)]);
+        points_of.resize(nc);
+        // With ions: the SWC tag of each layout CV's branch (the ions' region settings).
+        with_ions = model_uses_ions(m, gid_begin, gid_end);
+        if (with_ions) tag_at = scratch(false);
+    }
+
+    // The layout CVs of cell c's synapses, stimuli, detectors and probe columns.
+    void locate_points(int c, const CellDesc& desc, const Morphology& shape, const CellCvs& cvs) {
         const auto& idx = f.layout.index[c];
-        const auto& branches = shape->branches;
         CellPoints& at = points_of[c];
         at.synapse.reserve(desc.n_synapses());
-        for_each_synapse(desc, *shape, [&](std::size_t, const Location& w, const std::string&, const std::vector<double>&) {
+        for_each_synapse(desc, shape, [&](std::size_t, const Location& w, const std::string&, const std::vector<double>&) {
             at.synapse.push_back(idx[cvs.locate(w.branch, w.x)]);
         });
         for (const Placement& s : desc.stimuli) at.stimulus.push_back(idx[cvs.locate(s.where.branch, s.where.x)]);
@@ -264,6 +282,12 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
                 add_column(cvs.locate(p.where.branch, p.where.x));
             }
         }
+    }
+
+    // Cell c's per-CV electrical arrays (capacitance, axial conductances, v_init) and scratch (owner, area, tag).
+    void fill_electrical(int c, const CellDesc& desc, const Morphology& shape, const CellCvs& cvs) {
+        const auto& idx = f.layout.index[c];
+        const auto& branches = shape.branches;
         std::vector<double> cm(branches.size());  // per branch: one map look-up a branch, not a CV
         for (std::size_t b = 0; b < branches.size(); ++b) cm[b] = desc.cm_of(branches[b].tag);
         for (int i = 0; i < cvs.size(); ++i) {
@@ -282,6 +306,12 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
                 f.g_sum[P] += cvs.g_axial[i];
             }
         }
+    }
+
+    // Marks, per layout CV of cell c, the paint that wins for each painted density mechanism.
+    void mark_paints(int c, const CellDesc& desc, const Morphology& shape, const CellCvs& cvs) {
+        const auto& idx = f.layout.index[c];
+        const auto& branches = shape.branches;
         // A later paint of the same mechanism on a CV replaces an earlier one.
         for (std::size_t pi = 0; pi < desc.paints.size(); ++pi) {
             const Paint& p = desc.paints[pi];
@@ -294,86 +324,121 @@ FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end
                 paint_at[k][idx[i]] = static_cast<int>(pi);
             }
         }
-    });
-    for (std::size_t k = 0; k < density.size(); ++k) {
-        // Blocks of CVs count their instances, then write them from their offsets.
-        const int* at = paint_at[k].get();
-        if (!at) continue;  // painted on no cell of the group
-        std::vector<std::size_t> first(n_blocks + 1, 0);
-        parallel_for(n_blocks, 1, [&](long b) {
-            first[b + 1] = std::count_if(at + b * block, at + std::min<long>(n, (b + 1) * block), [](int p) { return p >= 0; });
+    }
+
+    // Discretises each cell again, in parallel (a cell's CVs are its own): points, electrical arrays, paint marks.
+    void lower_cells() {
+        parallel_for(nc, 16, [&](long c) {
+            const CellDesc& desc = m.cells[f.gids[c]];
+            const auto shape = desc.shape();
+            const CellCvs cvs = discretize_cell(desc, *shape);
+            locate_points(static_cast<int>(c), desc, *shape, cvs);
+            fill_electrical(static_cast<int>(c), desc, *shape, cvs);
+            mark_paints(static_cast<int>(c), desc, *shape, cvs);
         });
-        for (long b = 0; b < n_blocks; ++b) first[b + 1] += first[b];
-        const std::size_t count = first[n_blocks];
-        if (count == 0) continue;
-        MechInstances& mi = f.mechs[density[k]->index];
-        mi.cv.resize(count);
-        mi.weight.resize(count);
-        const std::size_t n_params = density[k]->params.size();
-        mi.params.assign(n_params * count, 0.0);
-        parallel_for(n_blocks, 1, [&](long b) {
-            std::size_t j = first[b];
-            for (long L = b * block; L < std::min<long>(n, (b + 1) * block); ++L) {
-                if (at[L] < 0) continue;
-                const int c = owner[L];
-                const std::vector<double>& params = m.cells[f.gids[c]].paints[at[L]].params;
-                mi.cv[j] = static_cast<int>(L);
-                mi.weight[j] = 1e-2 * area[L];
-                for (std::size_t q = 0; q < n_params; ++q) mi.params[q * count + j] = params.at(q);
-                ++j;
+    }
+
+    // Lists each painted density mechanism's instances in CV order from the paint marks.
+    void list_density_instances() {
+        for (std::size_t k = 0; k < density.size(); ++k) {
+            // Blocks of CVs count their instances, then write them from their offsets.
+            const int* at = paint_at[k].get();
+            if (!at) continue;  // painted on no cell of the group
+            std::vector<std::size_t> first(n_blocks + 1, 0);
+            parallel_for(n_blocks, 1, [&](long b) {
+                first[b + 1] = std::count_if(at + b * block, at + std::min<long>(n, (b + 1) * block), [](int p) { return p >= 0; });
+            });
+            for (long b = 0; b < n_blocks; ++b) first[b + 1] += first[b];
+            const std::size_t count = first[n_blocks];
+            if (count == 0) continue;
+            MechInstances& mi = f.mechs[density[k]->index];
+            mi.cv.resize(count);
+            mi.weight.resize(count);
+            const std::size_t n_params = density[k]->params.size();
+            mi.params.assign(n_params * count, 0.0);
+            parallel_for(n_blocks, 1, [&](long b) {
+                std::size_t j = first[b];
+                for (long L = b * block; L < std::min<long>(n, (b + 1) * block); ++L) {
+                    if (at[L] < 0) continue;
+                    const int c = owner[L];
+                    const std::vector<double>& params = m.cells[f.gids[c]].paints[at[L]].params;
+                    mi.cv[j] = static_cast<int>(L);
+                    mi.weight[j] = 1e-2 * area[L];
+                    for (std::size_t q = 0; q < n_params; ++q) mi.params[q * count + j] = params.at(q);
+                    ++j;
+                }
+            });
+            paint_at[k].reset();
+        }
+    }
+
+    // Point instances (synapses, stimuli) sorted by CV, the targets, detectors and probe columns, cell by cell.
+    void list_point_instances() {
+        std::array<Items, n_mechanisms> points;  // per point mechanism, in order of placement
+        f.target_offset.push_back(0);
+        f.detector_offset.push_back(0);
+        f.probe_offset.push_back(0);
+        // Synapse instance numbers are known only after sorting; remember (mechanism, index
+        // into its items).
+        std::vector<std::pair<int, int>> pending_targets;
+        auto point_index = [](const std::string& name) {
+            const MechInfo* mi = find_mechanism(name);
+            if (!mi || mi->kind == MechKind::density) throw std::logic_error("'" + name + "' is not a point mechanism");
+            return mi->index;
+        };
+
+        for (int c = 0; c < f.n_cells(); ++c) {
+            const CellDesc& desc = m.cells.at(f.gids[c]);
+            CellPoints& at = points_of[c];
+            for (std::size_t k = 0; k < desc.n_synapses(); ++k) {
+                const int x = point_index(desc.synapse_mechanism(k));
+                pending_targets.push_back({x, static_cast<int>(points[x].size())});
+                points[x].push_back({at.synapse[k], &desc.synapse_params(k)});
             }
-        });
-        paint_at[k].reset();
-    }
-
-    std::array<Items, n_mechanisms> points;  // per point mechanism, in order of placement
-    f.target_offset.push_back(0);
-    f.detector_offset.push_back(0);
-    f.probe_offset.push_back(0);
-    // Synapse instance numbers are known only after sorting; remember (mechanism, index
-    // into its items).
-    std::vector<std::pair<int, int>> pending_targets;
-    std::vector<std::uint32_t> column_probe;  // per probe column, its probe on the cell
-    auto point_index = [](const std::string& name) {
-        const MechInfo* mi = find_mechanism(name);
-        if (!mi || mi->kind == MechKind::density) throw std::logic_error("'" + name + "' is not a point mechanism");
-        return mi->index;
-    };
-
-    for (int c = 0; c < f.n_cells(); ++c) {
-        const CellDesc& desc = m.cells.at(f.gids[c]);
-        CellPoints& at = points_of[c];
-        for (std::size_t k = 0; k < desc.n_synapses(); ++k) {
-            const int x = point_index(desc.synapse_mechanism(k));
-            pending_targets.push_back({x, static_cast<int>(points[x].size())});
-            points[x].push_back({at.synapse[k], &desc.synapse_params(k)});
+            f.target_offset.push_back(f.target_offset.back() + desc.n_synapses());
+            for (std::size_t k = 0; k < desc.stimuli.size(); ++k)
+                points[point_index(desc.stimuli[k].mechanism)].push_back({at.stimulus[k], &desc.stimuli[k].params});
+            for (std::size_t k = 0; k < desc.detectors.size(); ++k) {
+                f.detector_cv.push_back(at.detector[k]);
+                f.detector_threshold.push_back(desc.detectors[k].threshold);
+            }
+            f.detector_offset.push_back(f.detector_offset.back() + desc.detectors.size());
+            f.probe_cv.insert(f.probe_cv.end(), at.probe.begin(), at.probe.end());
+            f.probe_element.insert(f.probe_element.end(), at.probe_branch.begin(), at.probe_branch.end());
+            f.probe_pos.insert(f.probe_pos.end(), at.probe_pos.begin(), at.probe_pos.end());
+            f.probe_offset.push_back(f.probe_cv.size());
+            column_probe.insert(column_probe.end(), at.probe_index.begin(), at.probe_index.end());
+            at = CellPoints{};
         }
-        f.target_offset.push_back(f.target_offset.back() + desc.n_synapses());
-        for (std::size_t k = 0; k < desc.stimuli.size(); ++k)
-            points[point_index(desc.stimuli[k].mechanism)].push_back({at.stimulus[k], &desc.stimuli[k].params});
-        for (std::size_t k = 0; k < desc.detectors.size(); ++k) {
-            f.detector_cv.push_back(at.detector[k]);
-            f.detector_threshold.push_back(desc.detectors[k].threshold);
+
+        // Point mechanisms: sort by CV, then translate each target to its sorted instance.
+        std::array<std::vector<int>, n_mechanisms> rank;
+        for (int x = 0; x < n_mechanisms; ++x)
+            if (!points[x].empty()) rank[x] = fill_points(f.mechs[x], mechanism_infos()[x].params.size(), points[x]);
+        for (const auto& [x, k] : pending_targets) {
+            f.target_mech.push_back(static_cast<std::uint8_t>(x));
+            f.target_instance.push_back(rank[x][k]);
         }
-        f.detector_offset.push_back(f.detector_offset.back() + desc.detectors.size());
-        f.probe_cv.insert(f.probe_cv.end(), at.probe.begin(), at.probe.end());
-        f.probe_element.insert(f.probe_element.end(), at.probe_branch.begin(), at.probe_branch.end());
-        f.probe_pos.insert(f.probe_pos.end(), at.probe_pos.begin(), at.probe_pos.end());
-        f.probe_offset.push_back(f.probe_cv.size());
-        column_probe.insert(column_probe.end(), at.probe_index.begin(), at.probe_index.end());
-        at = CellPoints{};
     }
 
-    // Point mechanisms: sort by CV, then translate each target to its sorted instance.
-    std::array<std::vector<int>, n_mechanisms> rank;
-    for (int x = 0; x < n_mechanisms; ++x)
-        if (!points[x].empty()) rank[x] = fill_points(f.mechs[x], mechanism_infos()[x].params.size(), points[x]);
-    for (const auto& [x, k] : pending_targets) {
-        f.target_mech.push_back(static_cast<std::uint8_t>(x));
-        f.target_instance.push_back(rank[x][k]);
+    // The ion species and their per-CV values, then the sources of the probe columns that record other than v.
+    void lower_ions_and_probes() {
+        if (with_ions) lower_ions(m, f, owner.get(), tag_at.get(), area.get());
+        lower_probe_sources(m, f, column_probe);
     }
-    if (with_ions) lower_ions(m, f, owner.get(), tag_at.get(), area.get());
-    lower_probe_sources(m, f, column_probe);
+};
+
+}  // namespace
+
+FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout) {
+    FvmData f;
+    FvmBuilder b(m, f, gid_begin, gid_end);
+    b.number_cvs(make_layout);
+    b.allocate_scratch();
+    b.lower_cells();
+    b.list_density_instances();
+    b.list_point_instances();
+    b.lower_ions_and_probes();
     return f;
 }
 

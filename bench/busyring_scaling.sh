@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3 figures: busyring across threads and MPI ranks. The network of
+# busyring across threads and MPI ranks. The network of
 # examples/busyring.json with num-cells 64 and synapses 1001 (1 ring + 1000 weightless
 # connections per cell, and Arbor's 1001 unconnected synapses), spikes only, solver omp: 1 thread, 2 threads, 2 ranks of 1 thread.
 # Usage: bench/busyring_scaling.sh [BUILD_DIR] [TFINAL_MS] [REPEATS]   (defaults: build 200 3)

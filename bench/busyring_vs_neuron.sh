@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3 figures: Arbor's busyring (64 cells; each gets its ring predecessor's spike plus
+# Arbor's busyring (64 cells; each gets its ring predecessor's spike plus
 # 1,000 zero-weight connections from random cells, 1,001 in all, and carries Arbor's 1,001
 # unconnected expsyn, NEURON ExpSyns from the dump) for 200 ms at dt 0.025:
 # arbolito (solver cpu, one thread, no exchange thread) against NEURON on the same model,

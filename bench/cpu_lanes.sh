@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18 figures: the CPU backend's SIMD lanes on one core, every variant side by side in
+# the CPU backend's SIMD lanes on one core, every variant side by side in
 # one run: busyring (bench/models/busyring64.json's network, Arbor's parameters) with
 # `--solver cpu:lanes=W` for W = 1 (the scalar path) and each wider width, an older
 # arbolito binary for "today's" scalar figure (--baseline BIN), and Arbor 0.12.2 from PyPI

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 2 figures: arbolito (solver cpu, one thread) against NEURON on the same models,
+# arbolito (solver cpu, one thread) against NEURON on the same models,
 # same machine, one thread each; and callgrind instructions per CV per step.
 # Usage: bench/cpu_vs_neuron.sh [BUILD_DIR]   (prints a table; details in bench/out/)
 set -euo pipefail

@@ -230,7 +230,7 @@ void float_point(cusparseHandle_t h, int n, int nsys, int reps, L2Flush& flush, 
     Batch<double> D(h, n, nsys, seed);
     Batch<float> F(h, n, nsys, seed);
     const gpu::DeviceShape dev = gpu::device_shape();
-    // Issue 15's float choice: prefetch 8, 4 resident warps where 4 bytes x n x their lanes
+    // The float tuning chosen for the batched Thomas: prefetch 8, 4 resident warps where 4 bytes x n x their lanes
     // fit in a third of L2.
     const double lanes15 = std::min(double(nsys), 32.0 * 4 * dev.sms);
     const ThomasTuning t15{8, 0, 0, 4.0 * n * lanes15 <= dev.l2_bytes / 3.0 ? 4 : 0};

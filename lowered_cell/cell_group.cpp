@@ -48,6 +48,16 @@ MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globa
     return initial_states(f, globals, none);
 }
 
+namespace {
+// Instance k's states, out of its mechanism's columns (n instances).
+template <class M, class S>
+Values<n_states<M>> instance_states(const S& mech, int n, int k) {
+    Values<n_states<M>> s;
+    for (int j = 0; j < n_states<M>; ++j) s[j] = mech.states[static_cast<std::size_t>(j) * n + k];
+    return s;
+}
+}  // namespace
+
 void write_all_ion_concentrations(const FvmData& f, const MechStates& mech, IonStates& ions) {
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
@@ -58,8 +68,7 @@ void write_all_ion_concentrations(const FvmData& f, const MechStates& mech, IonS
             if (n == 0) return;
             const MechIons<M> a = mech_ions<M>(f, ions);
             for (int k = 0; k < n; ++k) {
-                Values<n_states<M>> s;
-                for (int j = 0; j < n_states<M>; ++j) s[j] = mech[x].states[static_cast<std::size_t>(j) * n + k];
+                const Values<n_states<M>> s = instance_states<M>(mech[x], n, k);
                 write_ion_concentrations<M>(a, mi.cv[k], s.data());
             }
         }
@@ -83,10 +92,9 @@ void initial_ion_currents(const FvmData& f, const all_mechanisms::Globals& globa
             const MechIons<M> a = mech_ions<M>(f, ions);
             for (int k = 0; k < n; ++k) {
                 Values<n_params<M>> p;
-                Values<n_states<M>> s;
+                const Values<n_states<M>> s = instance_states<M>(mech[x], n, k);
                 Values<n_derived<M>> c;
                 for (int j = 0; j < n_params<M>; ++j) p[j] = mi.param(j, k);
-                for (int j = 0; j < n_states<M>; ++j) s[j] = mech[x].states[static_cast<std::size_t>(j) * n + k];
                 for (int j = 0; j < n_derived<M>; ++j) c[j] = mech[x].derived[static_cast<std::size_t>(j) * n + k];
                 double ion[ion_slot_size * n_ions<M>], ion_i[n_ions<M>] = {}, i, g;
                 gather_ions<M>(a, mi.cv[k], ion);

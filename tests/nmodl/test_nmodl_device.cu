@@ -22,12 +22,6 @@
 namespace arbolito {
 namespace {
 
-template <class M, class = void>
-struct ion_count : std::integral_constant<int, 0> {};
-template <class M>
-struct ion_count<M, std::void_t<decltype(M::ions)>>
-    : std::integral_constant<int, static_cast<int>(std::tuple_size<decltype(M::ions)>::value)> {};
-
 constexpr int n_samples = 256;
 constexpr int max_values = 64;  // states, parameters or ion values of one instance, at most
 constexpr double dt = 0.025;
@@ -50,7 +44,7 @@ void ion_values(const IonUse* ions, int n, double* ion) {
 template <class M>
 __host__ __device__ void evaluate(int k, double v, typename M::Globals gl, const double* p, const double* ion,
                                   double* out) {
-    constexpr int ni = ion_count<M>::value, ns = n_states<M>;
+    constexpr int ni = n_ions<M>, ns = n_states<M>;
     double s[max_values] = {}, ion_i[max_values] = {};
     double i = 0.0, g = 0.0;
     if constexpr (ni > 0) {
@@ -79,7 +73,7 @@ __global__ void evaluate_kernel(typename M::Globals gl, const double* p, const d
 
 template <class M>
 void compare() {
-    constexpr int ni = ion_count<M>::value, ns = n_states<M>, np = n_params<M>;
+    constexpr int ni = n_ions<M>, ns = n_states<M>, np = n_params<M>;
     static_assert(ns <= max_values && np <= max_values && 4 * ni <= max_values, "max_values");
     const int width = 2 * ns + 2;
     std::vector<double> p(max_values, 0.0), ion(max_values, 0.0);

@@ -22,17 +22,11 @@
 #include <vector>
 
 #include "core/lanes.hpp"
+#include "mechanisms/ion.hpp"
 #include "nmodl_vs_neuron_mechanisms.hpp"
 
 namespace arbolito {
 namespace {
-
-// The number of ion species a mechanism uses (0 where it declares none).
-template <class M, class = void>
-struct ion_count : std::integral_constant<int, 0> {};
-template <class M>
-struct ion_count<M, std::void_t<decltype(M::ions)>>
-    : std::integral_constant<int, static_cast<int>(std::tuple_size<decltype(M::ions)>::value)> {};
 
 using Table = std::map<std::string, std::vector<double>>;
 
@@ -77,7 +71,7 @@ void check_equal(Lanes<W> a, Lanes<W> b) {
 
 template <class M>
 struct Replay {
-    static constexpr int ni = ion_count<M>::value;
+    static constexpr int ni = n_ions<M>;
     static constexpr int np = n_params<M>, ns = n_states<M>;
     Table t;
     std::vector<double> p;

@@ -5,7 +5,8 @@
 #     --time-parallel parareal:slices=K,coarse=C,verify=on[,coarse-solver=G] --timings json
 # whose verify=on runs the sequential time stepping of the same solver in the same process
 # (the baseline) and reports the largest difference of the traces and spike times to it.
-# Models (bench/models): a ball-and-stick "cable" (hh soma, passive dendrite of 20 µm CVs)
+# Models (written below, or PARAREAL_MODELS=DIR holding parareal_cable.json and
+# parareal_cell.json): a ball-and-stick "cable" (hh soma, passive dendrite of 20 µm CVs)
 # of 104, 1,004, 10,004 and 100,004 CVs, and the L5 pyramidal cell with axon
 # (tests/data/morphologies) at extents of 20 µm (1,942 CVs) and 2 µm (15,084 CVs).
 # Runs go from the smallest model up; once BUDGET_S seconds have passed no new run starts.
@@ -15,8 +16,51 @@
 set -u
 bin=$1; out=$2; label=$3; solver=$4; threads=$5; slices=$6; coarse=$7
 budget=${8:-600}; max_cv=${9:-1000000}; gsolver=${10:-}; factors=${11:-1}; min_cv=${12:-0}
-models=${PARAREAL_MODELS:-$(cd "$(dirname "$0")/models" && pwd)}
+root=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+models=${PARAREAL_MODELS:-$tmp}
+if [[ -z "${PARAREAL_MODELS:-}" ]]; then
+  cat > "$models/parareal_cable.json" <<'JSON'
+{
+  "name": "parareal_cable",
+  "run": {"dt": 0.025, "tfinal": 50, "sample_dt": 0.1},
+  "cells": [{
+    "morphology": {"builder": "ball_and_stick", "soma_diameter": 12.6157, "dend_length": 20000, "dend_radius": 1.0},
+    "discretization": {"policy": "max_extent", "extent": 20},
+    "paint": [
+      {"region": "soma", "mechanism": "hh"},
+      {"region": "dend", "mechanism": "pas", "params": {"g": 1e-4, "e": -65}}
+    ],
+    "place": [
+      {"location": "soma", "mechanism": "iclamp", "params": {"delay": 5, "dur": 40, "amp": 0.4}},
+      {"location": {"branch": 1, "x": 0.001}, "mechanism": "iclamp", "params": {"delay": 20, "dur": 5, "amp": 0.2}}
+    ],
+    "detectors": [{"location": "soma", "threshold": -10}],
+    "probes": [{"location": "soma"}, {"location": {"branch": 1, "x": 0.01}}, {"location": {"branch": 1, "x": 0.5}}]
+  }]
+}
+JSON
+  cat > "$models/parareal_cell.json" <<JSON
+{
+  "name": "parareal_cell",
+  "run": {"dt": 0.025, "tfinal": 50, "sample_dt": 0.1},
+  "cells": [{
+    "morphology": {"swc": "$root/tests/data/morphologies/l5_pyramidal_with_axon.swc"},
+    "discretization": {"policy": "max_extent", "extent": 20},
+    "v_init": -65,
+    "paint": [
+      {"region": "soma", "mechanism": "hh"},
+      {"region": "axon", "mechanism": "hh"},
+      {"region": "dend", "mechanism": "pas", "params": {"g": 5e-5, "e": -65}},
+      {"region": "apic", "mechanism": "pas", "params": {"g": 5e-5, "e": -65}}
+    ],
+    "place": [{"location": "soma", "mechanism": "iclamp", "params": {"delay": 5, "dur": 40, "amp": 1.0}}],
+    "detectors": [{"location": "soma", "threshold": -10}],
+    "probes": [{"location": "soma"}, {"location": {"branch": 1, "x": 0.5}}]
+  }]
+}
+JSON
+fi
 start=$SECONDS
 [[ -s "$out" ]] || printf 'device\tsolver\tthreads\tmodel\tn_cv\tslices\tcoarse\tcoarse_solver\titerations\tsequential_s\tparareal_s\tspeedup\tfine_s\tcoarse_s\tmax_trace_diff_mV\tmax_spike_diff_ms\tspikes\tspikes_sequential\tcoarse_cvs\tn_cv_coarse\n' > "$out"
 cases=(

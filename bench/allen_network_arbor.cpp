@@ -1,12 +1,13 @@
 // Arbor's run of the Allen network that tools/allen_network.py describes (network.desc.json),
 // on the GPU when Arbor was built with one and a device is there, else on the CPU threads.
 //
-//   allen_network_arbor DESC.json [--cpu] [--threads N] [--spikes FILE]
+//   allen_network_arbor DESC.json [--cpu] [--threads N] [--tfinal MS] [--spikes FILE]
 //
 // Built against Arbor's own sources (0.12.1), not arbolito's: Arbor's built-in `allen`
 // catalogue supplies the channels (its copies of the Allen .mod files), the default catalogue
 // exp2syn, pas and nernst. Prints one line per field ("setup_s 1.23") and then all of them as
-// one JSON line; --spikes writes "gid time" per spike in Arbor's order.
+// one JSON line ("RESULT {...}"); --tfinal runs a shorter time than the description's;
+// --spikes writes "gid time" per spike in Arbor's order.
 //
 // The cells: the sections, points and nseg of each fit's geometry dump (arbolito's
 // `info --geometry`, the geometry NEURON is validated on) and the biophysics of the fit's
@@ -287,6 +288,7 @@ struct Network {
     std::vector<std::size_t> conn_begin;  // per target gid, into the columns (grouped by target)
     std::vector<std::uint32_t> source, synapse;
     std::vector<float> weight, delay;
+    std::vector<char> is_source;  // per gid: some connection leaves it
     unsigned k = 0;
     double min_delay = 5;
     double rate = 0, w_in = 0, start = 0, stop = 0, threshold = -15, tfinal = 0, dt = 0.025;
@@ -351,6 +353,8 @@ Network read_network(const std::string& path) {
         ++n.conn_begin[tgt[i] + 1];
     }
     for (std::size_t g = 0; g < cells; ++g) n.conn_begin[g + 1] += n.conn_begin[g];
+    n.is_source.assign(cells, 0);
+    for (auto s: n.source) n.is_source[s] = 1;
     return n;
 }
 
@@ -379,10 +383,10 @@ public:
     std::any get_global_properties(arb::cell_kind) const override { return gprop_; }
     std::vector<arb::cell_connection> connections_on(arb::cell_gid_type gid) const override {
         std::vector<arb::cell_connection> out;
-        // Arbor 0.12 records no spike in a network without connections (one hh cell shows
-        // it): one of weight 0, which moves no state, makes it record them.
-        if (gid == 0 && net_.source.empty())
-            out.emplace_back(arb::cell_global_label_type{0, "d"}, arb::cell_local_label_type{syn_label(0)}, 0.f, net_.min_delay * U::ms);
+        // Arbor 0.12 records no spike of a cell that no connection leaves (one hh cell shows
+        // it): a connection onto itself of weight 0, which moves no state.
+        if (!net_.is_source[gid])
+            out.emplace_back(arb::cell_global_label_type{gid, "d"}, arb::cell_local_label_type{syn_label(0)}, 0.f, net_.min_delay * U::ms);
         for (std::size_t i = net_.conn_begin[gid]; i < net_.conn_begin[gid + 1]; ++i)
             out.emplace_back(arb::cell_global_label_type{net_.source[i], "d"}, arb::cell_local_label_type{syn_label(net_.synapse[i])},
                              net_.weight[i], static_cast<double>(net_.delay[i]) * U::ms);
@@ -414,25 +418,39 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int main(int argc, char** argv) {
     std::string desc, spikes_out;
     bool cpu = false;
+    double tfinal = 0;
     unsigned threads = std::thread::hardware_concurrency();
+    const auto usage = [&] {
+        std::cerr << "usage: " << argv[0] << " DESC.json [--cpu] [--threads N] [--tfinal MS] [--spikes FILE]\n";
+        return 2;
+    };
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--cpu") cpu = true;
-        else if (a == "--threads" && i + 1 < argc) threads = static_cast<unsigned>(std::stoul(argv[++i]));
-        else if (a == "--spikes" && i + 1 < argc) spikes_out = argv[++i];
-        else if (desc.empty() && a.rfind("--", 0) != 0) desc = a;
-        else {
-            std::cerr << "usage: " << argv[0] << " DESC.json [--cpu] [--threads N] [--spikes FILE]\n";
+        try {
+            std::size_t used = 0;
+            if (a == "--cpu") cpu = true;
+            else if (a == "--threads" && i + 1 < argc) {
+                const std::string v = argv[++i];
+                const long n = std::stol(v, &used);
+                if (used != v.size() || n < 1) throw std::invalid_argument(v);
+                threads = static_cast<unsigned>(n);
+            } else if (a == "--tfinal" && i + 1 < argc) {
+                const std::string v = argv[++i];
+                tfinal = std::stod(v, &used);
+                if (used != v.size() || !(tfinal > 0)) throw std::invalid_argument(v);
+            } else if (a == "--spikes" && i + 1 < argc) spikes_out = argv[++i];
+            else if (desc.empty() && a.rfind("--", 0) != 0) desc = a;
+            else return usage();
+        } catch (const std::exception&) {
+            std::cerr << "allen_network_arbor: " << a << " " << argv[i] << ": not a positive number\n";
             return 2;
         }
     }
-    if (desc.empty()) {
-        std::cerr << "usage: " << argv[0] << " DESC.json [--cpu] [--threads N] [--spikes FILE]\n";
-        return 2;
-    }
+    if (desc.empty()) return usage();
     try {
         const auto t0 = std::chrono::steady_clock::now();
-        const Network net = read_network(desc);
+        Network net = read_network(desc);
+        if (tfinal > 0) net.tfinal = tfinal;
         arb::proc_allocation res(threads ? threads : 1, -1);
         arb::context ctx = arb::make_context(res);
         if (!cpu) {

@@ -262,6 +262,7 @@ def run_arbor(d, threads, spikes_path):
     col = d["connections"]
     for s, t, k, w, dl in zip(col["source"], col["target"], col["synapse"], col["weight"], col["delay"]):
         conns[t].append((s, k, w, dl))
+    sources = set(col["source"])
     pz = d["poisson"]
 
     class Recipe(arbor.recipe):
@@ -283,11 +284,12 @@ def run_arbor(d, threads, spikes_path):
             return self.props
 
         def connections_on(self, gid):
-            if gid == 0 and not col["source"]:
-                # Arbor 0.12 records no spike in a network without connections (one hh cell
-                # shows it): one of weight 0, which moves no state, makes it record them.
-                return [arbor.connection((0, "d"), "s0", 0.0, d["min_delay"] * U.ms)]
-            return [arbor.connection((s, "d"), "s%d" % k, w, dl * U.ms) for s, k, w, dl in conns[gid]]
+            out = [arbor.connection((s, "d"), "s%d" % k, w, dl * U.ms) for s, k, w, dl in conns[gid]]
+            if gid not in sources:
+                # Arbor 0.12 records no spike of a cell that no connection leaves (one hh cell
+                # shows it): a connection onto itself of weight 0, which moves no state.
+                out.append(arbor.connection((gid, "d"), "s0", 0.0, d["min_delay"] * U.ms))
+            return out
 
         def event_generators(self, gid):
             return [arbor.event_generator("s%d" % k, pz["weight"],

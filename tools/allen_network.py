@@ -24,7 +24,8 @@ The network:
   * Every cell has K exp2syn synapses (tau1 0.5 ms, tau2 2 ms, e 0 mV) at CV nodes of its soma
     and dendrites (SWC types 1, 3, 4), drawn per fit uniformly over those nodes (without
     repetition while K <= their count): the cells of a fit share their sites.
-  * Synapse k of cell g takes a Poisson train of RATE Hz from 0 to tfinal with weight W_IN,
+  * Synapse k of cell g takes a Poisson train of RATE Hz from 0 to tfinal with weight W_IN
+    (rounded to float32, as Arbor stores a generator's weight),
     arbolito's "poisson" generator with seed poisson_seed(S, g, k): std::mt19937_64 seeded
     with it, intervals from std::exponential_distribution<double>(RATE/1000) (libstdc++),
     times start + the running sum while below tfinal. The Arbor program draws the same times
@@ -181,7 +182,7 @@ def build(args):
     n, k = args.cells, args.synapses
     rng = random.Random(args.seed)
     c_in = min(args.in_degree, n - 1)
-    w_conn, w_in = f32(args.w_conn), args.w_in
+    w_conn, w_in = f32(args.w_conn), f32(args.w_in)
     cols = {"source": [], "target": [], "synapse": [], "weight": [], "delay": []}
     connections = []
     for t in range(n):

@@ -357,7 +357,7 @@ def run_neuron(d, gid, lib, allen, spikes_path):
         for _, nc, times in keep[:len(f["synapses"])]:
             for t in times:
                 nc.event(t)
-    fih = h.FInitializeHandler(queue)  # noqa: F841 (kept alive for finitialize)
+    keep.append(h.FInitializeHandler(queue))  # alive until finitialize has run it
     h.dt = d["run"]["dt"]
     h.secondorder = 0
     h.cvode_active(0)

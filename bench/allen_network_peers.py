@@ -368,7 +368,7 @@ def run_neuron(d, gid, lib, allen, spikes_path):
     run = time.perf_counter() - t1
     cvs = sum(s.nseg for s in secs)
     steps = round(d["run"]["tfinal"] / d["run"]["dt"])
-    report({"simulator": "neuron %s" % h.nrnversion(), "backend": "cpu", "threads": 1, "cells": 1, "gid": gid,
+    report({"simulator": "neuron %s" % h.nrnversion(5), "backend": "cpu", "threads": 1, "cells": 1, "gid": gid,
             "cvs": cvs, "setup_s": setup, "run_s": run, "spikes": len(tvec),
             "ns_per_cv_step": run * 1e9 / (cvs * steps),
             "note": "connections from other cells left out" if d["in_degree"] and d["cells"] > 1 else ""},

@@ -14,7 +14,8 @@ with the fit applied by tools/allen_neuron.py's set_params_peri, Exp2Syn at the 
 fixed step implicit Euler; connections from other cells are left out (give it a network of
 one cell to compare with arbolito). LIB defaults to build-allen/allen_nrnmech/x86_64/
 libnrnmech.so, compiled there from --allen's .mod files when missing.
-Prints one line per field ("run_s 1.23") and a last line "RESULT {json}"; --spikes writes
+Prints one line per field ("run_s 1.23"; NEURON's also run_cpu_s, the process's CPU time
+over the run, for loaded machines) and a last line "RESULT {json}"; --spikes writes
 "gid time" per spike. Exit status 0; 2 with one line for bad input.
 """
 import argparse
@@ -363,13 +364,13 @@ def run_neuron(d, gid, lib, allen, spikes_path):
     h.cvode_active(0)
     h.finitialize(cond["v_init"])
     setup = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     h.continuerun(d["run"]["tfinal"])
-    run = time.perf_counter() - t1
+    run, run_cpu = time.perf_counter() - t1, time.process_time() - c1
     cvs = sum(s.nseg for s in secs)
     steps = round(d["run"]["tfinal"] / d["run"]["dt"])
     report({"simulator": "neuron %s" % h.nrnversion(5), "backend": "cpu", "threads": 1, "cells": 1, "gid": gid,
-            "cvs": cvs, "setup_s": setup, "run_s": run, "spikes": len(tvec),
+            "cvs": cvs, "setup_s": setup, "run_s": run, "run_cpu_s": run_cpu, "spikes": len(tvec),
             "ns_per_cv_step": run * 1e9 / (cvs * steps),
             "note": "connections from other cells left out" if d["in_degree"] and d["cells"] > 1 else ""},
            [(gid, t) for t in tvec], spikes_path)

@@ -440,6 +440,105 @@ def step_host_busyring(ctx, a):
     return 0 if ok else 1
 
 
+def allen_dir(opt):
+    """The Allen models: --allen, else .allen (a carried copy of ../shared/models/allen, git-ignored),
+    else ../shared/models/allen beside the tree."""
+    for d in ([opt] if opt else [ROOT / ".allen", ROOT.parent / "shared" / "models" / "allen"]):
+        if (Path(d) / "fits").is_dir():
+            return Path(d).resolve()
+    raise StepError("no Allen models: carry ../shared/models/allen as .allen (git-ignored), or give --allen DIR")
+
+
+def result_line(text):
+    """The JSON after "RESULT " in bench/allen_network_arbor.cpp's output (None if absent)."""
+    for line in reversed(text.splitlines()):
+        if line.startswith("RESULT "):
+            try:
+                return json.loads(line[7:])
+            except ValueError:
+                return None
+    return None
+
+
+@step("allen-network", "[CELLS] [TFINAL] [--solvers LIST] [--arbor NAME] [--bin NAME] [--allen DIR] "
+      "[--host-tfinal MS] [--no-host]",
+      "the Allen network of tools/allen_network.py (CELLS default 10000, TFINAL default 1000 ms; the four "
+      "perisomatic fits, Poisson input on exp2syn, random connections), generated here: arbolito's GPU solvers "
+      "(LIST, default 'gpu-fine gpu-fine:step=resident gpu-cell auto') and Arbor's recipe program "
+      "(bench/allen_network_arbor.cpp, packed as prebuilt/allen_network_arbor) on the GPU, one table; then the "
+      "host: omp on every core against the Arbor program's CPU backend on as many threads, HOST-TFINAL ms "
+      "(default 100) of the same network; --bin: an arbolito built with the Allen channels",
+      positional=(0, 2), flags=("no-host",), options=("solvers", "arbor", "bin", "allen", "host-tfinal"))
+def step_allen_network(ctx, a):
+    cells, tfinal = ints(a.at(0, "10000"), "allen-network CELLS"), a.at(1, "1000")
+    if len(cells) != 1 or cells[0] < 1:
+        raise UsageError(f"allen-network: CELLS must be one positive number, not '{a.at(0, '')}'")
+    try:
+        host_tfinal = float(a.opt.get("host-tfinal", "100"))
+        if not (float(tfinal) > 0 and host_tfinal > 0):
+            raise ValueError
+    except ValueError:
+        raise UsageError("allen-network: TFINAL and --host-tfinal must be positive numbers of ms") from None
+    solvers = a.opt.get("solvers", "gpu-fine gpu-fine:step=resident gpu-cell auto").split()
+    arbolito = ctx.bin(a.opt.get("bin", "arbolito"))
+    arbor = ctx.bin(a.opt.get("arbor", "allen_network_arbor"))
+    allen = allen_dir(a.opt.get("allen"))
+    net = ctx.tmp / "allen_network"
+    t = time.monotonic()
+    rc, text, s = ctx.run([sys.executable, ROOT / "tools" / "allen_network.py", arbolito, net, "--cells", cells[0],
+                           "--tfinal", tfinal, "--allen", allen], 300)
+    if rc != 0:
+        raise StepError(f"tools/allen_network.py rc {rc}: {text.strip()[-400:]}")
+    ctx.log(f"  {text.strip()} ({s:.0f} s; {allen})")
+    model, desc = net / "network.json", net / "network.desc.json"
+    rows, ok = [], True
+
+    def arbolito_run(spec, extra=(), env=None, limit=400):
+        f = ctx.file("allen_network_" + re.sub(r"[^a-z0-9]+", "_", spec), ".log")
+        rc, text, s = ctx.run([arbolito, "run", model, "--solver", spec, "--spikes-only", "--timings", "json",
+                               "-o", ctx.tmp / "allen.h5", *extra], limit, f, env=env)
+        j = last_json(text) if rc == 0 else None
+        if not j:
+            ctx.log(f"  arbolito {spec}: rc {rc}: {text.strip()[-300:]}")
+            return None
+        return ["arbolito " + spec, j.get("solver", spec), j.get("threads", "-"), "%.2f" % j["setup"], "%.3f" % j["run"],
+                j["n_cv"], "%.4f" % j["ns_per_cv_step"], j["n_spikes"]], j["run"]
+
+    def arbor_run(extra=(), limit=500):
+        f = ctx.file("allen_network_arbor", ".log")
+        rc, text, s = ctx.run([arbor, desc, *extra], limit, f)
+        j = result_line(text) if rc == 0 else None
+        if not j:
+            ctx.log(f"  Arbor: rc {rc}: {text.strip()[-300:]}")
+            return None
+        return [j["simulator"], j["backend"], j["threads"], "%.2f" % j["setup_s"], "%.3f" % j["run_s"], j["cvs"],
+                "%.4f" % j["ns_per_cv_step"], j["spikes"]], j["run_s"]
+
+    def show(title, got):
+        ctx.log(title)
+        base = [r for r in got if r and r[0][0].startswith("arbor ")]
+        ctx.table(["run", "backend", "threads", "set-up s", "run s", "CVs", "ns/CV-step", "spikes", "Arbor run ÷ this"],
+                  [r[0] + (["%.2f" % (base[0][1] / r[1])] if base else ["-"]) for r in got if r])
+
+    got = [arbolito_run(spec) for spec in solvers]
+    got.append(arbor_run())
+    ok = all(got)
+    show(f"allen-network {cells[0]} cells x {tfinal} ms on the GPU ({ctx.device() or 'no GPU'}):", got)
+    if got[-1] and got[-1][0][1] != "gpu":
+        ctx.log("  Arbor ran on the CPU: its binary found no GPU")
+        ok = False
+    if not a.opt.get("no-host"):
+        n = os.cpu_count() or 1
+        ht = "%g" % host_tfinal
+        host = [arbolito_run("omp", ("--threads", n, "--tfinal", ht), {"OMP_NUM_THREADS": str(n)}),
+                arbor_run(("--cpu", "--threads", n, "--tfinal", ht))]
+        ok = ok and all(host)
+        show(f"allen-network {cells[0]} cells x {ht} ms on the host ({n} cores):", host)
+    ctx.log("  CVs: each simulator's own count (arbolito: NEURON's nodes with the zero-area ones at section ends; "
+            "Arbor: its CVs, zero-length ones at forks); docs/allen-validation.md, \"The network\"")
+    return 0 if ok else 1
+
+
 def same_h5_data(a, b):
     """Whether two HDF5 files hold the same groups, datasets (values bit for bit) and
     attributes (h5py, as the GPU machine has it; no h5diff there). Returns (same, why)."""
@@ -1264,6 +1363,19 @@ def self_test():
         check("an unknown option is refused", False)
     except UsageError as e:
         check("an unknown option is refused", "--arborr" in str(e))
+    an = STEPS["allen-network"].parse(["10000", "1000", "--solvers", "gpu-cell gpu-fine", "--no-host", "--host-tfinal", "50"])
+    check("allen-network: cells, duration, solvers, flags", an.pos == ["10000", "1000"] and an.opt ==
+          {"solvers": "gpu-cell gpu-fine", "no-host": True, "host-tfinal": "50"})
+    check("allen-network: no arguments take the defaults", STEPS["allen-network"].parse([]).pos == [])
+    for bad, why in ((["1", "2", "3"], "3 arguments"), (["100", "--arbr", "x"], "--arbr"), (["100", "--solvers"], "needs a value")):
+        try:
+            STEPS["allen-network"].parse(bad)
+            check(f"allen-network refuses {bad}", False)
+        except UsageError as e:
+            check(f"allen-network refuses {bad}", why in str(e))
+    plan = split_steps(["allen-network", "2000", "200", "--no-host", "busyring", "1024", "gpu-cell"])
+    check("allen-network splits from the next step", [(x.name, t) for x, t in plan] ==
+          [("allen-network", ["2000", "200", "--no-host"]), ("busyring", ["1024", "gpu-cell"])])
     cases = guard_cases(GUARD_BUSYRING)
     check("the default guard: 14 busyring, 20 branch_bench, 8 thomas_bench cases",
           [sum(c.bench == b for c in cases) for b in ("busyring", "branch_bench", "thomas_bench")] == [14, 20, 8])

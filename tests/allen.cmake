@@ -15,3 +15,10 @@ add_test(NAME allen_converter
          COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_allen_converter.py $<TARGET_FILE:arbolito>
                  ${CMAKE_CURRENT_BINARY_DIR}/allen_converter)
 set_tests_properties(allen_converter PROPERTIES LABELS allen)
+
+# tools/allen_network.py: deterministic, consistent with the model arbolito reads, its Poisson
+# trains reproduced bit for bit by the peers' port (bench/allen_network_peers.py).
+add_test(NAME allen_network
+         COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/tools/check_allen_network.py $<TARGET_FILE:arbolito>
+                 ${CMAKE_CURRENT_BINARY_DIR}/allen_network)
+set_tests_properties(allen_network PROPERTIES LABELS allen SKIP_RETURN_CODE 77)

@@ -19,6 +19,15 @@ namespace arbolito::gpu {
 
 namespace {
 
+// Instances (CVs in the assembly) a thread loads before their arithmetic in the
+// assembly, the currents and the point mechanisms' advance: what a block keeps in device
+// memory (busyring's pas, its 1,001 expsyn a cell, d_base and cap_dt) then costs one
+// latency per eight of a thread's items, not per one or four (core/strided_batches.hpp).
+// Mechanisms with more than four columns take one at a time (registers).
+constexpr int resident_batch = 8;
+template <class M>
+constexpr int mech_batch = n_params<M> + n_states<M> + n_derived<M> <= 4 ? resident_batch : 1;
+
 // Where each mechanism's Globals sits in MechGlobals (8-byte aligned, list order).
 template <class... Ms>
 constexpr std::array<int, sizeof...(Ms) + 1> globals_offsets_of(mech_list<Ms...>) {
@@ -102,8 +111,9 @@ __device__ __forceinline__ void store_mech(const ResidentBlock& rb, const MechCo
 }
 
 // M's currents into D and R (block-local CVs), with the streaming kernel's per-instance
-// functions: density instances a few loads at a time (add_density_currents), point
-// instances sharing a CV summed in instance order by the first one's thread.
+// functions, mech_batch<M> instances' loads at a time: density instances as
+// add_density_currents adds them, point instances sharing a CV summed in instance order by
+// the first one's thread (the same sums as one instance at a time).
 template <class M>
 __device__ __forceinline__ void add_currents(const MechColumns& m, int n, int first, const MechGlobals& g, double t_mid,
                                              const double* V, double* D, double* R) {
@@ -111,22 +121,37 @@ __device__ __forceinline__ void add_currents(const MechColumns& m, int n, int fi
     if constexpr (n_ions<M> > 0) {
         return;  // no code for mechanisms with ions: groups with ions are refused (GpuCellGroup)
     } else if constexpr (M::kind == MechKind::density) {
-        add_density_currents<M>(threadIdx.x, blockDim.x, m, n, first, gl, t_mid, V, D, R);
+        add_density_currents<M, mech_batch<M>>(threadIdx.x, blockDim.x, m, n, first, gl, t_mid, V, D, R);
     } else {
-        for (int k = threadIdx.x; k < n; k += blockDim.x) {
-            const int cv = m.cv[k], c = cv - first;
-            if (k > 0 && m.cv[k - 1] == cv) continue;  // not the first instance on its CV
-            double dd, dr;
-            point_terms<M>(m, k, V[c], t_mid, gl, dd, dr);
-            for (int j = k + 1; j < n && m.cv[j] == cv; ++j) {
-                double jd, jr;
-                point_terms<M>(m, j, V[c], t_mid, gl, jd, jr);
-                dd += jd;
-                dr += jr;
-            }
-            D[c] += dd;
-            R[c] += dr;
-        }
+        struct In {
+            Instance<M> in;
+            double v;
+            int cv, prev;
+        };
+        for_strided_in_batches<mech_batch<M>>(
+            threadIdx.x, blockDim.x, n,
+            [&](int k) {
+                In x;
+                x.cv = m.cv[k];
+                x.prev = k > 0 ? m.cv[k - 1] : -1;
+                x.in = Instance<M>(m, k);
+                x.v = V[x.cv - first];
+                return x;
+            },
+            [&](int k, const In& x) {
+                if (x.prev == x.cv) return;  // not the first instance on its CV
+                const int c = x.cv - first;
+                double dd, dr;
+                instance_terms_at<M>(x.in, 1.0, x.v, t_mid, gl, dd, dr);
+                for (int j = k + 1; j < n && m.cv[j] == x.cv; ++j) {
+                    double jd, jr;
+                    point_terms<M>(m, j, x.v, t_mid, gl, jd, jr);
+                    dd += jd;
+                    dr += jr;
+                }
+                D[c] += dd;
+                R[c] += dr;
+            });
     }
 }
 
@@ -148,11 +173,23 @@ __device__ __forceinline__ void advance_states(const MechColumns& m, int n, int 
                 m.s[static_cast<long>(j) * m.n + k] = in.s.v[j];
             }
     } else if constexpr (n_states<M> > 0) {
-        for (int k = threadIdx.x; k < n; k += blockDim.x) {
-            Instance<M> in(m, k);
-            M::advance(V[m.cv[k] - first], dt, globals_of<M>(g), in.p.v, in.s.v, in.c.v);
-            in.store_states(m, k);
-        }
+        struct In {
+            Instance<M> in;
+            double v;
+        };
+        for_strided_in_batches<mech_batch<M>>(
+            threadIdx.x, blockDim.x, n,
+            [&](int k) {
+                In x;
+                x.in = Instance<M>(m, k);
+                x.v = V[m.cv[k] - first];
+                return x;
+            },
+            [&](int k, const In& x) {
+                Instance<M> in = x.in;
+                M::advance(x.v, dt, globals_of<M>(g), in.p.v, in.s.v, in.c.v);
+                in.store_states(m, k);
+            });
     }
 }
 
@@ -227,7 +264,7 @@ struct BlockStep {
     __device__ __forceinline__ void ions_begin() {}
 
     __device__ __forceinline__ void assemble() {
-        assemble_strided(threadIdx.x, blockDim.x, n, x.DB, x.CDT, x.V, x.D, x.R);
+        assemble_strided<resident_batch>(threadIdx.x, blockDim.x, n, x.DB, x.CDT, x.V, x.D, x.R);
         __syncthreads();
         clock.lap(prof_assemble);
     }

@@ -23,15 +23,16 @@ ARB_HD void assemble_precomputed(T d_base, T cap_dt, T v, T& d, T& rhs) {
     rhs = cap_dt * v;
 }
 
-// Thread t of nt assembles CVs t, t + nt, ... < n of a block, the loads of 4 CVs before
+// Thread t of nt assembles CVs t, t + nt, ... < n of a block, the loads of B CVs before
 // their arithmetic (core/strided_batches.hpp): the same values as assemble_precomputed CV
 // by CV.
+template <int B = 4>
 ARB_HD void assemble_strided(int t, int nt, int n, const double* d_base, const double* cap_dt, const double* v,
                              double* d, double* rhs) {
     struct In {
         double d_base, cap_dt, v;
     };
-    for_strided_in_batches<4>(
+    for_strided_in_batches<B>(
         t, nt, n, [&](int i) { return In{d_base[i], cap_dt[i], v[i]}; },
         [&](int i, const In& x) { assemble_precomputed(x.d_base, x.cap_dt, x.v, d[i], rhs[i]); });
 }

@@ -53,10 +53,10 @@ template <class M>
 constexpr int density_batch = n_params<M> + n_states<M> + n_derived<M> <= 4 ? 4 : 1;
 
 // Thread t of nt adds the currents of density instances t, t + nt, ... < n of M to d and
-// rhs (D, R, V indexed by CV less `first`), density_batch<M> instances' loads at a time
-// (for_strided_in_batches): the same sums as add_density_current one by one, since no
+// rhs (D, R, V indexed by CV less `first`), B (by default density_batch<M>) instances'
+// loads at a time (for_strided_in_batches): the same sums as add_density_current one by one, since no
 // two instances of a density mechanism share a CV.
-template <class M, class G>
+template <class M, int B = density_batch<M>, class G>
 ARB_HD void add_density_currents(int t, int nt, const MechColumns& m, int n, int first, const G& gl, double t_mid,
                                  const double* V, double* D, double* R) {
     struct In {
@@ -64,7 +64,7 @@ ARB_HD void add_density_currents(int t, int nt, const MechColumns& m, int n, int
         double w, v;
         int c;
     };
-    for_strided_in_batches<density_batch<M>>(
+    for_strided_in_batches<B>(
         t, nt, n,
         [&](int k) {
             In x;

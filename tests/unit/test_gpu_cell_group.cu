@@ -659,6 +659,8 @@ TEST(GpuResidentGroup, SameBitsAsStreaming) {
     // rhs, d, the folds and u staged, v in device memory: the new v copied out every step.
     expect_resident_identical(busyring(64, 20, 30), "1760", "56", "busyring 64, v in device memory");
     expect_resident_identical(busyring(1024, 20, 10), "1760", "110", "busyring 1024");
+    // Blocks of several cells (levels of more than one warp's branches).
+    expect_resident_identical(busyring(64, 20, 30), "8000", "110", "busyring 64, several cells a block");
     // Cells of 1 to 600+ CVs, every mechanism, one point instance per CV; blocks that fit
     // mixed with blocks that do not (shared=12: the 600-CV cells stay in device memory).
     const Model mixed = mixed_model(false);

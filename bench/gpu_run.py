@@ -978,6 +978,48 @@ def step_scaling(ctx, a):
     return 0 if ok else 1
 
 
+@step("arbor-mpi", "CELLS RANKS [TFINAL] [--weak] [--bin NAME]",
+      "Arbor's busyring built with MPI and CUDA (tools/build_arbor_mpi.sh; packed as prebuilt/busyring-mpi) on each "
+      "count of RANKS (e.g. \"1 4\"), one rank per GPU (Arbor's find_private_gpu), launched by the packed MPICH: "
+      "CELLS in all (strong) or per rank (--weak), .arbor-gpu/params/busyring-1024.json's network otherwise "
+      "(1,000 unconnected synapses), TFINAL ms (default 200); model-init, model-run, spikes, speed-up or efficiency",
+      positional=(2, 3), flags=("weak",), options=("bin",))
+def step_arbor_mpi(ctx, a):
+    cells, ranks, tfinal = int(a.pos[0]), ints(a.pos[1], "arbor-mpi RANKS"), float(a.at(2, "200"))
+    binary, weak = ctx.bin(a.opt.get("bin", "busyring-mpi")), a.opt.get("weak")
+    base = ROOT / ".arbor-gpu" / "params" / "busyring-1024.json"
+    if not base.exists():
+        raise StepError("arbor-mpi: no .arbor-gpu/params/busyring-1024.json (carry .arbor-gpu)")
+    rows, ok, t1 = [], True, None
+    for n in ranks:
+        total = cells * n if weak else cells
+        p = json.loads(base.read_text())
+        p.update({"name": f"busyring-mpi-{n}x{total}", "num-cells": total, "duration": tfinal})
+        pf = ctx.tmp / f"arbor_mpi_{n}_{total}.json"
+        pf.write_text(json.dumps(p))
+        f = ctx.file(f"arbor_mpi_{n}rank_{total}", ".log")
+        rc, text, wall = ctx.run(mpi_launcher(ctx, n) + [binary, pf], 560, f)
+        get = lambda rx: (re.search(rx, text, re.M) or [None, None])[1]
+        init, run, spikes = get(r"^model-init\s+([0-9.]+)"), get(r"^model-run\s+([0-9.]+)"), get(r"^(\d+) spikes generated")
+        comps, gpu = get(r"(\d+) compartments/rank"), get(r"^gpu:\s+(\w+)")
+        if rc != 0 or not run:
+            ctx.log(f"  Arbor {n} ranks, {total} cells: FAILED rc {rc} ({f.name})",
+                    *("    " + x for x in text.strip().splitlines()[-6:]))
+            ok = False
+            continue
+        t = float(run)
+        t1 = t1 or t
+        # "compartments/rank" counts rank 0's share (ring.cpp): every rank holds about as many.
+        ns = t * 1e9 / (int(comps) * n * round(tfinal / p["dt"])) if comps else float("nan")
+        gain = "%.0f %%" % (100 * t1 / t) if weak else "%.2f" % (t1 / t)
+        rows.append([n, total, gpu, init, run, "%.4f" % ns, gain, spikes, "%.1f" % wall])
+    ctx.log(f"Arbor busyring with MPI: {'weak: %d cells per rank' % cells if weak else 'strong: %d cells' % cells}, "
+            f"{tfinal:g} ms, {binary.name}")
+    ctx.table(["ranks", "cells", "gpu", "model-init s", "model-run s", "ns/CV-step", "efficiency" if weak else "speed-up",
+               "spikes", "wall s"], rows)
+    return 0 if ok else 1
+
+
 # ---------------------------------------------------------------------------------------------
 # The speed guard: every GPU solver's whole busyring and the solve-alone benchmarks against
 # a reference table recorded on the same kind of device (bench/speed_reference_<device>.tsv).

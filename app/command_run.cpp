@@ -31,6 +31,13 @@ namespace arbolito {
 
 namespace {
 
+// --timeline's epoch table (run/epoch_times.hpp): T.csv -> T.epochs.csv, else T.epochs.csv appended.
+std::string epoch_table_path(const std::string& timeline) {
+    const std::string csv = ".csv";
+    const bool has = timeline.size() > csv.size() && timeline.compare(timeline.size() - csv.size(), csv.size(), csv) == 0;
+    return (has ? timeline.substr(0, timeline.size() - csv.size()) : timeline) + ".epochs.csv";
+}
+
 // Ranks other than 0 record nothing: rank 0 gathers everything (docs/mpi.md).
 struct NoSink final : RecordSink {
     void frames(const double*, std::size_t) override {}
@@ -225,6 +232,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         if (a.timeline) {
             check_file_path(*a.timeline, "--timeline");
             check_not_an_input(*a.timeline, "--timeline", m.inputs);
+            check_not_an_input(epoch_table_path(*a.timeline), "--timeline", m.inputs);
             // Written after the output is renamed into place: the same file would replace it.
             namespace fs = std::filesystem;
             std::error_code e1, e2;
@@ -249,6 +257,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         o.gpus = a.gpus;
         o.first_gpu = first_gpu;
         o.pipeline = !a.no_pipeline;
+        o.epoch_times = a.timeline.has_value();  // every rank's epochs for the breakdown
         o.record_samples = !a.spikes_only;
         o.comm = comm_ptr;
         spdlog::info("{}: {} cells, solver {}, dt {} ms, tfinal {} ms{}", a.model, m.cells.size(), o.solver.text(), m.run.dt,
@@ -326,6 +335,15 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
             spdlog::error("{}: could not write the timeline", *a.timeline);
             return 1;
         }
+        // Every rank's epochs: the table beside the timeline, its breakdown into the log.
+        const std::string table = epoch_table_path(*a.timeline);
+        std::ofstream t(table);
+        write_epoch_csv(t, sim->epoch_table());
+        if (!t.flush()) {
+            spdlog::error("{}: could not write the epoch table", table);
+            return 1;
+        }
+        for (const std::string& line : describe(epoch_breakdown(sim->epoch_table()))) spdlog::info("{}", line);
     }
 
     const double ns_cv_step = ns_per_cv_step(r.run_s, r.n_cv, r.steps);

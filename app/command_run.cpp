@@ -250,7 +250,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         }
     });
     on_all_ranks(comm, [&] {
-        require_run_memory(m, a.model, comm.size(), a.solver);  // every rank of one host: see README, Limits
+        require_run_memory(m, a.model, comm, a.solver);  // every rank of one host: see README, Limits
         o.solver = a.solver;
         o.threads = a.threads;
         o.exchange_threads = a.exchange_threads;

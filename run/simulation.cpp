@@ -44,7 +44,7 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
 
     // This rank's gid block, then its cell groups (several for omp: dynamic scheduling
     // evens out cells of different cost).
-    const auto weight = cv_counts(m);
+    const auto weight = cv_counts(m, *opt_.comm);  // before anything that may fail on one rank only
     const auto ranks = split_by_weight(weight, 0, m.cells.size(), comm.size());
     gid_begin_ = ranks[comm.rank()];
     gid_end_ = ranks[comm.rank() + 1];

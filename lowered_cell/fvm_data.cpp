@@ -28,7 +28,7 @@ namespace {
 // A point mechanism's placements: layout CV and parameters (catalogue order).
 using Items = std::vector<std::pair<int, const std::vector<double>*>>;
 
-// Instances of a point mechanism (weight 1) from its items sorted by CV, stably (in
+// Instances of a point mechanism (no weights: theirs is 1) from its items sorted by CV, stably (in
 // order of placement within a CV). Returns the instance of each item.
 std::vector<int> fill_points(MechInstances& mi, std::size_t n_params, const Items& items) {
     const std::size_t n = items.size();
@@ -38,12 +38,10 @@ std::vector<int> fill_points(MechInstances& mi, std::size_t n_params, const Item
     std::vector<int> rank(n);
     mi.params.assign(n_params * n, 0.0);
     mi.cv.reserve(n);
-    mi.weight.reserve(n);
     for (std::size_t r = 0; r < n; ++r) {
         const auto& [cv, params] = items[order[r]];
         rank[order[r]] = static_cast<int>(r);
         mi.cv.push_back(cv);
-        mi.weight.push_back(1.0);
         for (std::size_t q = 0; q < n_params; ++q) mi.params[q * n + r] = params->at(q);
     }
     return rank;

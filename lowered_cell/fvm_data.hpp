@@ -18,7 +18,9 @@ namespace arbolito {
 // the kernels read them): parameter j of instance k at params[j·size() + k].
 struct MechInstances {
     std::vector<int> cv;
-    std::vector<double> weight;  // density: 1e-2·area (mA/cm² → nA); point: 1
+    // Density: 1e-2·area (mA/cm² → nA). Point mechanisms: empty, their weight being 1
+    // (point_terms; no kernel reads one): 8 bytes a synapse not held.
+    std::vector<double> weight;
     std::vector<double> params;
     int size() const { return static_cast<int>(cv.size()); }
     double param(int j, int k) const { return params[static_cast<std::size_t>(j) * cv.size() + k]; }

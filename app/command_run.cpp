@@ -369,6 +369,9 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         j["n_spikes"] = r.n_spikes;
         j["n_events"] = r.n_events;
         j["peak_memory"] = peak_resident_bytes();  // rank 0's, bytes
+        long own_cvs = 0;  // rank 0's share: the peak per CV of it (set-up's peak on a short run)
+        for (int g = 0; g < sim->n_groups(); ++g) own_cvs += sim->group(g).data().n_real_cv();
+        j["peak_memory_per_cv"] = own_cvs > 0 ? peak_resident_bytes() / static_cast<double>(own_cvs) : 0.0;
         std::cout << j.dump() << std::endl;
     }
     return 0;

@@ -240,6 +240,12 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
             if ((!e1 && !e2 && (t == o || t == fs::path(o.string() + ".partial"))) || same_file(*a.timeline, out) ||
                 same_file(*a.timeline, out + ".partial"))
                 throw InputError(*a.timeline, "", "is the output (-o) itself: --timeline must name another file");
+            const std::string table = epoch_table_path(*a.timeline);
+            const fs::path tt = fs::weakly_canonical(table, e1);
+            if ((!e1 && !e2 && (tt == o || tt == fs::path(o.string() + ".partial"))) || same_file(table, out) ||
+                same_file(table, out + ".partial"))
+                throw InputError(*a.timeline, "", "its epoch table " + table + " is the output (-o): --timeline must name "
+                                                  "another file");
         }
         try {
             lock = OutputLock::take(out + ".partial");

@@ -96,8 +96,8 @@ struct FvmData {
 // (layout, instances, targets, detectors, probes) stays for the run.
 void release_per_cv_inputs(FvmData& f);
 // Frees what a GPU group's device holds from set-up on, once uploaded: every mechanism's
-// weights and parameters (24 bytes an instance: busyring's pas and expsyn, 38 bytes per CV)
-// and the layout's parents. The instances' CVs stay (their counts, state_size) as do the
+// weights and parameters (busyring's pas and expsyn: 33 bytes per CV) and the layout's
+// parents. The instances' CVs stay (their counts, state_size) as do the
 // layout's index (natural_order, the blow-up report), targets, detectors and probes.
 void release_device_owned(FvmData& f);
 

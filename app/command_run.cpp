@@ -31,6 +31,13 @@ namespace arbolito {
 
 namespace {
 
+// --timeline's epoch table (run/epoch_times.hpp): T.csv -> T.epochs.csv, else T.epochs.csv appended.
+std::string epoch_table_path(const std::string& timeline) {
+    const std::string csv = ".csv";
+    const bool has = timeline.size() > csv.size() && timeline.compare(timeline.size() - csv.size(), csv.size(), csv) == 0;
+    return (has ? timeline.substr(0, timeline.size() - csv.size()) : timeline) + ".epochs.csv";
+}
+
 // Ranks other than 0 record nothing: rank 0 gathers everything (docs/mpi.md).
 struct NoSink final : RecordSink {
     void frames(const double*, std::size_t) override {}
@@ -225,6 +232,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         if (a.timeline) {
             check_file_path(*a.timeline, "--timeline");
             check_not_an_input(*a.timeline, "--timeline", m.inputs);
+            check_not_an_input(epoch_table_path(*a.timeline), "--timeline", m.inputs);
             // Written after the output is renamed into place: the same file would replace it.
             namespace fs = std::filesystem;
             std::error_code e1, e2;
@@ -232,6 +240,12 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
             if ((!e1 && !e2 && (t == o || t == fs::path(o.string() + ".partial"))) || same_file(*a.timeline, out) ||
                 same_file(*a.timeline, out + ".partial"))
                 throw InputError(*a.timeline, "", "is the output (-o) itself: --timeline must name another file");
+            const std::string table = epoch_table_path(*a.timeline);
+            const fs::path tt = fs::weakly_canonical(table, e1);
+            if ((!e1 && !e2 && (tt == o || tt == fs::path(o.string() + ".partial"))) || same_file(table, out) ||
+                same_file(table, out + ".partial"))
+                throw InputError(*a.timeline, "", "its epoch table " + table + " is the output (-o): --timeline must name "
+                                                  "another file");
         }
         try {
             lock = OutputLock::take(out + ".partial");
@@ -242,13 +256,14 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         }
     });
     on_all_ranks(comm, [&] {
-        require_run_memory(m, a.model, comm.size(), a.solver);  // every rank of one host: see README, Limits
+        require_run_memory(m, a.model, comm, a.solver);  // every rank of one host: see README, Limits
         o.solver = a.solver;
         o.threads = a.threads;
         o.exchange_threads = a.exchange_threads;
         o.gpus = a.gpus;
         o.first_gpu = first_gpu;
         o.pipeline = !a.no_pipeline;
+        o.epoch_times = a.timeline.has_value();  // every rank's epochs for the breakdown
         o.record_samples = !a.spikes_only;
         o.comm = comm_ptr;
         spdlog::info("{}: {} cells, solver {}, dt {} ms, tfinal {} ms{}", a.model, m.cells.size(), o.solver.text(), m.run.dt,
@@ -326,6 +341,15 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
             spdlog::error("{}: could not write the timeline", *a.timeline);
             return 1;
         }
+        // Every rank's epochs: the table beside the timeline, its breakdown into the log.
+        const std::string table = epoch_table_path(*a.timeline);
+        std::ofstream t(table);
+        write_epoch_csv(t, sim->epoch_table());
+        if (!t.flush()) {
+            spdlog::error("{}: could not write the epoch table", table);
+            return 1;
+        }
+        for (const std::string& line : describe(epoch_breakdown(sim->epoch_table()))) spdlog::info("{}", line);
     }
 
     const double ns_cv_step = ns_per_cv_step(r.run_s, r.n_cv, r.steps);
@@ -351,6 +375,9 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         j["n_spikes"] = r.n_spikes;
         j["n_events"] = r.n_events;
         j["peak_memory"] = peak_resident_bytes();  // rank 0's, bytes
+        long own_cvs = 0;  // rank 0's share: the peak per CV of it (set-up's peak on a short run)
+        for (int g = 0; g < sim->n_groups(); ++g) own_cvs += sim->group(g).data().n_real_cv();
+        j["peak_memory_per_cv"] = own_cvs > 0 ? peak_resident_bytes() / static_cast<double>(own_cvs) : 0.0;
         std::cout << j.dump() << std::endl;
     }
     return 0;

@@ -176,7 +176,8 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--timings", run.timings, "print per-phase timings: json")->check(CLI::IsMember({"json"}));
     run_cmd->add_option("--timeline", run.timeline,
                         "write the run's timeline (rank 0): CSV of thread, microseconds, mark, step, for where time goes "
-                        "between kernels and exchanges (docs/architecture.md)");
+                        "between kernels and exchanges, and beside it FILE.epochs.csv, every rank's epochs per cell group, "
+                        "broken down in the log (docs/architecture.md)");
     run_cmd->add_flag("--spikes-only", run.spikes_only, "record spikes, no voltage traces");
     run_cmd->add_flag("--double-report", run.double_report, "store voltages as float64 (validation; not SONATA's float32)");
     run_cmd->add_flag("--no-pipeline", run.no_pipeline, "exchange spikes after the cell update instead of during it");

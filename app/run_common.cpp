@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <thread>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -46,11 +48,36 @@ int layout_lane_width(const SolverSpec& solver) {
     return solver.solver && solver.solver->is_auto ? native_lane_width() : solver.lane_width();
 }
 
-void require_run_memory(const Model& m, const std::string& model_file, int ranks, const SolverSpec& solver) {
-    const ModelSize size = model_size(m);
+namespace {
+void require_room(const ModelSize& size, const std::string& model_file, int ranks, const SolverSpec& solver) {
     const std::string why =
         memory_shortfall(estimate_memory(size, ranks, layout_lane_width(solver)).run_bytes, available_memory_bytes(), size);
     if (!why.empty()) throw InputError(model_file, "", "the run " + why);
+}
+}  // namespace
+
+void require_run_memory(const Model& m, const std::string& model_file, int ranks, const SolverSpec& solver) {
+    require_room(model_size(m), model_file, ranks, solver);
+}
+
+void require_run_memory(const Model& m, const std::string& model_file, Communicator& comm, const SolverSpec& solver) {
+    const std::uint64_t n = m.cells.size();
+    const int ranks = comm.size();
+    auto first = [&](int r) { return n * static_cast<std::uint64_t>(r) / static_cast<std::uint64_t>(ranks); };
+    std::vector<ModelSize> mine;
+    std::exception_ptr failed;
+    try {
+        mine = cell_sizes(m, first(comm.rank()), first(comm.rank() + 1));
+    } catch (...) {
+        failed = std::current_exception();
+    }
+    if (!comm.all(!failed)) {
+        if (failed) std::rethrow_exception(failed);
+        throw PeerFailure();
+    }
+    std::vector<std::size_t> counts(ranks);
+    for (int r = 0; r < ranks; ++r) counts[r] = first(r + 1) - first(r);
+    require_room(model_size(m, comm.all_gather_v(mine, counts)), model_file, ranks, solver);
 }
 
 int max_thread_count() { return std::max(64, 8 * static_cast<int>(std::thread::hardware_concurrency())); }

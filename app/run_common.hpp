@@ -4,6 +4,7 @@
 #include <string>
 
 #include "model/model.hpp"
+#include "run/communicator.hpp"
 #include "run/solver_spec.hpp"
 
 namespace arbolito {
@@ -22,6 +23,9 @@ void warn_short_run(const RunSettings& r, bool report);
 // this machine has available (model/memory_estimate.hpp); `ranks` on this host,
 // `solver` the --solver spec (its layout's SIMD lanes).
 void require_run_memory(const Model& m, const std::string& model_file, int ranks, const SolverSpec& solver);
+// The same on every rank of comm, each rank sizing a slice of the cells (a drawn shape is
+// drawn once per cell over all ranks, not once per rank). Collective.
+void require_run_memory(const Model& m, const std::string& model_file, Communicator& comm, const SolverSpec& solver);
 
 // The SIMD lanes the CPU solvers lay cells out in for a --solver spec (cpu and omp:
 // their lanes, auto: this machine's; auto may choose them), 1 for the GPU solvers.

@@ -920,14 +920,16 @@ def step_mpi_tests(ctx, a):
 
 
 @step("scaling", "CELLS GPUS [--weak] [--modes \"process ranks\"] [--solver S] [--tfinal MS] [--model FILE] "
-      "[--rounds N]",
+      "[--rounds N] [--timeline]",
       "busyring (default examples/busyring.json: Arbor's 1,000 unconnected synapses a cell, 200 ms, spikes only) "
       "on each count of GPUS (e.g. \"1 2 4\"): CELLS in all (strong) or per GPU (--weak); mode process: one "
       "process, --gpus N; mode ranks: mpiexec -n N, one rank per GPU (--gpus 1, each rank cores/N - 1 exchange "
       "threads). Per run: run s, ns per CV-step, "
       "speed-up (strong) or efficiency (weak) against 1 GPU of its mode, exposed exchange; the spikes of every "
-      "run of one cell count compared bit for bit with the first run's (h5py)",
-      positional=(2, 2), flags=("weak",), options=("modes", "solver", "tfinal", "model", "rounds"))
+      "run of one cell count compared bit for bit with the first run's (h5py); --timeline: each run's "
+      "--timeline into the output folder (scaling_MODE_NgpuCELLS.csv and its .epochs.csv) and its breakdown (integration "
+      "of the mean group, load imbalance, exposed exchange, rest) into the log",
+      positional=(2, 2), flags=("weak", "timeline"), options=("modes", "solver", "tfinal", "model", "rounds"))
 def step_scaling(ctx, a):
     cells, gpus = int(a.pos[0]), ints(a.pos[1], "scaling GPUS")
     modes = a.opt.get("modes", "process ranks").split()
@@ -945,6 +947,8 @@ def step_scaling(ctx, a):
                 h5 = ctx.tmp / f"scaling_{mode}_{n}_{total}_{r}.h5"
                 args = ["run", model, "--solver", solver, "--tfinal", tfinal, "--spikes-only", "--timings", "json",
                         "-o", h5]
+                if a.opt.get("timeline"):
+                    args += ["--timeline", ctx.file(f"scaling_{mode}_{n}gpu_{total}", ".csv")]
                 # Ranks: each its share of the host's cores for its exchange (a rank alone would
                 # take them all, and N ranks would start N times as many threads as cores).
                 share = max(1, (os.cpu_count() or 2) // n - 1)
@@ -953,6 +957,10 @@ def step_scaling(ctx, a):
                 f = ctx.file(f"scaling_{mode}_{n}gpu_{total}", ".log")
                 rc, text, wall = ctx.run(cmd, 560, f)
                 j = last_json(text) if rc == 0 else None
+                if j and a.opt.get("timeline"):  # the run's epoch breakdown (run/epoch_times.hpp)
+                    ctx.log(f"  {mode} {n} GPUs, {total} cells:",
+                            *("    " + x.split("] ", 1)[-1] for x in grep(text, r"epochs: |  (integration|load imbalance|"
+                                                                             r"update beyond|exposed exchange|rest of)")))
                 if not j:
                     ctx.log(f"  {mode} {n} GPUs, {total} cells: FAILED rc {rc} ({f.name})",
                             *("    " + x for x in text.strip().splitlines()[-6:]))

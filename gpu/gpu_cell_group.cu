@@ -68,12 +68,36 @@ struct DeviceIon {
     IonArrays arrays() { return {e.data(), xi.data(), xo.data(), i.data()}; }
 };
 
+// The matrix's constant per-CV terms on the device: the off-diagonal (axial_u) and the
+// assembly's terms (take_assembly_terms).
+struct DeviceElectrical {
+    DeviceArray<double> u, d_base, cap_dt;
+};
+
+// Made from f's per-CV electrical arrays, which it frees: build_fvm hands them over before
+// it lists the instances (FvmElectricalTaker), so that set-up never holds both on the host.
+// Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and the assembly's
+// terms (the CPU group's too) with v = 0 give the rest.
+DeviceElectrical upload_electrical(FvmData& f, double dt) {
+    DeviceElectrical e;
+    {
+        std::vector<double> u = axial_u(f);
+        for (int x : f.layout.padding) u[x] = 0.0;
+        e.u = DeviceArray<double>(u);
+    }
+    std::vector<double>().swap(f.g_parent);
+    const AssemblyTerms terms = take_assembly_terms(f, dt);
+    e.d_base = DeviceArray<double>(terms.d_base);
+    e.cap_dt = DeviceArray<double>(terms.cap_dt);
+    return e;
+}
+
 class GpuCellGroup final : public CellGroup {
 public:
     // Constructed with `device` current (make_gpu_group); every later call makes it current
-    // for itself (DeviceScope), whatever thread it comes from.
-    GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve,
-                 int device);
+    // for itself (DeviceScope), whatever thread it comes from. `electrical`: f's, uploaded.
+    GpuCellGroup(FvmData data, DeviceElectrical electrical, const StepSettings& s, const GpuGroupOptions& o,
+                 std::unique_ptr<GpuSolve> solve, int device);
     ~GpuCellGroup() override {  // no throw from a destructor
         // The device stays current until the last member is gone (release_scope_ is the
         // first member: it restores the caller's device last).
@@ -151,25 +175,19 @@ private:
     std::array<cudaEvent_t, 2> piece_events_{};  // around it (timing=on)
 };
 
-GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOptions& o, std::unique_ptr<GpuSolve> solve,
-                           int device)
+GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const StepSettings& s, const GpuGroupOptions& o,
+                           std::unique_ptr<GpuSolve> solve, int device)
     : device_(device), f_(std::move(data)), s_(s), opt_(o), globals_(all_mechanisms::globals(s.celsius)), solve_(std::move(solve)),
       events_(static_cast<std::uint32_t>(f_.target_mech.size())), timer_(o.phase_times) {
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     const int n = f_.n_cv();
-    // Padding rows must read d = 1, u = 0, rhs = 0 at every solve: u = 0, and the
-    // assembly's terms (take_assembly_terms, the CPU group's too) with v = 0 give the rest.
-    std::vector<double> u = axial_u(f_);
-    for (int x : f_.layout.padding) u[x] = 0.0;
-    AssemblyTerms terms = take_assembly_terms(f_, s_.dt);
     va_ = DeviceArray<double>(f_.v_init);
     blown_up_ = first_blown_up(f_);
     vb_ = DeviceArray<double>(n);  // d and rhs: written in full by every step's assembly
     d_ = DeviceArray<double>(n);
-    u_ = DeviceArray<double>(u);
-    d_base_ = DeviceArray<double>(terms.d_base);
-    cap_dt_ = DeviceArray<double>(terms.cap_dt);
-    terms = {};  // freed once on the device
+    u_ = std::move(electrical.u);
+    d_base_ = std::move(electrical.d_base);
+    cap_dt_ = std::move(electrical.cap_dt);
     v_ = va_.data();
     rhs_ = vb_.data();
 
@@ -258,6 +276,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, const StepSettings& s, const GpuGroupOp
     }
     CUDA_CHECK(cudaDeviceSynchronize());
     release_per_cv_inputs(f_);  // on the device now
+    release_device_owned(f_);
 }
 
 std::vector<double> GpuCellGroup::voltages() const {
@@ -657,9 +676,11 @@ std::unique_ptr<CellGroup> make_gpu_group(const Model& m, std::uint64_t gid_begi
                                           const std::string& solver, const GpuSolverParts& parts,
                                           const GpuGroupOptions& o, const StepSettings& s, int device) {
     const int d = select_gpu(device, solver);
-    FvmData f = build_fvm(m, gid_begin, gid_end, parts.numbering);
+    gpu::DeviceElectrical electrical;
+    FvmData f = build_fvm(m, gid_begin, gid_end, parts.numbering,
+                          [&](FvmData& g) { electrical = gpu::upload_electrical(g, s.dt); });
     std::unique_ptr<GpuSolve> solve = parts.make_solve(f.layout);
-    return std::make_unique<gpu::GpuCellGroup>(std::move(f), s, o, std::move(solve), d);
+    return std::make_unique<gpu::GpuCellGroup>(std::move(f), std::move(electrical), s, o, std::move(solve), d);
 }
 
 }  // namespace arbolito

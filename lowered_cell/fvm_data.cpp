@@ -6,6 +6,7 @@
 #include <string>
 #include <stdexcept>
 
+#include "core/free_heap.hpp"
 #include "core/parallel_for.hpp"
 #include "model/drawn_synapses.hpp"
 #include "mechanisms/catalogue.hpp"
@@ -27,7 +28,7 @@ namespace {
 // A point mechanism's placements: layout CV and parameters (catalogue order).
 using Items = std::vector<std::pair<int, const std::vector<double>*>>;
 
-// Instances of a point mechanism (weight 1) from its items sorted by CV, stably (in
+// Instances of a point mechanism (no weights: theirs is 1) from its items sorted by CV, stably (in
 // order of placement within a CV). Returns the instance of each item.
 std::vector<int> fill_points(MechInstances& mi, std::size_t n_params, const Items& items) {
     const std::size_t n = items.size();
@@ -36,11 +37,11 @@ std::vector<int> fill_points(MechInstances& mi, std::size_t n_params, const Item
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return items[a].first < items[b].first; });
     std::vector<int> rank(n);
     mi.params.assign(n_params * n, 0.0);
+    mi.cv.reserve(n);
     for (std::size_t r = 0; r < n; ++r) {
         const auto& [cv, params] = items[order[r]];
         rank[order[r]] = static_cast<int>(r);
         mi.cv.push_back(cv);
-        mi.weight.push_back(1.0);
         for (std::size_t q = 0; q < n_params; ++q) mi.params[q * n + r] = params->at(q);
     }
     return rank;
@@ -210,7 +211,8 @@ struct FvmBuilder {
         return a;
     }
 
-    // Numbers the cells' CVs: the gids, every cell's CV tree, the solver's layout; zeroes the per-CV arrays.
+    // Numbers the cells' CVs: the gids, every cell's CV tree, the solver's layout; zeroes
+    // the per-CV arrays but v_init (filled last, fill_v_init).
     void number_cvs(const LayoutMaker& make_layout) {
         f.gids.resize(nc);
         // The layout needs every cell's CV tree first; the rest of a cell's discretisation is
@@ -225,11 +227,11 @@ struct FvmBuilder {
         });
         f.layout = make_layout(parents);
         std::vector<std::vector<int>>().swap(parents);
+        return_free_heap();  // the CV trees' and the layout's per-cell scratch
         n = f.layout.n_cv;
         f.cap.assign(n, 0.0);
         f.g_parent.assign(n, 0.0);
         f.g_sum.assign(n, 0.0);
-        f.v_init.assign(n, 0.0);
     }
 
     // Allocates the per-CV scratch of the cell pass: paint marks, owner, area, and tags with ions.
@@ -284,7 +286,7 @@ struct FvmBuilder {
         }
     }
 
-    // Cell c's per-CV electrical arrays (capacitance, axial conductances, v_init) and scratch (owner, area, tag).
+    // Cell c's per-CV electrical arrays (capacitance, axial conductances) and scratch (owner, area, tag).
     void fill_electrical(int c, const CellDesc& desc, const Morphology& shape, const CellCvs& cvs) {
         const auto& idx = f.layout.index[c];
         const auto& branches = shape.branches;
@@ -296,7 +298,6 @@ struct FvmBuilder {
             area[L] = cvs.area[i];
             if (with_ions) tag_at[L] = branches[cvs.branch[i]].tag;
             f.cap[L] = 1e-5 * cm[cvs.branch[i]] * cvs.area[i];
-            f.v_init[L] = desc.v_init;
             if (cvs.parent[i] >= 0) {
                 const int P = idx[cvs.parent[i]];
                 // The conductance goes to the edge's child end in the layout: the CV
@@ -378,21 +379,37 @@ struct FvmBuilder {
         f.target_offset.push_back(0);
         f.detector_offset.push_back(0);
         f.probe_offset.push_back(0);
-        // Synapse instance numbers are known only after sorting; remember (mechanism, index
-        // into its items).
-        std::vector<std::pair<int, int>> pending_targets;
         auto point_index = [](const std::string& name) {
             const MechInfo* mi = find_mechanism(name);
             if (!mi || mi->kind == MechKind::density) throw std::logic_error("'" + name + "' is not a point mechanism");
             return mi->index;
         };
+        // Every list at its final size from the start: grown by doubling, the items and
+        // instances of a busyring group would peak at up to twice their size.
+        {
+            std::array<std::size_t, n_mechanisms> count{};
+            std::size_t targets = 0;
+            for (int c = 0; c < f.n_cells(); ++c) {
+                const CellDesc& desc = m.cells[f.gids[c]];
+                for (const Placement& p : desc.synapses) ++count[point_index(p.mechanism)];
+                if (desc.drawn_synapses.count > 0) count[point_index(desc.drawn_synapses.mechanism)] += desc.drawn_synapses.count;
+                for (const Placement& p : desc.stimuli) ++count[point_index(p.mechanism)];
+                targets += desc.n_synapses();
+            }
+            for (int x = 0; x < n_mechanisms; ++x) points[x].reserve(count[x]);
+            f.target_mech.reserve(targets);
+            f.target_instance.reserve(targets);
+        }
 
+        // A synapse's instance number is known only after sorting: target_instance holds
+        // its index into its mechanism's items until then.
         for (int c = 0; c < f.n_cells(); ++c) {
             const CellDesc& desc = m.cells.at(f.gids[c]);
             CellPoints& at = points_of[c];
             for (std::size_t k = 0; k < desc.n_synapses(); ++k) {
                 const int x = point_index(desc.synapse_mechanism(k));
-                pending_targets.push_back({x, static_cast<int>(points[x].size())});
+                f.target_mech.push_back(static_cast<std::uint8_t>(x));
+                f.target_instance.push_back(static_cast<int>(points[x].size()));
                 points[x].push_back({at.synapse[k], &desc.synapse_params(k)});
             }
             f.target_offset.push_back(f.target_offset.back() + desc.n_synapses());
@@ -414,11 +431,22 @@ struct FvmBuilder {
         // Point mechanisms: sort by CV, then translate each target to its sorted instance.
         std::array<std::vector<int>, n_mechanisms> rank;
         for (int x = 0; x < n_mechanisms; ++x)
-            if (!points[x].empty()) rank[x] = fill_points(f.mechs[x], mechanism_infos()[x].params.size(), points[x]);
-        for (const auto& [x, k] : pending_targets) {
-            f.target_mech.push_back(static_cast<std::uint8_t>(x));
-            f.target_instance.push_back(rank[x][k]);
-        }
+            if (!points[x].empty()) {
+                rank[x] = fill_points(f.mechs[x], mechanism_infos()[x].params.size(), points[x]);
+                Items().swap(points[x]);
+            }
+        for (std::size_t k = 0; k < f.target_instance.size(); ++k)
+            f.target_instance[k] = rank[f.target_mech[k]][f.target_instance[k]];
+    }
+
+    // Every CV's initial voltage, its cell's (padding 0): made last, once the instances'
+    // scratch is gone, so that set-up's peak does not hold it (8 bytes per CV).
+    void fill_v_init() {
+        f.v_init.assign(n, 0.0);
+        parallel_for(nc, 64, [&](long c) {
+            const double v = m.cells[f.gids[c]].v_init;
+            for (int L : f.layout.index[c]) f.v_init[L] = v;
+        });
     }
 
     // The ion species and their per-CV values, then the sources of the probe columns that record other than v.
@@ -430,20 +458,36 @@ struct FvmBuilder {
 
 }  // namespace
 
-FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout) {
+FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout,
+                  const FvmElectricalTaker& take_electrical) {
     FvmData f;
     FvmBuilder b(m, f, gid_begin, gid_end);
     b.number_cvs(make_layout);
     b.allocate_scratch();
     b.lower_cells();
+    if (take_electrical) take_electrical(f);
     b.list_density_instances();
+    if (!b.with_ions) {  // the ions' step is the last to read them
+        b.owner.reset();
+        b.area.reset();
+    }
     b.list_point_instances();
     b.lower_ions_and_probes();
+    b.fill_v_init();
+    return_free_heap();  // the cells' discretisations and points
     return f;
 }
 
 void release_per_cv_inputs(FvmData& f) {
     for (std::vector<double>* a : {&f.cap, &f.g_parent, &f.g_sum, &f.v_init}) std::vector<double>().swap(*a);
+}
+
+void release_device_owned(FvmData& f) {
+    for (MechInstances& mi : f.mechs) {
+        std::vector<double>().swap(mi.weight);
+        std::vector<double>().swap(mi.params);
+    }
+    std::vector<int>().swap(f.layout.parent);
 }
 
 }  // namespace arbolito

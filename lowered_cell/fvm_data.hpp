@@ -18,7 +18,9 @@ namespace arbolito {
 // the kernels read them): parameter j of instance k at params[j·size() + k].
 struct MechInstances {
     std::vector<int> cv;
-    std::vector<double> weight;  // density: 1e-2·area (mA/cm² → nA); point: 1
+    // Density: 1e-2·area (mA/cm² → nA). Point mechanisms: empty, their weight being 1
+    // (point_terms; no kernel reads one): 8 bytes a synapse not held.
+    std::vector<double> weight;
     std::vector<double> params;
     int size() const { return static_cast<int>(cv.size()); }
     double param(int j, int k) const { return params[static_cast<std::size_t>(j) * cv.size() + k]; }
@@ -93,11 +95,23 @@ struct FvmData {
 // from them (32 bytes per CV: 1.8 GB at busyring's 32,768 cells); the rest of FvmData
 // (layout, instances, targets, detectors, probes) stays for the run.
 void release_per_cv_inputs(FvmData& f);
+// Frees what a GPU group's device holds from set-up on, once uploaded: every mechanism's
+// weights and parameters (busyring's pas and expsyn: 33 bytes per CV) and the layout's
+// parents. The instances' CVs stay (their counts, state_size) as do the
+// layout's index (natural_order, the blow-up report), targets, detectors and probes.
+void release_device_owned(FvmData& f);
 
 using LayoutMaker = std::function<Layout(const std::vector<std::vector<int>>& natural_parents)>;
 
+// Called by build_fvm once cap, g_parent and g_sum are final, before the instances are
+// listed: a GPU group uploads what it makes of them and frees them there, so that set-up
+// never holds them beside the instances (24 bytes per CV; busyring's host peak is the
+// group's FvmData).
+using FvmElectricalTaker = std::function<void(FvmData& f)>;
+
 // Discretises cells [gid_begin, gid_end) of the model; the solver supplies the layout.
-FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout);
+FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout,
+                  const FvmElectricalTaker& take_electrical = {});
 
 // Every CV of one cell in the natural numbering (for `arbolito info` and the geometry dump).
 CellCvs discretize_cell(const CellDesc& c);

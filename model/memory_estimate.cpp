@@ -140,19 +140,26 @@ ModelSize cell_size(const CellDesc& c, bool with_morphology) {
     return s;
 }
 
-ModelSize model_size(const Model& m) {
+std::vector<ModelSize> cell_sizes(const Model& m, std::uint64_t begin, std::uint64_t end) {
     // A shared shape is counted with its first cell. The cells are sized in parallel (a
-    // drawn shape is drawn again here: 32,768 busyring cells took 1.5 s on one thread) and
-    // added up in gid order, so the sum is the same on any number of threads.
-    const long n = static_cast<long>(m.cells.size());
-    std::vector<char> first_of_shape(n, 0);
+    // drawn shape is drawn again here: 32,768 busyring cells took 1.5 s on one thread).
+    std::vector<char> first_of_shape(end, 0);
     std::set<const Morphology*> seen;
-    for (long g = 0; g < n; ++g) {
+    for (std::uint64_t g = 0; g < end; ++g) {
         const CellDesc& c = m.cells[g];
         first_of_shape[g] = c.morphology && seen.insert(c.morphology.get()).second;
     }
-    std::vector<ModelSize> per_cell(n);
-    parallel_for(n, 64, [&](long g) { per_cell[g] = cell_size(m.cells[g], first_of_shape[g]); });
+    std::vector<ModelSize> per_cell(end - begin);
+    parallel_for(static_cast<long>(per_cell.size()), 64,
+                 [&](long i) { per_cell[i] = cell_size(m.cells[begin + i], first_of_shape[begin + i]); });
+    return per_cell;
+}
+
+ModelSize model_size(const Model& m) { return model_size(m, cell_sizes(m, 0, m.cells.size())); }
+
+ModelSize model_size(const Model& m, const std::vector<ModelSize>& per_cell) {
+    // Added up in gid order, so the sum is the same on any number of threads and ranks.
+    const long n = static_cast<long>(per_cell.size());
     ModelSize s;
     for (const ModelSize& c : per_cell) s += c;
     std::vector<double> cvs(n);

@@ -44,6 +44,12 @@ struct ModelSize {
 ModelSize cell_size(const CellDesc& c, bool with_morphology = true);
 // The whole model: every cell, connection and generator.
 ModelSize model_size(const Model& m);
+// Cells [begin, end) each sized (cell_size; a shared morphology's points with its first
+// cell), in gid order: a slice of model_size's work, which ranks share (a drawn shape is
+// drawn to be sized).
+std::vector<ModelSize> cell_sizes(const Model& m, std::uint64_t begin, std::uint64_t end);
+// model_size from every cell's size (cell_sizes of all cells, in gid order).
+ModelSize model_size(const Model& m, const std::vector<ModelSize>& per_cell);
 // What build_busyring would add, from the cells' expected shape, without drawing them;
 // its connections drawn on demand or now (build_busyring's `drawn`).
 ModelSize busyring_size(const BusyringNetwork& p, ConnectionsDrawn drawn = ConnectionsDrawn::now);

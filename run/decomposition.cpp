@@ -1,6 +1,7 @@
 #include "run/decomposition.hpp"
 
 #include <cmath>
+#include <exception>
 #include <stdexcept>
 
 #include "lowered_cell/fvm_data.hpp"
@@ -32,6 +33,27 @@ std::vector<double> cv_counts(const Model& m) {
     std::vector<double> n(m.cells.size());
     parallel_for(static_cast<long>(n.size()), 64, [&](long g) { n[g] = count_cell_cvs(m.cells[g]); });
     return n;
+}
+
+std::vector<double> cv_counts(const Model& m, Communicator& comm) {
+    const std::uint64_t n = m.cells.size();
+    const int ranks = comm.size();
+    auto first = [&](int r) { return n * static_cast<std::uint64_t>(r) / static_cast<std::uint64_t>(ranks); };
+    const std::uint64_t b = first(comm.rank());
+    std::vector<double> mine(first(comm.rank() + 1) - b);
+    std::exception_ptr failed;
+    try {
+        parallel_for(static_cast<long>(mine.size()), 64, [&](long i) { mine[i] = count_cell_cvs(m.cells[b + i]); });
+    } catch (...) {
+        failed = std::current_exception();
+    }
+    if (!comm.all(!failed)) {
+        if (failed) std::rethrow_exception(failed);
+        throw PeerFailure();
+    }
+    std::vector<std::size_t> counts(ranks);
+    for (int r = 0; r < ranks; ++r) counts[r] = first(r + 1) - first(r);
+    return comm.all_gather_v(mine, counts);
 }
 
 }  // namespace arbolito

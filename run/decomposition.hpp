@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "run/communicator.hpp"
 
 namespace arbolito {
 
@@ -18,5 +19,9 @@ std::vector<std::uint64_t> split_by_weight(const std::vector<double>& weight, st
 
 // CVs per cell, the weight used for both splits.
 std::vector<double> cv_counts(const Model& m);
+// The same on every rank, each rank counting a slice of the cells (a drawn shape, as
+// busyring's, is drawn once per cell over all ranks, not once per rank). Collective;
+// throws on every rank if counting failed on any (PeerFailure where it failed elsewhere).
+std::vector<double> cv_counts(const Model& m, Communicator& comm);
 
 }  // namespace arbolito

@@ -3,16 +3,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <future>
 #include <stdexcept>
 
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include "core/free_heap.hpp"
 #include "model/connection_rules.hpp"
 #include "run/decomposition.hpp"
 #include "run/gpu_binding.hpp"
+#include "run/epoch_times.hpp"
 #include "run/event_buckets.hpp"
+#include "run/exchange_worker.hpp"
 #include "lowered_cell/voltage_blowup.hpp"
 #include "run/spike_fanout.hpp"
 #include "run/thread_team.hpp"
@@ -42,7 +44,7 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
 
     // This rank's gid block, then its cell groups (several for omp: dynamic scheduling
     // evens out cells of different cost).
-    const auto weight = cv_counts(m);
+    const auto weight = cv_counts(m, *opt_.comm);  // before anything that may fail on one rank only
     const auto ranks = split_by_weight(weight, 0, m.cells.size(), comm.size());
     gid_begin_ = ranks[comm.rank()];
     gid_end_ = ranks[comm.rank() + 1];
@@ -88,6 +90,7 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     } else {
         for (long g = 0; g < ng; ++g) make(g);
     }
+    return_free_heap();  // the groups' set-up scratch, before the fan-out's
     exchange_threads_ = choose_exchange_threads();
     team_ = std::make_unique<ThreadTeam>(exchange_threads_);
     // Only the connections onto this rank's cells: a rule draws just those (a busyring of
@@ -95,6 +98,7 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     fanout_ = std::make_unique<SpikeFanout>(
         connections_onto(m, gid_begin_, gid_end_), gid_begin_, gid_end_, team_->size(),
         [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); });
+    return_free_heap();  // the connections drawn for the fan-out
     setup_s_ = w.lap();
 }
 
@@ -249,6 +253,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     // of this rank's incoming connections and those of the epoch ending at next_end. `t`
     // is the time the handed-over record reaches. False when some rank failed.
     RecordExchange records(comm, sink, n_columns());
+    double exchange_last_s = 0;  // the latest exchange's seconds (read after it is joined)
     auto exchange = [&](bool ok, bool stop, long next_begin, long next_end, double t) -> bool {
         Stopwatch w;
         timeline::mark("exchange begin", next_begin);
@@ -270,7 +275,8 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             }
         }
         timeline::mark("exchange end", next_begin);
-        rep.exchange_s += w.lap();
+        exchange_last_s = w.lap();
+        rep.exchange_s += exchange_last_s;
         return go;
     };
     // The update's first failure (main thread); rank 0's sink keeps its own. A failure is
@@ -296,21 +302,38 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             for (auto& g : groups) g->set_stop_check({});
         }
     } unset{groups_};
+    // Pipelined: one thread for the run's exchanges, handed each epoch's (declared after
+    // everything the exchange reads, so that it is joined before they go).
+    std::vector<EpochTimes> epoch_times;  // with opt_.epoch_times
+    std::unique_ptr<ExchangeWorker> worker;
+    if (opt_.pipeline) worker = std::make_unique<ExchangeWorker>();
     for (long b = 0; b < n_steps_; b += epoch_steps_) {
         const long e = std::min(b + epoch_steps_, n_steps_);
         const long next_end = e < n_steps_ ? std::min(e + epoch_steps_, n_steps_) : 0;
         const bool ok = all_well();
         const bool stop = stop_requested && stop_requested();
-        std::future<bool> ex;
-        if (opt_.pipeline) ex = std::async(std::launch::async, exchange, ok, stop, e, next_end, b * dt);
+        Stopwatch epoch_wall;
+        if (opt_.pipeline)
+            worker->start([&exchange, ok, stop, e, next_end, t = b * dt] { return exchange(ok, stop, e, next_end, t); });
         timeline::mark("update begin", b);
+        Stopwatch update_wall;
+        EpochTimes times;
+        if (opt_.epoch_times) times.integrate.assign(ng, 0.0);
+        // Group g's advance, timed for the epoch table and marked for the timeline.
+        auto advance = [&](int g) {
+            timeline::mark("group update begin", b);
+            Stopwatch w;
+            groups_[g]->advance(b, e, current[g], spikes[g], frames[g]);
+            if (opt_.epoch_times) times.integrate[g] = w.lap();
+            timeline::mark("group update end", b);
+        };
         if (!update_error) {
             // No more threads than groups: idle OpenMP workers spin at the barrier, on the
             // cores the exchange's team needs (one GPU group: no team at all).
             if (group_threads_) {
                 // GPU groups: each on its own host thread, the devices side by side.
                 try {
-                    group_threads_->run([&](int g) { groups_[g]->advance(b, e, current[g], spikes[g], frames[g]); });
+                    group_threads_->run(advance);
                 } catch (...) {
                     update_error = std::current_exception();
                 }
@@ -318,7 +341,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
 #pragma omp parallel for schedule(dynamic, 1) num_threads(std::max(1, std::min(opt_.threads, ng)))
                 for (int g = 0; g < ng; ++g) {
                     try {
-                        groups_[g]->advance(b, e, current[g], spikes[g], frames[g]);
+                        advance(g);
                     } catch (...) {
 #pragma omp critical(arbolito_update_error)
                         if (!update_error) update_error = std::current_exception();
@@ -330,9 +353,11 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             if (!update_error) update_error = check_blow_up(b, e);
         }
         timeline::mark("update end", b);
+        times.update = update_wall.lap();
         Stopwatch wait;
-        go = opt_.pipeline ? ex.get() : exchange(ok, stop, e, next_end, b * dt);
-        if (opt_.pipeline) rep.exchange_exposed_s += wait.lap();
+        go = opt_.pipeline ? worker->wait() : exchange(ok, stop, e, next_end, b * dt);
+        times.exposed = wait.lap();
+        if (opt_.pipeline) rep.exchange_exposed_s += times.exposed;
         timeline::mark("exchange joined", b);
         if (!go) break;
         // A stop asked for while the epoch integrated: a group left it unfinished
@@ -362,6 +387,12 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         collect(spikes, frames, out_spikes, out_rows);
         std::swap(current, next);
         if (progress) progress(e * dt);
+        if (opt_.epoch_times) {
+            times.step = b;
+            times.exchange = exchange_last_s;
+            times.wall = epoch_wall.lap();
+            epoch_times.push_back(std::move(times));
+        }
         // Every rank learnt of a stop request at the same exchange or reduction: all end at e.
         if ((records.stop_agreed() || stop_now) && e < n_steps_) {
             reached = e;
@@ -372,6 +403,8 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     if (go) go = exchange(all_well(), false, 0, 0, reached * dt);
     if (go) go = comm.all(all_well());
     timeline::mark("run end");
+    // Every rank got here with the same go (agreed above): the table's gather is collective.
+    if (go && opt_.epoch_times) epoch_table_ = gather_epoch_times(comm, epoch_times);
     if (!go) {
         if (update_error) std::rethrow_exception(update_error);
         if (records.sink_error()) std::rethrow_exception(records.sink_error());

@@ -12,6 +12,7 @@
 
 #include "lowered_cell/cell_group.hpp"
 #include "run/communicator.hpp"
+#include "run/epoch_times.hpp"
 #include "run/event_buckets.hpp"
 #include "run/group_threads.hpp"
 #include "model/model.hpp"
@@ -35,6 +36,9 @@ struct SimOptions {
     // device; -1: from its local rank.
     int gpus = 0;
     int first_gpu = -1;
+    // Each epoch's times per group and rank kept, gathered to rank 0 (epoch_table; the
+    // breakdown of --timeline, run/epoch_times.hpp).
+    bool epoch_times = false;
     // The ranks sharing the run (each simulates a contiguous gid block); null: one rank.
     std::shared_ptr<Communicator> comm;
 };
@@ -68,6 +72,8 @@ public:
     // The CUDA device of group g (GPU solvers; -1 for CPU groups).
     int group_device(int g) const { return group_device_.empty() ? -1 : group_device_[g]; }
     const SolverSpec& solver() const { return solver_; }
+    // After run with SimOptions::epoch_times: every rank's epochs, on rank 0 (empty elsewhere).
+    const std::vector<std::vector<EpochTimes>>& epoch_table() const { return epoch_table_; }
 
 private:
     int choose_exchange_threads() const;
@@ -110,6 +116,7 @@ private:
     std::unique_ptr<ThreadTeam> team_;
     std::unique_ptr<SpikeFanout> fanout_;
     double setup_s_ = 0;
+    std::vector<std::vector<EpochTimes>> epoch_table_;
 };
 
 }  // namespace arbolito

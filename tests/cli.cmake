@@ -16,14 +16,17 @@ add_test(NAME cli_compare
 add_test(NAME cli_full_disk
          COMMAND ${PROJECT_SOURCE_DIR}/tests/cli/check_full_disk.sh $<TARGET_FILE:arbolito> /usr/bin/python3 ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli_full_disk PROPERTIES SKIP_RETURN_CODE 77)
-# --timeline: the ring example's marks as CSV, which tools/timeline_summary.py reads (one
-# line per epoch's update and exposed exchange); a file that is no timeline exits 2.
+# --timeline: the ring example's marks as CSV and its epoch table beside it, which
+# tools/timeline_summary.py reads (one line per epoch's update and exposed exchange, the
+# epochs' breakdown); a file that is no timeline exits 2.
 add_test(NAME cli_timeline_summary
          COMMAND sh -c "set -e; d=$(mktemp -d); trap 'rm -rf $d' EXIT
                         \"$0\" run '${PROJECT_SOURCE_DIR}/examples/ring.json' --tfinal 50 -o $d/r.h5 --timeline $d/t.csv 2>/dev/null
                         head -1 $d/t.csv | grep -qx 'thread,us,mark,step'
+                        head -1 $d/t.epochs.csv | grep -qx 'epoch,step,rank,group,integrate_s,update_s,exposed_s,exchange_s,wall_s'
                         /usr/bin/python3 '${PROJECT_SOURCE_DIR}/tools/timeline_summary.py' $d/t.csv > $d/s.txt
                         grep -q '^run: .* epochs' $d/s.txt && grep -q '^exposed exchange: ' $d/s.txt
+                        grep -q '^epochs: .* load imbalance' $d/s.txt
                         echo x,y > $d/bad.csv; rc=0; /usr/bin/python3 '${PROJECT_SOURCE_DIR}/tools/timeline_summary.py' $d/bad.csv 2>/dev/null || rc=$?
                         test $rc -eq 2"
                  $<TARGET_FILE:arbolito>)

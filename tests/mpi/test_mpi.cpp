@@ -1,6 +1,7 @@
 // The MPI communicator and runs across ranks, in process: run by tests/mpi.cmake as
 // `mpirun -np 2 mpi_tests`. Each rank also runs the model alone (serial communicator),
 // and rank 0 checks that the ranks together recorded exactly the same.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "run/communicator.hpp"
+#include "run/epoch_times.hpp"
 #include "run/simulation.hpp"
 #include "run/solver_auto.hpp"
 #include "io/model_reader.hpp"
@@ -175,6 +177,47 @@ TEST(Mpi, RanksHoldContiguousBlocks) {
     EXPECT_EQ(blocks.back().second, m.cells.size());
     for (std::size_t r = 1; r < blocks.size(); ++r) EXPECT_EQ(blocks[r].first, blocks[r - 1].second);
     for (const auto& b : blocks) EXPECT_LT(b.first, b.second) << "a rank without cells";
+}
+
+// --timeline's epoch table with several ranks, each of several CPU groups (omp, 2
+// threads): rank 0 holds every rank's epochs, all ranks ending at the same epoch, each
+// with its groups' integration; the breakdown's parts add up to its wall time.
+TEST(Mpi, EpochTableOfEveryRank) {
+    const Model m = read_model(source_file("tests/data/networks/busyring16_short.json"));
+    SimOptions o;
+    o.comm = world;
+    o.solver = parse_solver_spec("omp");
+    o.threads = 2;
+    o.epoch_times = true;
+    Simulation sim(m, o);
+    CaptureSink sink;
+    long ncol = 0;
+    for (long c : world->all_gather(sim.n_columns())) ncol += c;
+    sink.ncol = ncol;
+    sim.run(sink);
+    const auto& table = sim.epoch_table();
+    const auto groups = world->all_gather(sim.n_groups());
+    if (!world->is_root()) {
+        EXPECT_TRUE(table.empty());
+        return;
+    }
+    ASSERT_EQ(static_cast<int>(table.size()), world->size());
+    const long epoch = sim.epoch_steps(), epochs = (std::lround(m.run.tfinal / m.run.dt) + epoch - 1) / epoch;
+    for (int r = 0; r < world->size(); ++r) {
+        ASSERT_EQ(static_cast<long>(table[r].size()), epochs) << "rank " << r;
+        for (long k = 0; k < epochs; ++k) {
+            EXPECT_EQ(table[r][k].step, k * epoch);
+            ASSERT_EQ(static_cast<int>(table[r][k].integrate.size()), groups[r]);
+            for (double s : table[r][k].integrate) EXPECT_LE(s, table[r][k].update);
+        }
+    }
+    const EpochBreakdown b = epoch_breakdown(table);
+    int all_groups = 0;
+    for (int g : groups) all_groups += g;
+    EXPECT_EQ(b.groups, all_groups);
+    EXPECT_GE(b.imbalance, 0.0);
+    // Differences of the same sums: equal but for rounding.
+    EXPECT_NEAR(b.integrate_mean + b.imbalance + b.update_rest + b.exposed + b.rest, b.wall, 1e-9);
 }
 
 TEST(Mpi, RingSameAsOneRank) { expect_all_variants(read_model(source_file("examples/ring.json"))); }

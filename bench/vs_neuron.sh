@@ -56,16 +56,34 @@ row() {  # name model [extra arbolito args]
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc --all) cores; NEURON $($py -c 'import neuron; print(neuron.__version__)' 2>/dev/null | tail -1)"
 printf '%-26s %9s %8s %10s %10s %8s %10s %10s\n' model CVs steps arb_s nrn_s nrn/arb arb_ns/CVs nrn_ns/CVs
 row single_cell examples/single_cell.json
-row busyring64_unconnected bench/models/busyring64_unconnected.json
+# 64 busyring cells without connections (hh soma, passive dendrites, one CV a segment).
+cat > $out/busyring64_unconnected.json <<'JSON'
+{
+  "name": "busyring64_unconnected",
+  "run": {"dt": 0.025, "tfinal": 200, "sample_dt": 0.1},
+  "cells": [{
+    "count": 64,
+    "morphology": {"builder": "busyring", "depth": 10, "branch-probs": [1, 0.5], "compartments": [20, 2], "lengths": [200, 20]},
+    "discretization": {"policy": "every_segment"},
+    "ra": 100,
+    "paint": [
+      {"region": "soma", "mechanism": "hh"},
+      {"region": "dend", "mechanism": "pas"}
+    ],
+    "detectors": [{"location": {"branch": 0, "x": 0.0}, "threshold": 10}]
+  }]
+}
+JSON
+row busyring64_unconnected $out/busyring64_unconnected.json
 
 # Instructions per CV per step: callgrind on two run lengths; the difference removes set-up.
 ir() {
-  valgrind --tool=callgrind --callgrind-out-file=$out/cg.out $bin run bench/models/busyring64_unconnected.json \
+  valgrind --tool=callgrind --callgrind-out-file=$out/cg.out $bin run $out/busyring64_unconnected.json \
     --spikes-only --tfinal "$1" -o $out/cg.h5 --log-level warn >/dev/null 2>$out/cg.log
   sed -n 's/.*Collected : *//p' $out/cg.log | awk '{print $1}'
 }
 i1=$(ir 1 | tr -d ,); i2=$(ir 2 | tr -d ,)
-ncv=$($bin info bench/models/busyring64_unconnected.json | sed -n 's/^total CVs: //p')
+ncv=$($bin info $out/busyring64_unconnected.json | sed -n 's/^total CVs: //p')
 steps=40
 $py -c "i1,i2,c,s=$i1,$i2,$ncv,$steps; print(f'callgrind: {(i2-i1)/(c*s):.1f} instructions per CV per step (busyring64, solver cpu; Ir(2 ms) - Ir(1 ms) = {i2-i1} over {c} CVs x {s:.0f} steps)')"
 }

@@ -239,8 +239,10 @@ struct StepArrays {
 };
 
 // Step `step` of the block, phase by phase; run_step calls them in order. A barrier ends
-// each phase whose writes the next reads.
-template <int Ahead, bool CopyV, class Clock, class AfterLevel>
+// each phase whose writes the next reads. Extended: the group has ions or probes that
+// record other than v; the kernel instance without (Extended false) has none of their
+// code on its path (ResidentEpoch picks the instance).
+template <int Ahead, bool CopyV, bool Extended, class Clock, class AfterLevel>
 struct BlockStep {
     const Args& a;
     const ResidentBlock& rb;
@@ -304,15 +306,18 @@ struct BlockStep {
     // Each ion's current to 0 on the block's CVs, e by Nernst on its CVs that need it (the
     // streaming step's memset and nernst_kernel). The assembly's barrier ends the phase.
     __device__ __forceinline__ void ions_begin() {
-        const int nq = a.st.n_ions;
-        for (int q = 0; q < nq; ++q) {
-            const IonArrays io = ion_arrays(a, q, first);
-            for (int i = threadIdx.x; i < n; i += blockDim.x) io.i[i] = 0.0;
-            const ResidentIon& sp = a.st.ions[q];
-            const int r = 2 * (static_cast<int>(blockIdx.x) * nq + q);
-            for (int j = a.nernst_range[r] + static_cast<int>(threadIdx.x); j < a.nernst_range[r + 1]; j += blockDim.x) {
-                const int c = sp.nernst_cv[j] - first;
-                io.e[c] = nernst(io.xi[c], io.xo[c], sp.valence, a.steps.celsius);
+        if constexpr (Extended) {
+            const int nq = a.st.n_ions;
+            for (int q = 0; q < nq; ++q) {
+                const IonArrays io = ion_arrays(a, q, first);
+                for (int i = threadIdx.x; i < n; i += blockDim.x) io.i[i] = 0.0;
+                const ResidentIon& sp = a.st.ions[q];
+                const int r = 2 * (static_cast<int>(blockIdx.x) * nq + q);
+                for (int j = a.nernst_range[r] + static_cast<int>(threadIdx.x); j < a.nernst_range[r + 1];
+                     j += blockDim.x) {
+                    const int c = sp.nernst_cv[j] - first;
+                    io.e[c] = nernst(io.xi[c], io.xo[c], sp.valence, a.steps.celsius);
+                }
             }
         }
     }
@@ -327,9 +332,11 @@ struct BlockStep {
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
-            if (rb.inst_n[m] == 0) return;
-            add_currents<M>(a, loc[m], rb.inst_n[m], first, t_mid, x.V, x.D, x.R);
-            __syncthreads();
+            if constexpr (n_ions<M> == 0 || Extended) {  // a group without ions has no instance of one
+                if (rb.inst_n[m] == 0) return;
+                add_currents<M>(a, loc[m], rb.inst_n[m], first, t_mid, x.V, x.D, x.R);
+                __syncthreads();
+            }
         });
         clock.lap(prof_currents);
     }
@@ -356,20 +363,23 @@ struct BlockStep {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
             if constexpr (n_ions<M> > 0) {
-                if constexpr (n_states<M> > 0) {  // the streaming step launches nothing for one without
+                if constexpr (Extended && n_states<M> > 0) {  // the streaming step launches nothing for one without
                     if (rb.inst_n[m] == 0) return;
                     advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
                     __syncthreads();
                 }
-            } else if (M::kind != MechKind::density || !a.defer_density) {
+            } else if constexpr (M::kind != MechKind::density) {
                 advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
+            } else if constexpr (Extended) {
+                if (!a.defer_density) advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
             }
         });
         clock.lap(prof_advance);
     }
     // The density mechanisms' (without ions) part of the last step's states, at its new V (x.V).
     __device__ __forceinline__ void states_deferred() {
-        if (!a.defer_density) return;
+        if constexpr (Extended)
+            if (!a.defer_density) return;
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
@@ -402,11 +412,14 @@ struct BlockStep {
     // With CopyV the new V is copied out to V once the detectors have read the old one.
     __device__ __forceinline__ void sample() {
         if (const long frame = a.steps.frame_after(step); frame >= 0) {
-            if (a.probe_source) __syncthreads();
+            if constexpr (Extended)
+                if (a.probe_source) __syncthreads();
             for (int j = threadIdx.x; j < rb.probe_n; j += blockDim.x) {
                 const int k = rb.probe_begin + j, c = a.probe_cv[k];
-                a.st.frames[(frame - a.frame0) * a.st.n_columns + a.probe_col[k]] =
-                    a.probe_source ? probe_value(a.probe_source[k], c) : Vnew[c];
+                double value = Vnew[c];
+                if constexpr (Extended)
+                    if (a.probe_source) value = probe_value(a.probe_source[k], c);
+                a.st.frames[(frame - a.frame0) * a.st.n_columns + a.probe_col[k]] = value;
             }
         }
         if constexpr (CopyV) {
@@ -421,13 +434,13 @@ struct BlockStep {
 // Steps [a.b, a.e) of the block; returns where the final V lies. Inlined three times by
 // the kernel, so that where the solve's arrays are staged the compiler sees shared memory
 // (32-bit shared loads and stores) instead of generic pointers chosen at run time.
-template <int Ahead, bool CopyV, class Clock, class AfterLevel>
+template <int Ahead, bool CopyV, bool Extended, class Clock, class AfterLevel>
 __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
                                              const FineBlockSchedule& sched, StepArrays x, int first, int n,
                                              Clock& clock, AfterLevel after_level) {
     const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
     const bool tracing = a.st.phase_trace && blockIdx.x == 0 && threadIdx.x == 0;
-    BlockStep<Ahead, CopyV, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo, tracing};
+    BlockStep<Ahead, CopyV, Extended, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo, tracing};
     for (long step = a.b; step < a.e; ++step) {
         if (step > a.b) s.states_deferred();  // the last step's
         s.step = step;
@@ -445,8 +458,8 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
 // Two instances: blocks of at most 128 threads of which shared memory lets at most
 // resident_blocks_per_sm (three) share an SM, the default, may have 168 registers a
 // thread (MaxThreads 128); any other block 128 (MaxThreads 256: two blocks of 256 or four
-// of 128 threads per SM).
-template <int Ahead, int MaxThreads>
+// of 128 threads per SM). Each with and without the Extended parts (BlockStep).
+template <int Ahead, int MaxThreads, bool Extended>
 __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_blocks_per_sm : 2)
     resident_kernel(const Args a) {
     extern __shared__ double sm[];
@@ -483,7 +496,7 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
         if (t == 0) loc[mech_index<M>] = m;
     });
     // The ions' arrays: staged where the plan put them, else the group's.
-    const int staged_ions = a.st.n_ions < resident_ion_species ? a.st.n_ions : resident_ion_species;
+    const int staged_ions = !Extended ? 0 : a.st.n_ions < resident_ion_species ? a.st.n_ions : resident_ion_species;
     for (int q = 0; q < staged_ions; ++q)
         for (int f = 0; f < res_ion_fields; ++f) {
             double* g = ion_field(a.st.ions[q].a, f) + first;
@@ -512,12 +525,12 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
         y.FR = y.FD + B.n_branches;
         if (rb.offset[res_v] >= 0) {
             y.V = in_shared(res_v);
-            V = run_steps<Ahead, false>(a, rb, loc, sched, y, first, n, clock, after_level);
+            V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, y, first, n, clock, after_level);
         } else {
-            V = run_steps<Ahead, true>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
+            V = run_steps<Ahead, true, Extended>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
         }
     } else {
-        V = run_steps<Ahead, false>(a, rb, loc, sched, x, first, n, clock, after_level);
+        V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, x, first, n, clock, after_level);
     }
     if (t == 0) clock.flush();
 
@@ -544,11 +557,16 @@ struct SharedPerSm {
     long blocks(long dynamic_bytes) const { return per_sm / (dynamic_bytes + per_block); }  // blocks an SM holds
     long dynamic_for(long blocks) const { return per_sm / blocks - per_block; }            // the most that many hold
 };
+// The larger static shared memory of the instances with and without the Extended parts.
 SharedPerSm shared_per_sm() {
     const DeviceShape d = device_shape();
-    cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_kernel<4, 128>));
-    return {d.shared_per_sm, d.shared_reserved + static_cast<long>(attr.sharedSizeBytes)};
+    long static_bytes = 0;
+    for (auto* k : {resident_kernel<4, 128, false>, resident_kernel<4, 128, true>}) {
+        cudaFuncAttributes attr{};
+        CUDA_CHECK(cudaFuncGetAttributes(&attr, k));
+        static_bytes = std::max(static_bytes, static_cast<long>(attr.sharedSizeBytes));
+    }
+    return {d.shared_per_sm, d.shared_reserved + static_bytes};
 }
 
 }  // namespace
@@ -563,7 +581,9 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
     const int optin = device_shape().shared_optin;
-    const int static_bytes = static_cast<int>(sizeof(MechColumns) * n_mechanisms + sizeof(ResidentBlock));
+    const int static_bytes =
+        static_cast<int>(sizeof(MechColumns) * n_mechanisms + sizeof(ResidentBlock) +
+                         sizeof(double*) * resident_ion_species * res_ion_fields);  // block_ions
     if (budget_bytes + static_bytes > optin)
         throw std::invalid_argument("gpu-fine step=resident: shared=" + std::to_string(budget_bytes / 1024) +
                                     " KiB per block is more than the device offers (" +
@@ -573,8 +593,11 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
                                     std::to_string(plan_.shared_bytes + static_bytes) +
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
                                     " (lower shared=)");
-    for (auto* k : {resident_kernel<4, 128>, resident_kernel<8, 128>, resident_kernel<4, 256>, resident_kernel<8, 256>})
+    for (auto* k : {resident_kernel<4, 128, false>, resident_kernel<8, 128, false>, resident_kernel<4, 256, false>,
+                    resident_kernel<8, 256, false>, resident_kernel<4, 128, true>, resident_kernel<8, 128, true>,
+                    resident_kernel<4, 256, true>, resident_kernel<8, 256, true>})
         raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
+    extended_ = !f.ions.empty() || !plan_.probe_source.empty();
     wide_registers_ = threads_ <= 128 && shared_per_sm().blocks(plan_.shared_bytes) <= resident_blocks_per_sm;
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
@@ -616,8 +639,10 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.frame0 = s.first_frame_from(b);
     a.steps = s;
     a.g = globals_;
-    auto kernel = wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128> : resident_kernel<8, 128>)
-                                  : (solve_.ahead == 4 ? resident_kernel<4, 256> : resident_kernel<8, 256>);
+    auto kernel = extended_ ? (wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128, true> : resident_kernel<8, 128, true>)
+                                               : (solve_.ahead == 4 ? resident_kernel<4, 256, true> : resident_kernel<8, 256, true>))
+                            : (wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128, false> : resident_kernel<8, 128, false>)
+                                               : (solve_.ahead == 4 ? resident_kernel<4, 256, false> : resident_kernel<8, 256, false>));
     kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
     CUDA_CHECK_LAUNCH();
 }

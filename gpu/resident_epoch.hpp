@@ -104,6 +104,7 @@ private:
     const GpuFinePlan& solve_;
     int threads_;
     bool wide_registers_;  // the kernel instance of 168 registers a thread (resident_epoch.cu)
+    bool extended_;        // the instance with ions and probes' sources (resident_epoch.cu, BlockStep)
     MechGlobals globals_{};
     DeviceArray<ResidentBlock> blocks_;
     DeviceArray<int> probe_col_, probe_cv_;

@@ -105,7 +105,7 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 
 // Every GPU solver whose arithmetic is the CPU's but for the device's own (gpu-cell's
 // Hines sweeps, gpu-fine's block solve streaming and resident, gpu-branch's fold) against
-// the CPU: the same spikes within 1e-9 ms and the soma's trace and every CV's final v
+// the CPU, and the resident step against the streaming one bit for bit: the same spikes within 1e-9 ms and the soma's trace and every CV's final v
 // within 1e-9 mV. Both backends call the same __host__ __device__ mechanism and ion
 // functions; what differs is the device's exp and log (within an ulp or two of the host's)
 // and its fused multiply-adds (the host's build contracts none), a few 1e-16 relative per
@@ -130,9 +130,23 @@ TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
         const Model m = convert(allen, a);
         const Result cpu = run(m, "cpu");
         ASSERT_GE(cpu.rec.spikes_seen.size(), 1u) << "the step must make the cell spike";
+        std::vector<double> streaming_rows, streaming_v;  // gpu-fine's
+        std::vector<Spike> streaming_spikes;
         for (const std::string solver : {"gpu-cell", "gpu-fine", "gpu-fine:step=resident", "gpu-branch"}) {
             SCOPED_TRACE(solver);
             const Result gpu = run(m, solver);
+            // The resident step calls the streaming step's functions (one cell: one block
+            // either way, the same layout): the same bits.
+            if (solver == "gpu-fine") {
+                streaming_rows = gpu.rec.rows;
+                streaming_v = gpu.v_end;
+                streaming_spikes = gpu.rec.spikes_seen;
+            }
+            if (solver == "gpu-fine:step=resident") {
+                EXPECT_EQ(gpu.rec.rows, streaming_rows) << "resident against streaming";
+                EXPECT_EQ(gpu.v_end, streaming_v) << "resident against streaming";
+                EXPECT_EQ(gpu.rec.spikes_seen, streaming_spikes) << "resident against streaming";
+            }
             ASSERT_EQ(gpu.rec.rows.size(), cpu.rec.rows.size());
             ASSERT_EQ(gpu.v_end.size(), cpu.v_end.size());
             const double dv = std::max(max_abs_diff(gpu.rec.rows, cpu.rec.rows), max_abs_diff(gpu.v_end, cpu.v_end));

@@ -682,6 +682,23 @@ TEST(GpuResidentGroup, SameBitsEveryRun) {
     expect_same_bits_every_run("gpu-fine", "step=resident:shared=8");
 }
 
+// Probes of a state and of v without ions: the resident kernel's instance with the probes'
+// sources, hh's gates advanced in the states phase for them rather than at the next
+// step's start: the streaming step's bits.
+TEST(GpuResidentGroup, StateProbesSameBitsAsStreaming) {
+    SKIP_WITHOUT_GPU();
+    const Model m = parse_model(R"({"run": {"dt": 0.025, "tfinal": 30, "sample_dt": 0.1},
+        "cells": [{"count": 4, "morphology": {"builder": "ball_and_stick"}, "discretization": {"policy": "nseg", "n": 5},
+                   "paint": [{"region": "soma", "mechanism": "hh"}, {"region": "dend", "mechanism": "pas"}],
+                   "place": [{"location": "soma", "mechanism": "iclamp", "params": {"delay": 2, "dur": 20, "amp": 0.3}}],
+                   "detectors": [{"location": "soma", "threshold": -10}],
+                   "probes": [{"location": "soma"}, {"location": "soma", "variable": "hh.m"},
+                              {"location": "soma", "variable": "hh.h"}]}]})",
+                                "state_probes.json");
+    expect_resident_identical(m, "2000", "110", "hh state probes");
+    expect_resident_identical(m, "1", "12", "hh state probes, a block per cell, partly staged");
+}
+
 TEST(GpuResidentGroup, BudgetBeyondTheDeviceRejected) {
     SKIP_WITHOUT_GPU();
     const Model m = busyring(8, 2, 1);

@@ -105,16 +105,17 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 
 // Every GPU solver whose arithmetic is the CPU's but for the device's own (gpu-cell's
 // Hines sweeps, gpu-fine's block solve streaming and resident, gpu-branch's fold) against
-// the CPU, and the resident step against the streaming one bit for bit: the same spikes within 1e-9 ms and the soma's trace and every CV's final v
-// within 1e-9 mV. Both backends call the same __host__ __device__ mechanism and ion
-// functions; what differs is the device's exp and log (within an ulp or two of the host's)
-// and its fused multiply-adds (the host's build contracts none), a few 1e-16 relative per
-// step. The whole-run tests of the ring, busyring and the ion test cells hold every GPU
-// solver to the CPU at the same 1e-9 (GpuCellGroup.RingMatchesCpu, GpuIons.StreamingMatchesCpu):
-// last-bit differences stay near 1e-12 mV where they are not amplified, and a spike's
-// upstroke (1e3 mV/ms) amplifies them by a few orders at most over 5 spikes in 100 ms.
-// A larger difference is a real one (an ion value read before it is written, a step
-// phase out of order), which puts spikes off by far more than 1e-9 ms.
+// the CPU, and the resident step against the streaming one bit for bit. Both backends call
+// the same __host__ __device__ mechanism and ion functions; what differs is the device's
+// exp, log and pow (within an ulp or two of the host's) and its fused multiply-adds (the
+// host's build contracts none). Measured on the host over these four runs: arbolito built
+// with -ffp-contract=fast (FMA, as the device contracts) against the project's
+// -ffp-contract=off gives the same spikes at the same times (difference 0) and soma traces
+// 4.2e-10, 3.5e-9, 3.6e-9 and 4.1e-10 mV apart (472363762, 473863510, 473863035,
+// 472912177): the upstrokes amplify last-bit differences past the 1e-9 mV the smaller
+// test cells meet. So spike times are held to 1e-9 ms and voltages to 1e-7 mV (about 30
+// times the FMA difference, room for the device's exp and log); a real difference (an ion
+// value read before it is written, a phase out of order) moves them by far more.
 TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
     SKIP_WITHOUT_GPU();
     const std::string allen = allen_dir();
@@ -124,7 +125,7 @@ TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
         if (!find_mechanism(channel))
             GTEST_SKIP() << "built without the Allen channels (" << channel
                          << " missing): configure with -DARBOLITO_MECHANISMS=<root>/../shared/models/allen/mechanisms";
-    const double tol = 1e-9;  // mV and ms (see above)
+    const double v_tol = 1e-7, t_tol = 1e-9;  // mV, ms (see above)
     for (const AllenModel& a : allen_models) {
         SCOPED_TRACE(a.fit);
         const Model m = convert(allen, a);
@@ -150,12 +151,12 @@ TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
             ASSERT_EQ(gpu.rec.rows.size(), cpu.rec.rows.size());
             ASSERT_EQ(gpu.v_end.size(), cpu.v_end.size());
             const double dv = std::max(max_abs_diff(gpu.rec.rows, cpu.rec.rows), max_abs_diff(gpu.v_end, cpu.v_end));
-            EXPECT_LE(dv, tol);
+            EXPECT_LE(dv, v_tol);
             ASSERT_EQ(gpu.rec.spikes_seen.size(), cpu.rec.spikes_seen.size());
             double dt = 0;
             for (std::size_t i = 0; i < cpu.rec.spikes_seen.size(); ++i)
                 dt = std::max(dt, std::fabs(gpu.rec.spikes_seen[i].time - cpu.rec.spikes_seen[i].time));
-            EXPECT_LE(dt, tol) << "spike times";
+            EXPECT_LE(dt, t_tol) << "spike times";
             std::cout << "[ info     ] Allen " << a.fit << " " << solver << ": " << cpu.rec.spikes_seen.size()
                       << " spikes, max |dt| " << dt << " ms, max |dv| " << dv << " mV over " << cpu.rec.rows.size()
                       << " samples and " << cpu.v_end.size() << " final CVs\n";

@@ -3,7 +3,7 @@
 # after the built-in ones, so the built-in mechanisms' results keep their bits.
 # ARBOLITO_MECHANISMS: extra headers (';'-separated, absolute or relative to the source tree),
 # or folders of .mod files where the NMODL build translates them.
-# ARBOLITO_TEST_MECHANISMS: the ion test mechanisms of tests/mechanisms (test_ina, test_ica,
+# ARBOLITO_TEST_MECHANISMS: the ion test mechanisms of tests/mechanisms (test_ina, test_ica, test_casyn,
 # test_cad), which the ion tests need; OFF leaves them out of the catalogue (those tests skip).
 set(ARBOLITO_MECHANISMS "" CACHE STRING "Extra mechanism headers X.hpp, each defining arbolito::X")
 option(ARBOLITO_TEST_MECHANISMS "Append the ion test mechanisms (tests/mechanisms)" ON)
@@ -22,7 +22,8 @@ endfunction()
 
 if(ARBOLITO_TEST_MECHANISMS)
   # In NEURON's order of their .mod files (nrnivmodl's sorted glob): the order of the updates.
-  arbolito_mechanism_header(tests/mechanisms/test_cad.hpp tests/mechanisms/test_ica.hpp tests/mechanisms/test_ina.hpp)
+  arbolito_mechanism_header(tests/mechanisms/test_cad.hpp tests/mechanisms/test_casyn.hpp tests/mechanisms/test_ica.hpp
+                            tests/mechanisms/test_ina.hpp)
 endif()
 # Entries: headers, or folders of .mod files that the NMODL build translates
 # (arbolito_nmodl_mechanism_folders, cmake/arbolito_nmodl.cmake, where it exists).

@@ -172,6 +172,8 @@ private:
     PhaseTimes times_;
 
     std::unique_ptr<ResidentEpoch> resident_;  // gpu-fine step=resident: one kernel per piece
+    DeviceArray<ResidentIon> resident_ions_;   // its view of ions_ (ResidentState::ions)
+    DeviceArray<int> mech_ion_species_;        // ResidentState::mech_ion_species
     std::array<cudaEvent_t, 2> piece_events_{};  // around it (timing=on)
 };
 
@@ -197,9 +199,15 @@ GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const Step
     arbolito::nernst_where_written(f_, ions, s_.celsius);
     initial_ion_currents(f_, globals_, init, ions);
     for (int x = 0; x < n_mechanisms; ++x) {
-        if (!mechanism_infos()[x].ions.empty() && mechanism_infos()[x].kind != MechKind::density && f_.mechs[x].size() > 0)
-            throw std::invalid_argument("mechanism " + mechanism_infos()[x].name +
-                                        ": point mechanisms with ions run on the CPU solvers only");
+        // Instances of a point mechanism may share a CV: which one's concentration the CV
+        // keeps would depend on the order of their threads' stores.
+        const MechInfo& mi = mechanism_infos()[x];
+        const bool writes_concentration = std::any_of(mi.ions.begin(), mi.ions.end(), [](const IonUse& u) {
+            return (u.flags & (ion_write_xi | ion_write_xo)) != 0;
+        });
+        if (writes_concentration && mi.kind != MechKind::density && f_.mechs[x].size() > 0)
+            throw std::invalid_argument("mechanism " + mi.name +
+                                        ": point mechanisms that write an ion concentration run on the CPU solvers only");
         mechs_[x] = DeviceMech(f_.mechs[x], init[x], mechanism_infos()[x].kind == MechKind::density);
     }
     for (std::size_t q = 0; q < ions.size(); ++q) {
@@ -267,8 +275,15 @@ GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const Step
     if (ncol > 0 && s_.n_frames > 0)
         max_piece_steps_ = std::min(max_piece_steps_, std::max(1L, piece_bytes / (8 * ncol)) * s_.steps_per_sample);
     if (const ResidentRequest* r = solve_->resident()) {
-        if (!ions_.empty())
-            throw std::invalid_argument("gpu-fine step=resident: the cells' mechanisms use ions; use step=streaming");
+        if (!ions_.empty()) {
+            std::vector<ResidentIon> ri;
+            for (DeviceIon& di : ions_) ri.push_back({di.arrays(), di.nernst_cv.data(), di.valence});
+            resident_ions_ = DeviceArray<ResidentIon>(ri);
+            std::vector<int> species(std::max(ion_slot_offsets[n_mechanisms], 1), -1);
+            for (int x = 0; x < n_mechanisms; ++x)
+                for (std::size_t j = 0; j < f_.mech_ions[x].size(); ++j) species[ion_slot_offsets[x] + j] = f_.mech_ions[x][j];
+            mech_ion_species_ = DeviceArray<int>(species);
+        }
         resident_ = std::make_unique<ResidentEpoch>(f_, *r->schedule, *r->plan, r->shared_bytes, r->threads, globals_);
         events_.sort_by_block(resident_->plan().target_block, static_cast<int>(resident_->plan().blocks.size()));
         if (opt_.phase_times)
@@ -442,8 +457,11 @@ struct GpuCellGroup::StreamStep {
             constexpr int x = mech_index<M>;
             const MechColumns m = g.mechs_[x].columns();
             if (m.n == 0) return;
-            if constexpr (n_ions<M> > 0)
+            if constexpr (n_ions<M> > 0 && M::kind == MechKind::density)
                 ion_current_kernel<M><<<blocks_for(m.n), threads_per_block, 0, g.stream_>>>(
+                    m, g.template ions_of<M>(), std::get<x>(g.globals_), t_mid, g.v_, g.d_.data(), g.rhs_);
+            else if constexpr (n_ions<M> > 0)
+                ion_point_current_kernel<M><<<blocks_for(m.n), threads_per_block, 0, g.stream_>>>(
                     m, g.template ions_of<M>(), std::get<x>(g.globals_), t_mid, g.v_, g.d_.data(), g.rhs_);
             else
                 current_kernel<M><<<blocks_for(m.n), threads_per_block, 0, g.stream_>>>(m, std::get<x>(g.globals_), t_mid,
@@ -595,6 +613,12 @@ void GpuCellGroup::run_resident(long b, long e) {
     st.spike_capacity = static_cast<unsigned>(spikes_.size());
     st.frames = frames_.data();
     st.n_columns = n_columns();
+    if (!ions_.empty()) {
+        st.ions = resident_ions_.data();
+        st.n_ions = static_cast<int>(ions_.size());
+        st.mech_ion_species = mech_ion_species_.data();
+        st.ion_cv_weight = ion_cv_weight_.data();
+    }
     DeviceArray<unsigned> trace;
     if (phase_trace_) {
         trace = DeviceArray<unsigned>(1 + static_cast<std::size_t>(e - b) * n_phases);

@@ -11,6 +11,7 @@
 #include "lowered_cell/step_sequence.hpp"
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/instance_currents.hpp"
+#include "mechanisms/instance_ions.hpp"
 #include "mechanisms/threshold.hpp"
 #include "solvers/gpu/fine_block.cuh"
 #include "core/gpu/shared_memory_limit.hpp"
@@ -55,6 +56,9 @@ struct Args {
     const int *pos_base, *length, *parent_cv, *child_begin, *child;
     double *fold_d, *fold_r;
     const int *probe_col, *probe_cv;
+    const ResidentProbeSource* probe_source;  // null: every column records v
+    const int* nernst_range;                  // ResidentPlan::nernst_range
+    bool defer_density;  // density mechanisms without ions advance at the next step's start (BlockStep::states)
     long b, e;
     long frame0;           // the piece's first frame: step n samples into row frame_after(n) - frame0
     StepSettings steps;    // dt, the sampling, the event rules
@@ -110,16 +114,70 @@ __device__ __forceinline__ void store_mech(const ResidentBlock& rb, const MechCo
         for (int j = 0; j < n_states<M>; ++j) g.s[static_cast<long>(j) * g.n + i0 + k] = m.s[j * n + k];
 }
 
+// The first resident_ion_species ion species' per-CV arrays of the block, by block-local CV:
+// field f (ResidentIonField) of species q at block_ions[q][f], staged or the group's from
+// the block's first CV (set at the kernel's start).
+__shared__ double* block_ions[resident_ion_species][res_ion_fields];
+
+// Field f of a species' arrays.
+__device__ __forceinline__ double* ion_field(const IonArrays& a, int f) {
+    return f == res_ion_e ? a.e : f == res_ion_xi ? a.xi : f == res_ion_xo ? a.xo : a.i;
+}
+
+// Species q's arrays for the block (block-local CVs).
+__device__ __forceinline__ IonArrays ion_arrays(const Args& a, int q, int first) {
+    if (q < resident_ion_species) {
+        double* const* b = block_ions[q];
+        return {b[res_ion_e], b[res_ion_xi], b[res_ion_xo], b[res_ion_i]};
+    }
+    const IonArrays& g = a.st.ions[q].a;
+    return {g.e + first, g.xi + first, g.xo + first, g.i + first};
+}
+
+// M's ion slots for the block (mechanisms/instance_ions.hpp), by block-local CV.
+template <class M>
+__device__ __forceinline__ MechIons<M> block_mech_ions(const Args& a, int first) {
+    MechIons<M> io;
+    constexpr int off = ion_slot_offsets[mech_index<M>];
+    for (int j = 0; j < n_ions<M>; ++j) io.slot[j] = ion_arrays(a, a.st.mech_ion_species[off + j], first);
+    io.cv_weight = a.st.ion_cv_weight + first;
+    return io;
+}
+
 // M's currents into D and R (block-local CVs), with the streaming kernel's per-instance
 // functions, mech_batch<M> instances' loads at a time: density instances as
 // add_density_currents adds them, point instances sharing a CV summed in instance order by
-// the first one's thread (the same sums as one instance at a time).
+// the first one's thread (the same sums as one instance at a time). Mechanisms with ions:
+// the streaming kernels' add_density_current_with_ions and point_terms_with_ions on the
+// block's ion arrays.
 template <class M>
-__device__ __forceinline__ void add_currents(const MechColumns& m, int n, int first, const MechGlobals& g, double t_mid,
+__device__ __forceinline__ void add_currents(const Args& a, const MechColumns& m, int n, int first, double t_mid,
                                              const double* V, double* D, double* R) {
-    const auto& gl = globals_of<M>(g);
-    if constexpr (n_ions<M> > 0) {
-        return;  // no code for mechanisms with ions: groups with ions are refused (GpuCellGroup)
+    const auto& gl = globals_of<M>(a.g);
+    if constexpr (n_ions<M> > 0 && M::kind == MechKind::density) {
+        const MechIons<M> io = block_mech_ions<M>(a, first);
+        for (int k = threadIdx.x; k < n; k += blockDim.x)
+            add_density_current_with_ions<M>(m, k, m.cv[k] - first, io, gl, t_mid, V, D, R);
+    } else if constexpr (n_ions<M> > 0) {  // point: d, rhs and the written ion currents, as below
+        constexpr int N = 2 + n_written_ion_currents<M>();
+        const MechIons<M> io = block_mech_ions<M>(a, first);
+        for (int k = threadIdx.x; k < n; k += blockDim.x) {
+            const int cv = m.cv[k], c = cv - first;
+            if (k > 0 && m.cv[k - 1] == cv) continue;
+            double x[N];
+            point_terms_with_ions<M>(m, k, c, io, V[c], t_mid, gl, x);
+            for (int j = k + 1; j < n && m.cv[j] == cv; ++j) {
+                double y[N];
+                point_terms_with_ions<M>(m, j, c, io, V[c], t_mid, gl, y);
+                for (int q = 0; q < N; ++q) x[q] += y[q];
+            }
+            D[c] += x[0];
+            R[c] += x[1];
+            for_each_ion_slot<M>([&](auto slot) {
+                constexpr int j = decltype(slot)::value;
+                if constexpr ((M::ions[j].flags & ion_write_i) != 0) io.slot[j].i[c] += x[2 + written_ion_current_index<M>(j)];
+            });
+        }
     } else if constexpr (M::kind == MechKind::density) {
         add_density_currents<M, mech_batch<M>>(threadIdx.x, blockDim.x, m, n, first, gl, t_mid, V, D, R);
     } else {
@@ -158,11 +216,15 @@ __device__ __forceinline__ void add_currents(const MechColumns& m, int n, int fi
 // Where M's states advance independently (hh's gates), state j of instance k goes to
 // thread (32·j + k) mod the block's size: a block's few instances (hh at the soma) advance
 // their states on different warps side by side, each with advance's arithmetic for it.
+// A mechanism with ions: the streaming kernel's advance_with_ions on the block's ion arrays.
 template <class M>
-__device__ __forceinline__ void advance_states(const MechColumns& m, int n, int first, const MechGlobals& g, double dt,
+__device__ __forceinline__ void advance_states(const Args& a, const MechColumns& m, int n, int first, double dt,
                                                const double* V) {
+    const MechGlobals& g = a.g;
     if constexpr (n_ions<M> > 0) {
-        return;  // as add_currents
+        const MechIons<M> io = block_mech_ions<M>(a, first);
+        for (int k = threadIdx.x; k < n; k += blockDim.x)
+            advance_with_ions<M>(m, k, m.cv[k] - first, io, globals_of<M>(g), dt, V);
     } else if constexpr (M::independent_states > 1) {
         const int t = threadIdx.x, nt = blockDim.x;
 #pragma unroll
@@ -214,8 +276,10 @@ struct StepArrays {
 };
 
 // Step `step` of the block, phase by phase; run_step calls them in order. A barrier ends
-// each phase whose writes the next reads.
-template <int Ahead, bool CopyV, class Clock, class AfterLevel>
+// each phase whose writes the next reads. Extended: the group has ions or probes that
+// record other than v; the kernel instance without (Extended false) has none of their
+// code on its path (ResidentEpoch picks the instance).
+template <int Ahead, bool CopyV, bool Extended, class Clock, class AfterLevel>
 struct BlockStep {
     const Args& a;
     const ResidentBlock& rb;
@@ -241,6 +305,21 @@ struct BlockStep {
         }
     }
 
+    // A column's value where it may record other than v (ResidentProbeSource).
+    __device__ __forceinline__ double probe_value(const ResidentProbeSource& p, int c) const {
+        switch (p.kind) {
+            case ProbeVariable::mech_state: {
+                const MechColumns& m = loc[p.index];
+                return m.s[static_cast<long>(p.state) * m.n + p.instance];
+            }
+            case ProbeVariable::ion_e: return ion_arrays(a, p.index, first).e[c];
+            case ProbeVariable::ion_xi: return ion_arrays(a, p.index, first).xi[c];
+            case ProbeVariable::ion_xo: return ion_arrays(a, p.index, first).xo[c];
+            case ProbeVariable::ion_i: return ion_arrays(a, p.index, first).i[c];
+            default: return Vnew[c];
+        }
+    }
+
     // The first event of each target applies the target's run.
     __device__ __forceinline__ void events() {
         if (eo) {
@@ -261,7 +340,24 @@ struct BlockStep {
         clock.lap(prof_events);
     }
 
-    __device__ __forceinline__ void ions_begin() {}
+    // Each ion's current to 0 on the block's CVs, e by Nernst on its CVs that need it (the
+    // streaming step's memset and nernst_kernel). The assembly's barrier ends the phase.
+    __device__ __forceinline__ void ions_begin() {
+        if constexpr (Extended) {
+            const int nq = a.st.n_ions;
+            for (int q = 0; q < nq; ++q) {
+                const IonArrays io = ion_arrays(a, q, first);
+                for (int i = threadIdx.x; i < n; i += blockDim.x) io.i[i] = 0.0;
+                const ResidentIon& sp = a.st.ions[q];
+                const int r = 2 * (static_cast<int>(blockIdx.x) * nq + q);
+                for (int j = a.nernst_range[r] + static_cast<int>(threadIdx.x); j < a.nernst_range[r + 1];
+                     j += blockDim.x) {
+                    const int c = sp.nernst_cv[j] - first;
+                    io.e[c] = nernst(io.xi[c], io.xo[c], sp.valence, a.steps.celsius);
+                }
+            }
+        }
+    }
 
     __device__ __forceinline__ void assemble() {
         assemble_strided<resident_batch>(threadIdx.x, blockDim.x, n, x.DB, x.CDT, x.V, x.D, x.R);
@@ -273,9 +369,11 @@ struct BlockStep {
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
-            if (rb.inst_n[m] == 0) return;
-            add_currents<M>(loc[m], rb.inst_n[m], first, a.g, t_mid, x.V, x.D, x.R);
-            __syncthreads();
+            if constexpr (n_ions<M> == 0 || Extended) {  // a group without ions has no instance of one
+                if (rb.inst_n[m] == 0) return;
+                add_currents<M>(a, loc[m], rb.inst_n[m], first, t_mid, x.V, x.D, x.R);
+                __syncthreads();
+            }
         });
         clock.lap(prof_currents);
     }
@@ -288,31 +386,47 @@ struct BlockStep {
         if constexpr (!CopyV) x.V = Vnew, x.R = Vold;
     }
 
-    // Point mechanisms (which take events) advance here; density mechanisms (hh) in
-    // states_deferred, at the start of the next step: no event and nothing of the step's
-    // end reads their states, so their threads (thread 0 for the soma's hh m gate, a long
-    // chain of divisions and exponentials) overlap the next step's events and assembly
+    // Point mechanisms (which take events) advance here; density mechanisms without ions
+    // (hh) in states_deferred, at the start of the next step: no event and nothing of the
+    // step's end reads their states, so their threads (thread 0 for the soma's hh m gate, a
+    // long chain of divisions and exponentials) overlap the next step's events and assembly
     // instead of holding every thread at the barrier. Their currents, after the
-    // assembly's barrier, see them advanced.
+    // assembly's barrier, see them advanced. Where a probe records a state
+    // (a.defer_density false) they advance here too. Mechanisms with ions advance here,
+    // in list order with a barrier after each: a later one reads the concentrations an
+    // earlier one wrote on the same CV (NEURON's order, the streaming step's kernels').
     __device__ __forceinline__ void states() {
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
-            if constexpr (M::kind != MechKind::density)
-                advance_states<M>(loc[m], rb.inst_n[m], first, a.g, a.steps.dt, Vnew);
+            if constexpr (n_ions<M> > 0) {
+                if constexpr (Extended && n_states<M> > 0) {  // the streaming step launches nothing for one without
+                    if (rb.inst_n[m] == 0) return;
+                    advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
+                    __syncthreads();
+                }
+            } else if constexpr (M::kind != MechKind::density) {
+                advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
+            } else if constexpr (Extended) {
+                if (!a.defer_density) advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
+            }
         });
         clock.lap(prof_advance);
     }
-    // The density mechanisms' part of the last step's states, at its new V (x.V).
+    // The density mechanisms' (without ions) part of the last step's states, at its new V (x.V).
     __device__ __forceinline__ void states_deferred() {
+        if constexpr (Extended)
+            if (!a.defer_density) return;
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
-            if constexpr (M::kind == MechKind::density)
-                advance_states<M>(loc[m], rb.inst_n[m], first, a.g, a.steps.dt, x.V);
+            if constexpr (M::kind == MechKind::density && n_ions<M> == 0)
+                advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, x.V);
         });
     }
 
+    // The written concentrations reached the ions in the states phase (advance_with_ions,
+    // each mechanism's after its own advance, as in the streaming step): nothing left here.
     __device__ __forceinline__ void ions_end() {}
 
     __device__ __forceinline__ void detect() {
@@ -330,12 +444,21 @@ struct BlockStep {
         }
     }
 
+    // Columns recording other than v read the block's states and ion arrays once the
+    // states phase's writes are done (a barrier).
     // With CopyV the new V is copied out to V once the detectors have read the old one.
     __device__ __forceinline__ void sample() {
-        if (const long frame = a.steps.frame_after(step); frame >= 0)
-            for (int j = threadIdx.x; j < rb.probe_n; j += blockDim.x)
-                a.st.frames[(frame - a.frame0) * a.st.n_columns + a.probe_col[rb.probe_begin + j]] =
-                    Vnew[a.probe_cv[rb.probe_begin + j]];
+        if (const long frame = a.steps.frame_after(step); frame >= 0) {
+            if constexpr (Extended)
+                if (a.probe_source) __syncthreads();
+            for (int j = threadIdx.x; j < rb.probe_n; j += blockDim.x) {
+                const int k = rb.probe_begin + j, c = a.probe_cv[k];
+                double value = Vnew[c];
+                if constexpr (Extended)
+                    if (a.probe_source) value = probe_value(a.probe_source[k], c);
+                a.st.frames[(frame - a.frame0) * a.st.n_columns + a.probe_col[k]] = value;
+            }
+        }
         if constexpr (CopyV) {
             __syncthreads();  // the detectors have read the old V
             for (int i = threadIdx.x; i < n; i += blockDim.x) x.V[i] = x.R[i];
@@ -348,13 +471,13 @@ struct BlockStep {
 // Steps [a.b, a.e) of the block; returns where the final V lies. Inlined three times by
 // the kernel, so that where the solve's arrays are staged the compiler sees shared memory
 // (32-bit shared loads and stores) instead of generic pointers chosen at run time.
-template <int Ahead, bool CopyV, class Clock, class AfterLevel>
+template <int Ahead, bool CopyV, bool Extended, class Clock, class AfterLevel>
 __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
                                              const FineBlockSchedule& sched, StepArrays x, int first, int n,
                                              Clock& clock, AfterLevel after_level) {
     const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
     const bool tracing = a.st.phase_trace && blockIdx.x == 0 && threadIdx.x == 0;
-    BlockStep<Ahead, CopyV, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo, tracing};
+    BlockStep<Ahead, CopyV, Extended, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo, tracing};
     for (long step = a.b; step < a.e; ++step) {
         if (step > a.b) s.states_deferred();  // the last step's
         s.step = step;
@@ -372,8 +495,8 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
 // Two instances: blocks of at most 128 threads of which shared memory lets at most
 // resident_blocks_per_sm (three) share an SM, the default, may have 168 registers a
 // thread (MaxThreads 128); any other block 128 (MaxThreads 256: two blocks of 256 or four
-// of 128 threads per SM).
-template <int Ahead, int MaxThreads>
+// of 128 threads per SM). Each with and without the Extended parts (BlockStep).
+template <int Ahead, int MaxThreads, bool Extended>
 __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_blocks_per_sm : 2)
     resident_kernel(const Args a) {
     extern __shared__ double sm[];
@@ -409,6 +532,18 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
         const MechColumns m = block_mech<M>(rb, base, a.st.mechs[mech_index<M>]);
         if (t == 0) loc[mech_index<M>] = m;
     });
+    // The ions' arrays: staged where the plan put them, else the group's.
+    const int staged_ions = !Extended ? 0 : a.st.n_ions < resident_ion_species ? a.st.n_ions : resident_ion_species;
+    for (int q = 0; q < staged_ions; ++q)
+        for (int f = 0; f < res_ion_fields; ++f) {
+            double* g = ion_field(a.st.ions[q].a, f) + first;
+            double* to = g;
+            if (const int o = rb.offset[res_ion0 + res_ion_fields * q + f]; o >= 0) {
+                to = reinterpret_cast<double*>(base + o);
+                for (int i = t; i < n; i += nt) to[i] = g[i];
+            }
+            if (t == 0) block_ions[q][f] = to;
+        }
     __syncthreads();
 
     // Where rhs, d, u and the folds are all staged (the plan offers them shared memory
@@ -427,12 +562,12 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
         y.FR = y.FD + B.n_branches;
         if (rb.offset[res_v] >= 0) {
             y.V = in_shared(res_v);
-            V = run_steps<Ahead, false>(a, rb, loc, sched, y, first, n, clock, after_level);
+            V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, y, first, n, clock, after_level);
         } else {
-            V = run_steps<Ahead, true>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
+            V = run_steps<Ahead, true, Extended>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
         }
     } else {
-        V = run_steps<Ahead, false>(a, rb, loc, sched, x, first, n, clock, after_level);
+        V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, x, first, n, clock, after_level);
     }
     if (t == 0) clock.flush();
 
@@ -443,6 +578,13 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
         using M = typename decltype(tag)::type;
         store_mech<M>(rb, loc[mech_index<M>], a.st.mechs[mech_index<M>]);
     });
+    for (int q = 0; q < staged_ions; ++q)
+        for (int f = 0; f < res_ion_fields; ++f)
+            if (rb.offset[res_ion0 + res_ion_fields * q + f] >= 0) {
+                double* g = ion_field(a.st.ions[q].a, f) + first;
+                const double* from = block_ions[q][f];
+                for (int i = t; i < n; i += nt) g[i] = from[i];
+            }
 }
 
 // The current device's shared memory per SM, and what a block takes of it beside its
@@ -452,11 +594,16 @@ struct SharedPerSm {
     long blocks(long dynamic_bytes) const { return per_sm / (dynamic_bytes + per_block); }  // blocks an SM holds
     long dynamic_for(long blocks) const { return per_sm / blocks - per_block; }            // the most that many hold
 };
+// The larger static shared memory of the instances with and without the Extended parts.
 SharedPerSm shared_per_sm() {
     const DeviceShape d = device_shape();
-    cudaFuncAttributes attr{};
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, resident_kernel<4, 128>));
-    return {d.shared_per_sm, d.shared_reserved + static_cast<long>(attr.sharedSizeBytes)};
+    long static_bytes = 0;
+    for (auto* k : {resident_kernel<4, 128, false>, resident_kernel<4, 128, true>}) {
+        cudaFuncAttributes attr{};
+        CUDA_CHECK(cudaFuncGetAttributes(&attr, k));
+        static_bytes = std::max(static_bytes, static_cast<long>(attr.sharedSizeBytes));
+    }
+    return {d.shared_per_sm, d.shared_reserved + static_bytes};
 }
 
 }  // namespace
@@ -471,7 +618,9 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
     const int optin = device_shape().shared_optin;
-    const int static_bytes = static_cast<int>(sizeof(MechColumns) * n_mechanisms + sizeof(ResidentBlock));
+    const int static_bytes =
+        static_cast<int>(sizeof(MechColumns) * n_mechanisms + sizeof(ResidentBlock) +
+                         sizeof(double*) * resident_ion_species * res_ion_fields);  // block_ions
     if (budget_bytes + static_bytes > optin)
         throw std::invalid_argument("gpu-fine step=resident: shared=" + std::to_string(budget_bytes / 1024) +
                                     " KiB per block is more than the device offers (" +
@@ -481,8 +630,11 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
                                     std::to_string(plan_.shared_bytes + static_bytes) +
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
                                     " (lower shared=)");
-    for (auto* k : {resident_kernel<4, 128>, resident_kernel<8, 128>, resident_kernel<4, 256>, resident_kernel<8, 256>})
+    for (auto* k : {resident_kernel<4, 128, false>, resident_kernel<8, 128, false>, resident_kernel<4, 256, false>,
+                    resident_kernel<8, 256, false>, resident_kernel<4, 128, true>, resident_kernel<8, 128, true>,
+                    resident_kernel<4, 256, true>, resident_kernel<8, 256, true>})
         raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
+    extended_ = !f.ions.empty() || !plan_.probe_source.empty();
     wide_registers_ = threads_ <= 128 && shared_per_sm().blocks(plan_.shared_bytes) <= resident_blocks_per_sm;
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
@@ -492,6 +644,8 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     blocks_ = DeviceArray<ResidentBlock>(plan_.blocks);
     probe_col_ = DeviceArray<int>(plan_.probe_col);
     probe_cv_ = DeviceArray<int>(plan_.probe_cv);
+    if (!plan_.probe_source.empty()) probe_source_ = DeviceArray<ResidentProbeSource>(plan_.probe_source);
+    if (!plan_.nernst_range.empty()) nernst_range_ = DeviceArray<int>(plan_.nernst_range);
 }
 
 ResidentEpoch::~ResidentEpoch() { print_resident_profile(); }
@@ -514,13 +668,18 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.fold_r = solve_.fold_r.data();
     a.probe_col = probe_col_.data();
     a.probe_cv = probe_cv_.data();
+    a.probe_source = probe_source_.size() ? probe_source_.data() : nullptr;
+    a.nernst_range = nernst_range_.data();
+    a.defer_density = !plan_.probes_read_states;
     a.b = b;
     a.e = e;
     a.frame0 = s.first_frame_from(b);
     a.steps = s;
     a.g = globals_;
-    auto kernel = wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128> : resident_kernel<8, 128>)
-                                  : (solve_.ahead == 4 ? resident_kernel<4, 256> : resident_kernel<8, 256>);
+    auto kernel = extended_ ? (wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128, true> : resident_kernel<8, 128, true>)
+                                               : (solve_.ahead == 4 ? resident_kernel<4, 256, true> : resident_kernel<8, 256, true>))
+                            : (wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128, false> : resident_kernel<8, 128, false>)
+                                               : (solve_.ahead == 4 ? resident_kernel<4, 256, false> : resident_kernel<8, 256, false>));
     kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
     CUDA_CHECK_LAUNCH();
 }

@@ -5,6 +5,7 @@
 // (events, assembly, currents, gpu-fine's block solve, states, detectors, samples) and
 // writes the state back once. Blocks that do not fit the device at once run in waves:
 // within an epoch no cell needs another's spikes, so any order gives the same result.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "gpu/event_queue.hpp"
 #include "gpu/resident_plan.hpp"
 #include "mechanisms/all.hpp"
+#include "mechanisms/instance_ions.hpp"
 #include "mechanisms/instance.hpp"
 #include "solvers/gpu/hines_gpu_fine.hpp"
 
@@ -29,6 +31,25 @@ constexpr int resident_blocks_per_sm = 3;
 // multiprocessor over blocks_per_sm, less what the device reserves per block and the
 // kernel's own. (gpu-fine's `shared=auto` takes three: 74 KiB on an H100.)
 int resident_shared_kib_for(int blocks_per_sm);
+
+// One ion species of the group on the device: its per-CV arrays (the group's CVs) and the
+// CVs where its e follows Nernst.
+struct ResidentIon {
+    IonArrays a;
+    const int* nernst_cv = nullptr;
+    int valence = 1;
+};
+
+// Where mechanism x's ion slots start in ResidentState::mech_ion_species: the ion slots of
+// the mechanisms before it in all_mechanisms.
+template <class... Ms>
+constexpr std::array<int, sizeof...(Ms) + 1> ion_slot_offsets_of(mech_list<Ms...>) {
+    std::array<int, sizeof...(Ms) + 1> o{};
+    const int n[] = {n_ions<Ms>...};
+    for (std::size_t i = 0; i < sizeof...(Ms); ++i) o[i + 1] = o[i] + n[i];
+    return o;
+}
+constexpr auto ion_slot_offsets = ion_slot_offsets_of(all_mechanisms{});
 
 // The GPU cell group's device state (its pointers) that a piece reads and writes.
 struct ResidentState {
@@ -47,6 +68,12 @@ struct ResidentState {
     double* frames = nullptr;  // rows of n_columns, the piece's first row at frames
     int n_columns = 0;
     unsigned* phase_trace = nullptr;  // tests: null, or a count then the phases block 0 runs, by their Phase value
+    // Ions (none: n_ions 0): the species (FvmData::ions), and the species of mechanism x's
+    // ion slot j at mech_ion_species[ion_slot_offsets[x] + j] (FvmData::mech_ions).
+    const ResidentIon* ions = nullptr;
+    int n_ions = 0;
+    const int* mech_ion_species = nullptr;
+    const double* ion_cv_weight = nullptr;  // FvmData::ion_cv_weight
 };
 
 // Every mechanism's Globals in one trivially copyable kernel argument.
@@ -77,9 +104,12 @@ private:
     const GpuFinePlan& solve_;
     int threads_;
     bool wide_registers_;  // the kernel instance of 168 registers a thread (resident_epoch.cu)
+    bool extended_;        // the instance with ions and probes' sources (resident_epoch.cu, BlockStep)
     MechGlobals globals_{};
     DeviceArray<ResidentBlock> blocks_;
     DeviceArray<int> probe_col_, probe_cv_;
+    DeviceArray<ResidentProbeSource> probe_source_;
+    DeviceArray<int> nernst_range_;
 };
 
 }  // namespace arbolito::gpu

@@ -27,7 +27,7 @@ int block_of(const FineSchedule& s, int cv) {
 
 long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst) {
     if (a == res_fold) return 16L * n_branches;
-    if (a < res_mech0) return 8L * n_cv;
+    if (a < res_mech0 || a >= res_ion0) return 8L * n_cv;
     const MechInfo& m = mechanism_infos()[a - res_mech0];
     const long doubles = (m.kind == MechKind::density ? 1 : 0) + static_cast<long>(m.params.size() + m.states.size() +
                                                                                    m.derived.size());
@@ -75,8 +75,28 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
         for (int k : probes[b]) {
             p.probe_col.push_back(k);
             p.probe_cv.push_back(f.probe_cv[k] - s.blocks[b].first_cv);
+            if (f.probe_source.empty()) continue;
+            const FvmData::ProbeSource& src = f.probe_source[k];
+            ResidentProbeSource r{src.kind, src.index, src.state, src.instance};
+            if (src.kind == ProbeVariable::mech_state) {
+                r.instance -= p.blocks[b].inst_begin[src.index];
+                p.probes_read_states = true;
+            }
+            p.probe_source.push_back(r);
         }
     }
+
+    // Nernst CVs: each species' list is ascending, so a block's are one run.
+    const int nq = static_cast<int>(f.ions.size());
+    p.nernst_range.resize(2L * nb * nq);
+    for (int b = 0; b < nb; ++b)
+        for (int q = 0; q < nq; ++q) {
+            const std::vector<int>& cv = f.ions[q].nernst_cv;
+            if (!std::is_sorted(cv.begin(), cv.end())) throw std::logic_error("resident_plan: Nernst CVs not sorted");
+            const int lo = s.blocks[b].first_cv, hi = lo + s.blocks[b].n_cv;
+            p.nernst_range[2 * (b * nq + q)] = static_cast<int>(std::lower_bound(cv.begin(), cv.end(), lo) - cv.begin());
+            p.nernst_range[2 * (b * nq + q) + 1] = static_cast<int>(std::lower_bound(cv.begin(), cv.end(), hi) - cv.begin());
+        }
 
     // Targets: the block of the instance each leads to.
     p.target_block.resize(f.target_mech.size());
@@ -92,12 +112,17 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
             throw std::invalid_argument("gpu-fine step=resident: a block's schedule takes " + std::to_string(schedule) +
                                         " bytes of shared memory, more than the " + std::to_string(budget_bytes) +
                                         " allowed (use a smaller block)");
-        auto bytes = [&](int a) {
+        auto bytes = [&](int a) -> long {
+            if (a >= res_ion0) return (a - res_ion0) / res_ion_fields < nq ? resident_array_bytes(a, fb.n_cv, 0, 0) : 0;
             return resident_array_bytes(a, fb.n_cv, fb.n_branches, a >= res_mech0 ? rb.inst_n[a - res_mech0] : 0);
         };
+        // The per-CV arrays, the ions', then the mechanisms smallest first.
         std::vector<int> order(res_n_arrays);
-        std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(order.begin() + res_mech0, order.end(), [&](int a, int c) { return bytes(a) < bytes(c); });
+        std::iota(order.begin(), order.begin() + res_mech0, 0);
+        std::iota(order.begin() + res_mech0, order.begin() + res_mech0 + (res_n_arrays - res_ion0), int{res_ion0});
+        std::iota(order.begin() + res_mech0 + (res_n_arrays - res_ion0), order.end(), int{res_mech0});
+        std::stable_sort(order.begin() + res_mech0 + (res_n_arrays - res_ion0), order.end(),
+                         [&](int a, int c) { return bytes(a) < bytes(c); });
         long used = 0;
         for (int a : order) {
             const long need = bytes(a);

@@ -12,14 +12,21 @@
 
 namespace arbolito {
 
-// The arrays a block may stage, in the order they are offered shared memory: those the
+// Ion species (FvmData::ions, in order) whose per-CV arrays a block may stage: e, Xi, Xo
+// and i of each (IonArrays' order). Further species stay in device memory.
+constexpr int resident_ion_species = 4;
+enum ResidentIonField : int { res_ion_e, res_ion_xi, res_ion_xo, res_ion_i, res_ion_fields };
+
+// The arrays a block may stage. They are offered shared memory in this order: those the
 // solve's dependent chain of rows reads and writes first (rhs, d, the folds, u), then v
 // (read and written element by element, so device memory's latency overlaps), then the
-// constant per-CV ones, then the mechanisms.
+// constant per-CV ones, then the ions' per-CV arrays (every mechanism with ions reads
+// them each step), then the mechanisms.
 enum ResidentArray : int {
     res_rhs, res_d, res_fold, res_u, res_v, res_d_base, res_cap_dt,
     res_mech0,  // mechanism x: res_mech0 + x (all_mechanisms index)
-    res_n_arrays = res_mech0 + n_mechanisms
+    res_ion0 = res_mech0 + n_mechanisms,  // species q's field f: res_ion0 + res_ion_fields·q + f
+    res_n_arrays = res_ion0 + res_ion_fields * resident_ion_species
 };
 
 struct ResidentBlock {
@@ -31,9 +38,21 @@ struct ResidentBlock {
     int data_bytes;                // the staged arrays; gpu-fine's schedule follows them
 };
 
+// What a probe column records where not v (FvmData::ProbeSource), for a block: a state of
+// the block's instance `instance` of mechanism `index`, or a value of ion species `index`.
+struct ResidentProbeSource {
+    int kind = 0;  // ProbeVariable::Kind
+    int index = 0, state = 0, instance = 0;
+};
+
 struct ResidentPlan {
     std::vector<ResidentBlock> blocks;         // one per FineSchedule block
     std::vector<int> probe_col, probe_cv;      // per block: probe columns and their block-local CVs
+    std::vector<ResidentProbeSource> probe_source;  // beside probe_col; empty where every column records v
+    bool probes_read_states = false;           // some column records a mechanism's state
+    // Species q's CVs where e follows Nernst (IonSpecies::nernst_cv) in block b: entries
+    // [nernst_range[2·(b·n_species + q)], nernst_range[2·(b·n_species + q) + 1]) of its list.
+    std::vector<int> nernst_range;
     std::vector<std::uint32_t> target_block;   // the block of every synapse target
     int shared_bytes = 0;                      // dynamic shared memory per CUDA block: the largest need
     long staged_bytes = 0, total_bytes = 0;    // over all blocks: staged, and what staging all would take
@@ -41,7 +60,7 @@ struct ResidentPlan {
 
 // Bytes of array `a` for a block of n_cv CVs, n_branches branches and n_inst instances of
 // the mechanism (mechanism arrays: weights of density mechanisms, parameters, states,
-// constants, CV indices; rounded up to 8).
+// constants, CV indices; rounded up to 8). An ion array: 8 per CV (where its species exists).
 long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst);
 
 // Every block of `s` over `f` (built with s's numbering). Each array is staged where it

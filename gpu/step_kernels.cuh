@@ -57,9 +57,10 @@ __global__ void advance_kernel(MechColumns m, typename M::Globals gl, double dt,
     in.store_states(m, k);
 }
 
-// Ions (docs/mechanisms.md, "Ions"); launched only for groups with ions. A mechanism with
-// ions is a density mechanism on the GPU (GpuCellGroup refuses point ones): no two of its
-// instances share a CV, so its ion currents and concentrations are plain stores.
+// Ions (docs/mechanisms.md, "Ions"); launched only for groups with ions. No two instances
+// of a density mechanism share a CV, so its ion currents and concentrations are plain
+// stores; a point mechanism's ion currents are summed per CV as its d and rhs terms are
+// (GpuCellGroup refuses point mechanisms that write a concentration).
 
 // e by Nernst on the CVs where a mechanism writes the concentrations.
 __global__ void nernst_kernel(int n, const int* __restrict__ cv, int valence, double celsius,
@@ -77,14 +78,26 @@ __global__ void ion_current_kernel(MechColumns m, MechIons<M> ions, typename M::
     static_assert(M::kind == MechKind::density, "ions on the GPU: density mechanisms");
     const int k = thread_index();
     if (k >= m.n) return;
-    const int c = m.cv[k];
-    const Instance<M> in(m, k);
-    double ion[ion_slot_size * n_ions<M>], ion_i[n_ions<M>] = {}, dd, dr;
-    gather_ions<M>(ions, c, ion);
-    instance_terms_at<M>(in, m.weight[k], v[c], t_mid, gl, dd, dr, ion, ion_i);
-    d[c] += dd;
-    rhs[c] += dr;
-    add_ion_currents<M>(ions, c, ion_i);
+    add_density_current_with_ions<M>(m, k, m.cv[k], ions, gl, t_mid, v, d, rhs);
+}
+
+// current_kernel for a point mechanism with ions: d, rhs and the ion currents it writes,
+// each summed over the instances sharing a CV (point_sums; no early return).
+template <class M>
+__global__ void ion_point_current_kernel(MechColumns m, MechIons<M> ions, typename M::Globals gl, double t_mid,
+                                         const double* __restrict__ v, double* __restrict__ d, double* __restrict__ rhs) {
+    static_assert(M::kind != MechKind::density, "density mechanisms: ion_current_kernel");
+    constexpr int N = 2 + n_written_ion_currents<M>();
+    double* out[N];
+    out[0] = d;
+    out[1] = rhs;
+    for_each_ion_slot<M>([&](auto slot) {
+        constexpr int j = decltype(slot)::value;
+        if constexpr ((M::ions[j].flags & ion_write_i) != 0) out[2 + written_ion_current_index<M>(j)] = ions.slot[j].i;
+    });
+    const auto terms = [&](int j, double (&x)[N]) { point_terms_with_ions<M>(m, j, m.cv[j], ions, v[m.cv[j]], t_mid, gl, x); };
+    const int k = thread_index();
+    point_sums<N>(k, m.n, m.cv, terms, out);
 }
 
 // advance_kernel for a mechanism with ions: then its written concentrations to its CV.
@@ -93,13 +106,7 @@ __global__ void ion_advance_kernel(MechColumns m, MechIons<M> ions, typename M::
                                    const double* __restrict__ v) {
     const int k = thread_index();
     if (k >= m.n) return;
-    const int c = m.cv[k];
-    Instance<M> in(m, k);
-    double ion[ion_slot_size * n_ions<M>];
-    gather_ions<M>(ions, c, ion);
-    mech_advance<M>(v[c], dt, gl, in.p.v, in.s.v, in.c.v, ion);
-    in.store_states(m, k);
-    write_ion_concentrations<M>(ions, c, in.s.v);
+    advance_with_ions<M>(m, k, m.cv[k], ions, gl, dt, v);
 }
 
 // The written concentrations from the states as they are (a state set anew).

@@ -36,6 +36,68 @@ ARB_HD void instance_terms_at(const Instance<M>& in, double w, double v, double 
     instance_terms<M>(i_m, g_m, w, v, dd, dr);
 }
 
+// Density instance k of M with ions at index c of v, d, rhs and the ions' arrays (the
+// group's CV, or the CV less a resident block's first): its terms to d and rhs, its ion
+// currents to its ions' (add_ion_currents). The streaming kernel and the resident block
+// step both call it: the same bits.
+template <class M, class G>
+ARB_HD void add_density_current_with_ions(const MechColumns& m, int k, int c, const MechIons<M>& ions, const G& gl,
+                                          double t_mid, const double* v, double* d, double* rhs) {
+    const Instance<M> in(m, k);
+    double ion[ion_slot_size * n_ions<M>], ion_i[n_ions<M>] = {}, dd, dr;
+    gather_ions<M>(ions, c, ion);
+    instance_terms_at<M>(in, m.weight[k], v[c], t_mid, gl, dd, dr, ion, ion_i);
+    d[c] += dd;
+    rhs[c] += dr;
+    add_ion_currents<M>(ions, c, ion_i);
+}
+
+// Instance k of M with ions advances at v[c] (c as above), then its written
+// concentrations go to index c of its ions' arrays at once (NEURON writes them at the end
+// of the mechanism's own state update: a later mechanism reads them).
+template <class M, class G>
+ARB_HD void advance_with_ions(const MechColumns& m, int k, int c, const MechIons<M>& ions, const G& gl, double dt,
+                              const double* v) {
+    Instance<M> in(m, k);
+    double ion[ion_slot_size * n_ions<M>];
+    gather_ions<M>(ions, c, ion);
+    mech_advance<M>(v[c], dt, gl, in.p.v, in.s.v, in.c.v, ion);
+    in.store_states(m, k);
+    write_ion_concentrations<M>(ions, c, in.s.v);
+}
+
+// The ion slots of M whose current it writes (ion_write_i), and slot j's place among them.
+template <class M>
+constexpr int n_written_ion_currents() {
+    int n = 0;
+    for (int j = 0; j < n_ions<M>; ++j) n += (M::ions[j].flags & ion_write_i) != 0;
+    return n;
+}
+template <class M>
+constexpr int written_ion_current_index(int j) {
+    int w = 0;
+    for (int q = 0; q < j; ++q) w += (M::ions[q].flags & ion_write_i) != 0;
+    return w;
+}
+
+// Point instance k of M with ions at voltage v, index c of its ions' arrays (as
+// add_density_current_with_ions): x[0] and x[1] what it adds to d and rhs, x[2 + w] the
+// current density of its w-th written ion current (its nA over the CV's 1e-2·area, as
+// add_ion_currents). The GPU sums these over the instances sharing a CV (point_sums).
+template <class M, class G>
+ARB_HD void point_terms_with_ions(const MechColumns& m, int k, int c, const MechIons<M>& ions, double v, double t_mid,
+                                  const G& gl, double* x) {
+    const Instance<M> in(m, k);
+    double ion[ion_slot_size * n_ions<M>], ion_i[n_ions<M>] = {};
+    gather_ions<M>(ions, c, ion);
+    instance_terms_at<M>(in, 1.0, v, t_mid, gl, x[0], x[1], ion, ion_i);
+    for_each_ion_slot<M>([&](auto slot) {
+        constexpr int j = decltype(slot)::value;
+        if constexpr ((M::ions[j].flags & ion_write_i) != 0)
+            x[2 + written_ion_current_index<M>(j)] = ion_i[j] / ions.cv_weight[c];
+    });
+}
+
 // Density instance k of M at voltage v: adds to d and rhs of its CV.
 template <class M, class G>
 ARB_HD void add_density_current(const MechColumns& m, int k, double v, double t_mid, const G& gl, double& d,

@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <set>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include <unistd.h>
@@ -32,6 +33,11 @@ namespace {
 // bytes each (1,024 cells, cpu, --spikes-only), 36 of them the instance's. Model: a morphology point is an
 // xyz and a radius; a cell description ~600 bytes with its vectors; a connection 40 bytes.
 constexpr double cv_state_bytes = 6 * 8 + 3 * 4;
+// Per CV and ion species: e, Xi, Xo and i at run time (IonState) and the initial e, Xi, Xo
+// (IonSpecies), doubles, and the CV's entry in the Nernst list (at most one); per CV once
+// where a group has ions, its area weight (FvmData::ion_cv_weight).
+constexpr double ion_cv_bytes = 7 * 8 + 4;
+constexpr double ion_weight_bytes = 8;
 constexpr double instance_index_bytes = 4;
 constexpr double target_bytes = 16;
 constexpr double run_state_factor = 1.03;
@@ -64,6 +70,26 @@ double estimate_cvs(const Morphology& m, const CvPolicy& p) {
     return n;
 }
 
+// The ion species mechanism `mech` uses as bits (ModelSize::ion_species): species k of
+// the catalogue, in the order the mechanisms first name them; any past the 63rd share bit 63.
+std::uint64_t ion_species_of(const std::string& mech) {
+    static const std::vector<std::string> species = [] {
+        std::vector<std::string> s;
+        for (const MechInfo& mi : mechanism_infos())
+            for (const IonUse& u : mi.ions)
+                if (std::find(s.begin(), s.end(), u.name) == s.end()) s.push_back(u.name);
+        return s;
+    }();
+    const MechInfo* mi = find_mechanism(mech);
+    std::uint64_t bits = 0;
+    if (mi)
+        for (const IonUse& u : mi->ions) {
+            const auto k = std::find(species.begin(), species.end(), u.name) - species.begin();
+            bits |= std::uint64_t{1} << std::min<long>(k, 63);
+        }
+    return bits;
+}
+
 double values_of(const std::string& mech) {
     const MechInfo* mi = find_mechanism(mech);
     return mi ? static_cast<double>(mi->params.size() + mi->states.size() + mi->derived.size() + 1) : 8.0;
@@ -88,6 +114,7 @@ double padded_cvs(std::vector<double> cvs, int width) {
 ModelSize& ModelSize::operator+=(const ModelSize& o) {
     for (int k = 0; k < 4; ++k) lane_cvs[k] += o.lane_cvs[k];
     largest_cell_cvs = std::max(largest_cell_cvs, o.largest_cell_cvs);
+    ion_species |= o.ion_species;
     read_bytes = std::max(read_bytes, o.read_bytes);
     queued_events += o.queued_events;
     connection_slots += o.connection_slots;
@@ -101,6 +128,12 @@ ModelSize& ModelSize::operator+=(const ModelSize& o) {
     drawn_connections += o.drawn_connections;
     events += o.events;
     return *this;
+}
+
+int ModelSize::n_ion_species() const {
+    int n = 0;
+    for (std::uint64_t b = ion_species; b; b &= b - 1) ++n;
+    return n;
 }
 
 ModelSize ModelSize::times(double k) const {
@@ -137,6 +170,10 @@ ModelSize cell_size(const CellDesc& c, bool with_morphology) {
     s.instances += c.drawn_synapses.count;
     s.targets = static_cast<double>(c.n_synapses());
     if (c.drawn_synapses.count > 0) s.mech_values += c.drawn_synapses.count * values_of(c.drawn_synapses.mechanism);
+    for (const Paint& p : c.paints) s.ion_species |= ion_species_of(p.mechanism);
+    for (const auto* list : {&c.synapses, &c.stimuli})
+        for (const Placement& p : *list) s.ion_species |= ion_species_of(p.mechanism);
+    if (c.drawn_synapses.count > 0) s.ion_species |= ion_species_of(c.drawn_synapses.mechanism);
     return s;
 }
 
@@ -205,6 +242,7 @@ MemoryEstimate estimate_memory(const ModelSize& s, int ranks, int lane_width) {
     const double layout_cvs = std::max(s.cvs, s.lane_cvs[lane_index(lane_width)]);
     e.state_bytes = layout_cvs * cv_state_bytes + s.mech_values * 8 + s.instances * instance_index_bytes +
                     s.targets * target_bytes;
+    if (const int n = s.n_ion_species(); n > 0) e.state_bytes += layout_cvs * (n * ion_cv_bytes + ion_weight_bytes);
     // Set-up holds one cell's whole discretisation at a time beside the group's arrays.
     const double largest_cell = s.largest_cell_cvs * cell_cvs_bytes;
     e.run_bytes = std::max(1, ranks) * (process_bytes + e.model_bytes) + run_state_factor * e.state_bytes + largest_cell +

@@ -4,6 +4,7 @@
 // (num-cells 1e8), `run` and `compare` a run that cannot (README, Limits), and `info`
 // prints the same numbers. One place for the bytes per CV, instance and connection.
 #include <array>
+#include <cstdint>
 #include <string>
 
 #include "model/model.hpp"
@@ -33,6 +34,11 @@ struct ModelSize {
     // added, exact for a whole model (model_size).
     std::array<double, 4> lane_cvs{};
     double largest_cell_cvs = 0;  // set-up discretises a cell whole, beside the group's arrays
+    // Ion species the mechanisms use (mechanisms/ion.hpp), bit k for the catalogue's k-th
+    // species: a cell group holds each one's arrays over all its CVs, so a model's are the
+    // union of its cells'.
+    std::uint64_t ion_species = 0;
+    int n_ion_species() const;
     double read_bytes = 0;        // the model file's text and parsed JSON (Model::read_bytes)
 
     ModelSize& operator+=(const ModelSize& o);

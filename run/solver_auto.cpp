@@ -8,7 +8,6 @@
 #include <spdlog/spdlog.h>
 
 #include "lowered_cell/fvm_data.hpp"
-#include "mechanisms/catalogue.hpp"
 #include "run/gpu_binding.hpp"
 #include "run/solver_registry.hpp"
 #include "solvers/branch_layout.hpp"
@@ -23,12 +22,6 @@ ModelShape model_shape(const Model& m) {
     // Identical cells share their morphology: discretise each (morphology, policy) once.
     std::map<std::pair<const Morphology*, std::string>, std::pair<int, int>> seen;  // -> CVs, branches
     for (const CellDesc& c : m.cells) {
-        for (const Paint& p : c.paints)
-            if (const MechInfo* mi = find_mechanism(p.mechanism)) s.ions |= !mi->ions.empty();
-        for (const Placement& p : c.synapses)
-            if (const MechInfo* mi = find_mechanism(p.mechanism)) s.ions |= !mi->ions.empty();
-        for (const Placement& p : c.stimuli)
-            if (const MechInfo* mi = find_mechanism(p.mechanism)) s.ions |= !mi->ions.empty();
         const auto shape = [&] {  // -> CVs, branches
             const std::vector<int> parent = discretize_cell(c).parent;
             const BranchTree t = branch_tree(parent);
@@ -73,9 +66,6 @@ AutoChoice choose_solver(const ModelShape& s, bool gpu, int threads) {
                                                             "cell's junctions"};
     if (s.max_levels > 40)
         return {"gpu-cell", shape + levels + ": deep, many cells: too deep for a barrier per level"};
-    if ((s.cells < 4096 || s.max_levels <= 20) && s.ions)
-        return {"gpu-fine", shape + levels + ": short branches, few cells or shallow trees; ions: the streaming step "
-                                             "(the resident one has no ion phases)"};
     if (s.cells < 4096 || s.max_levels <= 20)
         return {"gpu-fine:step=resident",
                 shape + levels + ": short branches, few cells or shallow trees: each block's cells on chip for an epoch"};

@@ -28,7 +28,6 @@ struct ModelShape {
     int max_levels = 0;         // the deepest cell's branch levels
     int max_branch_points = 0;  // the most a cell has (CVs with two children or more)
     long max_cell_cvs = 0;      // the largest cell's CVs
-    bool ions = false;          // a mechanism with ions is painted or placed (the resident step has no ion phases)
 };
 ModelShape model_shape(const Model& m);
 

@@ -7,6 +7,7 @@ if(ARBOLITO_HAVE_CUDA)
   add_executable(gpu_tests ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_solvers.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_cell_sweeps.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_cell_group.cu
+  ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_allen.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_groups.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_fine.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_mechanism_agreement.cu

@@ -66,7 +66,7 @@ fi
 
 solvers=cpu
 if [[ $("$arbolito" --version) == *"CUDA on"* ]] && nvidia-smi -L >/dev/null 2>&1; then
-  solvers+=",gpu-cell,gpu-fine,gpu-branch"
+  solvers+=",gpu-cell,gpu-fine,gpu-fine:step=resident,gpu-branch"
 fi
 echo "arbolito: $arbolito ($("$arbolito" --version | head -n 1)); solvers: $solvers"
 exec "$py" "$root/tools/allen_validate.py" --arbolito "$arbolito" --allen "$allen" --nrn-lib "$lib" --work "$work" \

@@ -3,13 +3,25 @@
 // advance from init's states, at voltages from -100 to +50 mV, with their default parameters,
 // 34 degC and fixed ion values. The device's exp, log and pow and its contraction of a·b + c
 // into FMA round differently from the host's, by an ulp or so per operation over some tens of
-// operations (more through the implicit schemes' eliminations, whose conditioning stays below
-// 1e3 here): 1e-11 relative (with a 1e-15 floor) bounds that by a factor of ~10, while a
-// translation that computes something else on the device differs at 1e-3 and more.
+// operations (more through the implicit schemes' eliminations): 1e-11 relative (with a 1e-15
+// floor) bounds that by a factor of ~10 where those systems' condition stays below 1e3, while
+// a translation that computes something else on the device differs at 1e-3 and more.
+//
+// NaV (Allen's 12-state Markov channel) solves its initial equilibrium (LINEAR seqinitial:
+// 11 balance equations and the conservation) by elimination, and that system's 2-norm
+// condition number along these inputs reaches kappa = 1.16e5 (at -100 mV; 1.4e3 at its
+// lowest; the advance's I - dt·Q stays below 2.6e3). Measured on the host: the same
+// translation compiled with FMA contraction (-mfma -ffp-contract=fast) against the
+// project's -ffp-contract=off differs by up to 1.35e-11 relative beyond the floor (I6 after
+// the advance at -100 mV, which starts from init's states), as large as the device's
+// 1.4e-11: FMA contraction is the difference. NaV is held to kappa·eps·n = 1.16e5 · 2^-53 ·
+// 12 = 1.6e-10, the bound of a backward-stable elimination of that system
+// (tests/nmodl/nav_rounding.py measures all of this).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -71,6 +83,9 @@ __global__ void evaluate_kernel(typename M::Globals gl, const double* p, const d
     evaluate<M>(k, v, gl, p, ion, out + k * width);
 }
 
+// Relative tolerance of mechanism `name` (see the top).
+double relative_tolerance(const char* name) { return std::strcmp(name, "NaV") == 0 ? 1.6e-10 : 1e-11; }
+
 template <class M>
 void compare() {
     constexpr int ni = n_ions<M>, ns = n_states<M>, np = n_params<M>;
@@ -94,11 +109,12 @@ void compare() {
     CUDA_CHECK(cudaFree(dp));
     CUDA_CHECK(cudaFree(dion));
     CUDA_CHECK(cudaFree(dout));
+    const double rel = relative_tolerance(M::name);
     int differing = 0, failures = 0;
     for (std::size_t x = 0; x < host.size(); ++x) {
         const double a = host[x], b = device[x];
         differing += a != b;
-        if (!(std::fabs(a - b) <= 1e-15 + 1e-11 * std::fabs(a)) && ++failures <= 5)
+        if (!(std::fabs(a - b) <= 1e-15 + rel * std::fabs(a)) && ++failures <= 5)
             ADD_FAILURE() << M::name << ": sample " << x / width << " value " << x % width << ": host " << a
                           << " device " << b;
     }

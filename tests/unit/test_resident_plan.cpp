@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include "lowered_cell/cell_group.hpp"
 #include "lowered_cell/fvm_data.hpp"
 #include "gpu/resident_plan.hpp"
+#include "io/model_reader.hpp"
 #include "model/network_builders.hpp"
 #include "mechanisms/catalogue.hpp"
 #include "solvers/fine_layout.hpp"
@@ -84,7 +86,7 @@ void check_plan(const Built& b, const ResidentPlan& p, int budget) {
         std::vector<std::pair<int, int>> spans;
         for (int a = 0; a < res_n_arrays; ++a)
             if (rb.offset[a] >= 0) {
-                const int n = a >= res_mech0 ? rb.inst_n[a - res_mech0] : 0;
+                const int n = a >= res_mech0 && a < res_ion0 ? rb.inst_n[a - res_mech0] : 0;
                 spans.push_back({rb.offset[a], rb.offset[a] + static_cast<int>(resident_array_bytes(
                                                                   a, s.blocks[k].n_cv, s.blocks[k].n_branches, n))});
                 EXPECT_EQ(rb.offset[a] % 8, 0);
@@ -182,4 +184,59 @@ TEST(ResidentPlan, FrameRowsOfAPiece) {
                             << "sps " << sps << " frames " << n_frames << " piece " << b << " step " << n;
                 }
         }
+}
+
+// Ions (tests/data/ions/three_cells_ions.json: na and ca, cai written on every CV): each
+// block's share of every species' Nernst list is its own CVs' run, together the whole list
+// once; the species' four arrays are staged after the per-CV arrays where they fit, never
+// for species the group lacks; the probes' sources follow their columns, a state's
+// instance numbered within its block.
+TEST(ResidentPlan, IonsNernstRangesAndStaging) {
+    if (!find_mechanism("test_cad")) GTEST_SKIP() << "built without ARBOLITO_TEST_MECHANISMS";
+    const Model m = read_model(std::string(ARBOLITO_SOURCE_DIR) + "/tests/data/ions/three_cells_ions.json");
+    for (int block : {1, 100000}) {
+        SCOPED_TRACE("block " + std::to_string(block));
+        const Built b = build(m, block);
+        const int nq = static_cast<int>(b.f.ions.size());
+        ASSERT_EQ(nq, 2);
+        const ResidentPlan p = resident_plan(b.f, b.s, 110 * 1024);
+        check_plan(b, p, 110 * 1024);
+        ASSERT_EQ(p.nernst_range.size(), 2 * p.blocks.size() * nq);
+        for (int q = 0; q < nq; ++q) {
+            const std::vector<int>& cv = b.f.ions[q].nernst_cv;
+            int next = 0;
+            for (std::size_t k = 0; k < p.blocks.size(); ++k) {
+                const int r0 = p.nernst_range[2 * (k * nq + q)], r1 = p.nernst_range[2 * (k * nq + q) + 1];
+                EXPECT_EQ(r0, next);
+                for (int j = r0; j < r1; ++j) {
+                    EXPECT_GE(cv[j], b.s.blocks[k].first_cv);
+                    EXPECT_LT(cv[j], b.s.blocks[k].first_cv + b.s.blocks[k].n_cv);
+                }
+                next = r1;
+            }
+            EXPECT_EQ(next, static_cast<int>(cv.size()));
+        }
+        EXPECT_FALSE(b.f.ions[b.f.ions[0].name == "ca" ? 0 : 1].nernst_cv.empty());
+        for (const ResidentBlock& rb : p.blocks)
+            for (int q = 0; q < resident_ion_species; ++q)
+                for (int f = 0; f < res_ion_fields; ++f)
+                    EXPECT_EQ(rb.offset[res_ion0 + res_ion_fields * q + f] >= 0, q < nq) << "species " << q << " field " << f;
+        ASSERT_EQ(p.probe_source.size(), p.probe_col.size());
+        EXPECT_TRUE(p.probes_read_states);
+        for (std::size_t k = 0; k < p.blocks.size(); ++k)
+            for (int j = p.blocks[k].probe_begin; j < p.blocks[k].probe_begin + p.blocks[k].probe_n; ++j) {
+                const FvmData::ProbeSource& src = b.f.probe_source[p.probe_col[j]];
+                EXPECT_EQ(p.probe_source[j].kind, src.kind);
+                EXPECT_EQ(p.probe_source[j].index, src.index);
+                if (src.kind == ProbeVariable::mech_state)
+                    EXPECT_EQ(p.probe_source[j].instance + p.blocks[k].inst_begin[src.index], src.instance);
+            }
+        // A budget for the solve's and the constant per-CV arrays alone leaves the ions in device memory.
+        const Built one = build(m, 100000);
+        const FineSchedule::Block& fb = one.s.blocks[0];
+        const int per_cv_only = static_cast<int>(FineSchedule::schedule_bytes(fb) + 16L * fb.n_branches + 6 * 8L * fb.n_cv);
+        const ResidentPlan tight = resident_plan(one.f, one.s, per_cv_only);
+        for (int a = res_ion0; a < res_n_arrays; ++a) EXPECT_LT(tight.blocks[0].offset[a], 0) << a;
+        EXPECT_GE(tight.blocks[0].offset[res_cap_dt], 0);
+    }
 }

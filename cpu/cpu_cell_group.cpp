@@ -184,6 +184,13 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
             }
         }
     });
+    ion_cv_.resize(f_.ions.size());
+    for (int x = 0; x < n_mechanisms; ++x)
+        for (int sp : f_.mech_ions[x]) ion_cv_[sp].insert(ion_cv_[sp].end(), f_.mechs[x].cv.begin(), f_.mechs[x].cv.end());
+    for (std::vector<int>& cvs : ion_cv_) {
+        std::sort(cvs.begin(), cvs.end());
+        cvs.erase(std::unique(cvs.begin(), cvs.end()), cvs.end());
+    }
     blown_up_ = first_blown_up(f_);
     v_ = std::move(f_.v_init);
     f_.v_init.clear();
@@ -208,10 +215,14 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
         k.block_end = b;
         k.cv_end = block_end(b - 1);
         for (int x = 0; x < n_mechanisms; ++x) range(f_.mechs[x], k.cv_begin, k.cv_end, k.instances[x]);
-        for (const IonSpecies& sp : f_.ions) {
-            const auto& nc = sp.nernst_cv;
-            k.nernst.push_back({static_cast<int>(std::lower_bound(nc.begin(), nc.end(), k.cv_begin) - nc.begin()),
-                                static_cast<int>(std::lower_bound(nc.begin(), nc.end(), k.cv_end) - nc.begin())});
+        auto cv_range = [&](const std::vector<int>& cvs) {
+            return std::array<int, 2>{
+                static_cast<int>(std::lower_bound(cvs.begin(), cvs.end(), k.cv_begin) - cvs.begin()),
+                static_cast<int>(std::lower_bound(cvs.begin(), cvs.end(), k.cv_end) - cvs.begin())};
+        };
+        for (std::size_t sp = 0; sp < f_.ions.size(); ++sp) {
+            k.nernst.push_back(cv_range(f_.ions[sp].nernst_cv));
+            k.ion_cvs.push_back(cv_range(ion_cv_[sp]));
         }
         for (int j = k.block_begin * W; j < k.block_end * W; ++j)
             if (blocks_.cell[j] >= 0) k.cells.push_back(blocks_.cell[j]);
@@ -285,7 +296,7 @@ void CpuCellGroup::ions_begin(int chunk) {
     const Chunk& ck = chunks_[chunk];
     for (std::size_t s = 0; s < ions_.size(); ++s) {
         IonState& st = ions_[s];
-        std::fill(st.i.begin() + ck.cv_begin, st.i.begin() + ck.cv_end, 0.0);
+        for (int q = ck.ion_cvs[s][0]; q < ck.ion_cvs[s][1]; ++q) st.i[ion_cv_[s][q]] = 0.0;
         const IonSpecies& sp = f_.ions[s];
         for (int q = ck.nernst[s][0]; q < ck.nernst[s][1]; ++q) {
             const int cv = sp.nernst_cv[q];

@@ -60,9 +60,9 @@ private:
         return {};
     }
     // The ion phases of a chunk's step (docs/mechanisms.md, "Ions"); groups without ions
-    // skip them. Each ion's current to 0, its reversal potential by Nernst where a
-    // mechanism writes its concentrations (the written concentrations reach the ions
-    // within the states phase, as each mechanism advances).
+    // skip them. Each ion's current to 0 where it is used (ion_cv_), its reversal potential
+    // by Nernst where a mechanism writes its concentrations (the written concentrations
+    // reach the ions within the states phase, as each mechanism advances).
     void ions_begin(int chunk);
 
     // Cells are stepped in chunks of about cache size, and each chunk through the whole
@@ -75,6 +75,7 @@ private:
         int block_begin, block_end, cv_begin, cv_end;
         int instances[n_mechanisms][2];  // [first, end) of each mechanism's instances
         std::vector<std::array<int, 2>> nernst;  // per ion species, [first, end) of its nernst_cv
+        std::vector<std::array<int, 2>> ion_cvs;  // per ion species, [first, end) of its ion_cv_
         std::vector<int> cells;          // ascending
     };
     std::vector<Chunk> chunks_;
@@ -96,6 +97,10 @@ private:
     CellSolve cell_solve_;         // null: lane_hines_solve
     MechStates mech_;              // every mechanism's states and constants
     IonStates ions_;               // per ion species of the group (FvmData::ions)
+    // Per ion species: the CVs of the instances that use it, ascending. Only there does a
+    // step's currents phase write the ion's current, so only there is it set to 0 first
+    // (elsewhere it stays the 0 it starts at).
+    std::vector<std::vector<int>> ion_cv_;
     std::vector<const double*> probe_at_;  // where probes record other than v (probe_pointers); empty: all v
     // Every mechanism's step constants for s_.dt (step_derived), by column then instance.
     std::array<std::vector<double>, n_mechanisms> step_derived_;

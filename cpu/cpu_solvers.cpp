@@ -1,4 +1,5 @@
 // Solvers cpu and omp: the CPU cell group, cells in SIMD lanes (lane_layout numbering).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,10 +37,20 @@ int cpu_lane_width(const SolverOptions& o) {
     return long_double_solve(o) ? 1 : o.number_or("lanes", native_lane_width());
 }
 
+// lanes=auto for a group of n cells: no wider than the fewest lanes that hold them all, so
+// that a group of one cell runs the scalar path instead of 3 empty lanes of 4 (every width
+// gives the same bits).
+int group_lane_width(const SolverOptions& o, std::uint64_t n_cells) {
+    int width = cpu_lane_width(o);
+    if (!o.number("lanes"))
+        while (width > 1 && static_cast<std::uint64_t>(width / 2) >= n_cells) width /= 2;
+    return width;
+}
+
 std::unique_ptr<CellGroup> make_cpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
                                           const SolverOptions& o, const StepSettings& s, int) {
     const bool long_double = long_double_solve(o);
-    const int width = cpu_lane_width(o);
+    const int width = group_lane_width(o, gid_end - gid_begin);
     LaneBlocks blocks;  // numbering runs first, once
     FvmData f = build_fvm(m, gid_begin, gid_end, [&](const std::vector<std::vector<int>>& natural_parents) {
         LaneNumbering n = lane_layout(natural_parents, width);

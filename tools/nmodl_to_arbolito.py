@@ -948,9 +948,7 @@ class Translator:
         for n, val in mod.constants:
             out.append("    static constexpr double %s = %s;" % (n, cpp_double(val)))
         uses_celsius = re.search(r"\bcelsius\b", "\n".join(self.loc.lines)) is not None
-        if uses_celsius:
-            out += ["", "    // NEURON's celsius, per run.", "    struct Globals { double celsius; };",
-                    "    static Globals globals(double celsius) { return {celsius}; }"]
+        globals_at = len(out)  # the Globals struct goes here once the functions are written
         params = [p[0] for p in mod.params]
         states = [s[0] for s in mod.states]
         consts = [c[0] for c in mod.constants]
@@ -1063,8 +1061,48 @@ class Translator:
             out += function("ARB_HD static void on_event([[maybe_unused]] double arb_w, [[maybe_unused]] const double* "
                             "arb_p, [[maybe_unused]] double* arb_s, const double* /*c*/)",
                             em, p_entries + s_entries + [(wname, "arb_w")], tail, template=False, scalar=True)
+        if uses_celsius:
+            hoisted = self.hoist_run_constants(out, consts)
+            glob = ["", "    // NEURON's celsius, per run, and the values that depend on it alone (once per run:",
+                    "    // the bits of computing them per instance and step)."]
+            glob.append("    struct Globals { double celsius; %s};" % "".join("double %s; " % n for n, _ in hoisted))
+            if hoisted:
+                glob.append("    static Globals globals(double celsius) {")
+                glob.append("        using T = double;")
+                glob.append("        Globals g{};")
+                glob.append("        g.celsius = celsius;")
+                glob += ["        g.%s = %s;" % (n, e) for n, e in hoisted]
+                glob += ["        return g;", "    }"]
+            else:
+                glob.append("    static Globals globals(double celsius) { return {celsius}; }")
+            out[globals_at:globals_at] = glob
         out += ["};", "", "}  // namespace %s" % self.namespace, ""]
         return "\n".join(out)
+
+    # A statement "x = e;" of the per-step functions whose e calls a math function and reads no
+    # name but celsius and CONSTANTs (a Q10 factor) takes e from Globals instead: one pow per
+    # run, not per instance and step. Identical expressions share one value.
+    RUN_CONSTANT = re.compile(r"^(\s*)(\w+) = (.*math::.*);$")
+
+    def hoist_run_constants(self, out, consts):
+        allowed = {"celsius", "T", "math", "pow", "exp", "log", "fabs"} | set(consts)
+        hoisted = {}
+        in_step_function = False
+        for k, line in enumerate(out):
+            if line.startswith("    ARB_HD static void "):
+                in_step_function = line.startswith(("    ARB_HD static void current(", "    ARB_HD static void advance("))
+                continue
+            m = self.RUN_CONSTANT.match(line)
+            if not in_step_function or m is None or "math::select" in m.group(3):
+                continue
+            names = set(re.findall(r"(?<![\w.])[A-Za-z_]\w*", m.group(3)))
+            if not names <= allowed:
+                continue
+            e = m.group(3)
+            if e not in hoisted:
+                hoisted[e] = "arb_run_%d" % len(hoisted)
+            out[k] = "%s%s = T(arb_globals.%s);" % (m.group(1), m.group(2), hoisted[e])
+        return [(n, e) for e, n in hoisted.items()]
 
     # Implicit schemes: one linear solve per step (Emitter.solve_linear) ------------------------
     # NEURON's STEADYSTATE sparse (scopmath's _ss_sparse_thread) for a scheme linear in its

@@ -1063,14 +1063,22 @@ class Translator:
                             em, p_entries + s_entries + [(wname, "arb_w")], tail, template=False, scalar=True)
         if uses_celsius:
             hoisted = self.hoist_run_constants(out, consts)
+            # celsius itself stays in Globals only where a function still reads it (the GPU's
+            # resident kernel holds every mechanism's Globals in one fixed-size argument).
+            binding = "        [[maybe_unused]] T celsius = arb_globals.celsius;"
+            keep = any(re.search(r"\bcelsius\b", line) for line in out if line != binding)
+            if not keep:
+                out[:] = [line for line in out if line != binding]
+            fields = (["celsius"] if keep else []) + [n for n, _ in hoisted]
             glob = ["", "    // NEURON's celsius, per run, and the values that depend on it alone (once per run:",
                     "    // the bits of computing them per instance and step)."]
-            glob.append("    struct Globals { double celsius; %s};" % "".join("double %s; " % n for n, _ in hoisted))
+            glob.append("    struct Globals { %s};" % "".join("double %s; " % n for n in fields))
             if hoisted:
-                glob.append("    static Globals globals(double celsius) {")
+                glob.append("    static Globals globals([[maybe_unused]] double celsius) {")
                 glob.append("        using T = double;")
                 glob.append("        Globals g{};")
-                glob.append("        g.celsius = celsius;")
+                if keep:
+                    glob.append("        g.celsius = celsius;")
                 glob += ["        g.%s = %s;" % (n, e) for n, e in hoisted]
                 glob += ["        return g;", "    }"]
             else:
@@ -1090,7 +1098,8 @@ class Translator:
         in_step_function = False
         for k, line in enumerate(out):
             if line.startswith("    ARB_HD static void "):
-                in_step_function = line.startswith(("    ARB_HD static void current(", "    ARB_HD static void advance("))
+                in_step_function = line.startswith(("    ARB_HD static void init(", "    ARB_HD static void current(",
+                                                    "    ARB_HD static void advance("))
                 continue
             m = self.RUN_CONSTANT.match(line)
             if not in_step_function or m is None or "math::select" in m.group(3):

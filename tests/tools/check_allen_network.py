@@ -128,7 +128,21 @@ def main(arbolito, work):
         if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or key not in r.stderr \
                 or os.path.exists(os.path.join(bad, "network.json")):
             fail("%s: exit %d, %r" % (args, r.returncode, r.stderr))
-    print("allen_network: all checks hold (%d trains, %d events bit-exact)" % (len(dumped), events))
+    # The same bits at every lane width and thread count: the 6 cells' spikes and soma traces
+    # of one lane against 2 and 4 lanes and 2 threads (translated channels, ions, Poisson input).
+    runs = {}
+    for solver, threads in (("cpu:lanes=1", "1"), ("cpu:lanes=2", "1"), ("cpu:lanes=4", "1"), ("omp:lanes=2", "2")):
+        h5 = os.path.join(work, "lanes_%s.h5" % solver.replace(":", "_").replace("=", ""))
+        r = subprocess.run([arbolito, "run", os.path.join(a, "network.json"), "--solver", solver, "--threads", threads,
+                            "-o", h5, "--log-level", "warn"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            fail("run %s: exit %d, %s" % (solver, r.returncode, r.stderr.strip()))
+        runs[solver] = open(h5, "rb").read()
+    for solver, data in runs.items():
+        if data != runs["cpu:lanes=1"]:
+            fail("%s wrote other bytes than cpu:lanes=1" % solver)
+    print("allen_network: all checks hold (%d trains, %d events bit-exact; %d lane widths the same bits)"
+          % (len(dumped), events, len(runs)))
     return 0
 
 

@@ -37,14 +37,10 @@ int cpu_lane_width(const SolverOptions& o) {
     return long_double_solve(o) ? 1 : o.number_or("lanes", native_lane_width());
 }
 
-// lanes=auto for a group of n cells: no wider than the fewest lanes that hold them all, so
-// that a group of one cell runs the scalar path instead of 3 empty lanes of 4 (every width
-// gives the same bits).
+// The group's lanes: as given, or lanes=auto no wider than its cells need.
 int group_lane_width(const SolverOptions& o, std::uint64_t n_cells) {
-    int width = cpu_lane_width(o);
-    if (!o.number("lanes"))
-        while (width > 1 && static_cast<std::uint64_t>(width / 2) >= n_cells) width /= 2;
-    return width;
+    const int width = cpu_lane_width(o);
+    return o.number("lanes") ? width : lanes_for_cells(width, n_cells);
 }
 
 std::unique_ptr<CellGroup> make_cpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,

@@ -69,23 +69,9 @@ void require_run_memory(const Model& m, const std::string& model_file, int ranks
 }
 
 void require_run_memory(const Model& m, const std::string& model_file, Communicator& comm, const SolverSpec& solver) {
-    const std::uint64_t n = m.cells.size();
-    const int ranks = comm.size();
-    auto first = [&](int r) { return n * static_cast<std::uint64_t>(r) / static_cast<std::uint64_t>(ranks); };
-    std::vector<ModelSize> mine;
-    std::exception_ptr failed;
-    try {
-        mine = cell_sizes(m, first(comm.rank()), first(comm.rank() + 1));
-    } catch (...) {
-        failed = std::current_exception();
-    }
-    if (!comm.all(!failed)) {
-        if (failed) std::rethrow_exception(failed);
-        throw PeerFailure();
-    }
-    std::vector<std::size_t> counts(ranks);
-    for (int r = 0; r < ranks; ++r) counts[r] = first(r + 1) - first(r);
-    require_room(model_size(m, comm.all_gather_v(mine, counts)), model_file, ranks, solver);
+    const auto sizes = gather_slices<ModelSize>(
+        comm, m.cells.size(), [&](std::uint64_t b, std::uint64_t e) { return cell_sizes(m, b, e); });
+    require_room(model_size(m, sizes), model_file, comm.size(), solver);
 }
 
 int max_thread_count() { return std::max(64, 8 * static_cast<int>(std::thread::hardware_concurrency())); }

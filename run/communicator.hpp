@@ -147,4 +147,18 @@ void on_all_ranks(Communicator& comm, F&& f) {
     if (!all_ok) throw PeerFailure();
 }
 
+// Items [0, n) split among the ranks in rank order: each rank computes its own slice
+// [begin, end) with slice(begin, end), a vector of end - begin values (under
+// on_all_ranks), and every rank gets all n, in item order.
+template <class T, class F>
+std::vector<T> gather_slices(Communicator& comm, std::uint64_t n, F&& slice) {
+    const int ranks = comm.size();
+    auto first = [&](int r) { return n * static_cast<std::uint64_t>(r) / static_cast<std::uint64_t>(ranks); };
+    std::vector<T> mine;
+    on_all_ranks(comm, [&] { mine = slice(first(comm.rank()), first(comm.rank() + 1)); });
+    std::vector<std::size_t> counts(ranks);
+    for (int r = 0; r < ranks; ++r) counts[r] = first(r + 1) - first(r);
+    return comm.all_gather_v(mine, counts);
+}
+
 }  // namespace arbolito

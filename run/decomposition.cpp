@@ -36,24 +36,11 @@ std::vector<double> cv_counts(const Model& m) {
 }
 
 std::vector<double> cv_counts(const Model& m, Communicator& comm) {
-    const std::uint64_t n = m.cells.size();
-    const int ranks = comm.size();
-    auto first = [&](int r) { return n * static_cast<std::uint64_t>(r) / static_cast<std::uint64_t>(ranks); };
-    const std::uint64_t b = first(comm.rank());
-    std::vector<double> mine(first(comm.rank() + 1) - b);
-    std::exception_ptr failed;
-    try {
+    return gather_slices<double>(comm, m.cells.size(), [&](std::uint64_t b, std::uint64_t e) {
+        std::vector<double> mine(e - b);
         parallel_for(static_cast<long>(mine.size()), 64, [&](long i) { mine[i] = count_cell_cvs(m.cells[b + i]); });
-    } catch (...) {
-        failed = std::current_exception();
-    }
-    if (!comm.all(!failed)) {
-        if (failed) std::rethrow_exception(failed);
-        throw PeerFailure();
-    }
-    std::vector<std::size_t> counts(ranks);
-    for (int r = 0; r < ranks; ++r) counts[r] = first(r + 1) - first(r);
-    return comm.all_gather_v(mine, counts);
+        return mine;
+    });
 }
 
 }  // namespace arbolito

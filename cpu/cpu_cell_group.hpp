@@ -5,7 +5,6 @@
 // sweeps run on Lanes<W> (core/lanes.hpp), each lane computing exactly what the scalar
 // code computes for its cell, so every width gives the same bits (W = 1: the scalar path).
 #include <array>
-#include <cstdint>
 #include <functional>
 
 #include "lowered_cell/cell_group.hpp"
@@ -17,10 +16,6 @@ namespace arbolito {
 
 // The lane width of lanes=auto: 4 doubles where the target has AVX (AVX2, AVX-512), else 2.
 int native_lane_width();
-// lanes=auto for a group of `cells` cells: `width` halved while half of it still holds them
-// all, so that one cell runs the scalar path instead of 3 empty lanes of 4 (every width
-// gives the same bits).
-int lanes_for_cells(int width, std::uint64_t cells);
 const char* native_lane_isa();  // "AVX-512", "AVX2", "AVX" or "SSE2/other"
 
 // A cell's solve in place of the double Hines sweeps, where the lanes are 1 (a lane block

@@ -325,13 +325,7 @@ def run_neuron(d, gid, lib, allen, spikes_path):
     sections = f["dump"]["cells"][0]["sections"]
     secs, by_type = [], {}
     for k, s in enumerate(sections):
-        sec = h.Section(name="s%d" % k)
-        sec.pt3dclear()
-        for x, y, z, dm in s["pt3d"]:
-            sec.pt3dadd(x, y, z, dm)
-        if s["parent"] >= 0:
-            sec.connect(secs[s["parent"]](s["parent_x"]), 0)
-        sec.nseg = int(s["nseg"])
+        sec = allen_neuron.section_from_dump(h, s, "s%d" % k, secs)
         secs.append(sec)
         by_type.setdefault(TYPE_OF_TAG[s["tag"]], []).append(sec)
     allen_neuron.set_params_peri(h, by_type, f["fitjson"], False)

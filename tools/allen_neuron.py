@@ -159,6 +159,19 @@ class Cell:
         self.soma_x = 0.5
 
 
+def section_from_dump(h, s, name, secs):
+    """A NEURON section from a geometry dump's section S (its pt3d points, nseg), connected
+    at parent_x to secs[parent] when it has a parent."""
+    sec = h.Section(name=name)
+    sec.pt3dclear()
+    for x, y, z, d in s["pt3d"]:
+        sec.pt3dadd(x, y, z, d)
+    if s["parent"] >= 0:
+        sec.connect(secs[s["parent"]](s["parent_x"]), 0)
+    sec.nseg = int(s["nseg"])
+    return sec
+
+
 def cell_from_dump(h, dump, fit, passive_only, dump_passive=False):
     if dump.get("format") != "arbolito-geometry-1":
         raise Bad("not an arbolito geometry dump")
@@ -175,13 +188,7 @@ def cell_from_dump(h, dump, fit, passive_only, dump_passive=False):
             raise Bad("sections[%d]: tag %r is no Allen section type" % (k, s["tag"]))
         allen_type = TYPE_OF_TAG[s["tag"]]
         check_dump_section(s, fit, allen_type, passive_only or dump_passive, "sections[%d]" % k)
-        sec = h.Section(name="%s_%d" % (allen_type, k))
-        sec.pt3dclear()
-        for x, y, z, d in s["pt3d"]:
-            sec.pt3dadd(x, y, z, d)
-        if s["parent"] >= 0:
-            sec.connect(secs[s["parent"]](s["parent_x"]), 0)
-        sec.nseg = int(s["nseg"])
+        sec = section_from_dump(h, s, "%s_%d" % (allen_type, k), secs)
         secs.append(sec)
         cell.by_type.setdefault(allen_type, []).append(sec)
     cell.keep = secs

@@ -20,6 +20,7 @@
 #include "run/simulation.hpp"
 #include "tests/support/gpu_skip.hpp"
 #include "tests/support/whole_run_models.hpp"
+#include "tests/support/whole_run_result.hpp"
 
 using namespace arbolito;
 using test_models::Recorded;
@@ -76,23 +77,13 @@ Model convert(const std::string& allen, const AllenModel& a) {
     return read_model(dir + "/" + a.fit + ".json");
 }
 
-struct Result {
-    Recorded rec;               // the soma's v every 0.1 ms, and the spikes
-    std::vector<double> v_end;  // every CV at the end
-};
+using Result = test_models::RunResult;
 
 Result run(const Model& m, const std::string& solver) {
     SimOptions o;
     o.solver = parse_solver_spec(solver);
     Simulation sim(m, o);
-    Result r;
-    r.rec.ncol = sim.n_columns();
-    sim.run(r.rec);
-    for (int g = 0; g < sim.n_groups(); ++g) {
-        const auto v = sim.group(g).voltages();
-        r.v_end.insert(r.v_end.end(), v.begin(), v.end());
-    }
-    return r;
+    return test_models::run_to_end(sim);
 }
 
 double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) {

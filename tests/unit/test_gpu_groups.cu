@@ -17,6 +17,7 @@
 #include "run/simulation.hpp"
 #include "tests/support/gpu_skip.hpp"
 #include "tests/support/whole_run_models.hpp"
+#include "tests/support/whole_run_result.hpp"
 
 using namespace arbolito;
 using test_models::mixed_model;
@@ -25,10 +26,7 @@ using test_models::source_path;
 
 namespace {
 
-struct Result {
-    Recorded rec;
-    std::vector<double> v_end;  // every CV at the end, natural order, groups in gid order
-};
+using Result = test_models::RunResult;
 
 Result run_groups(const Model& m, const std::string& solver, int gpus, bool pipeline = true) {
     SimOptions o;
@@ -40,14 +38,7 @@ Result run_groups(const Model& m, const std::string& solver, int gpus, bool pipe
     EXPECT_EQ(sim.n_groups(), gpus) << solver;
     const int visible = visible_gpus();
     for (int g = 0; g < sim.n_groups(); ++g) EXPECT_EQ(sim.group_device(g), g % visible) << solver << ", group " << g;
-    Result r;
-    r.rec.ncol = sim.n_columns();
-    sim.run(r.rec);
-    for (int g = 0; g < sim.n_groups(); ++g) {
-        const auto v = sim.group(g).voltages();
-        r.v_end.insert(r.v_end.end(), v.begin(), v.end());
-    }
-    return r;
+    return test_models::run_to_end(sim);
 }
 
 void expect_same_bits_as_one_group(const Model& m, const std::string& solver, const std::string& what) {

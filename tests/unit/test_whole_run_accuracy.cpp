@@ -23,6 +23,7 @@
 #include "solvers/hines.hpp"
 #include "solvers/hines_long_double.hpp"
 #include "tests/support/whole_run_models.hpp"
+#include "tests/support/whole_run_result.hpp"
 
 using namespace arbolito;
 
@@ -30,10 +31,7 @@ using test_models::Recorded;
 
 namespace {
 
-struct Result {
-    Recorded rec;
-    std::vector<double> v_end;  // every CV at the end, natural order
-};
+using Result = test_models::RunResult;
 
 // A cell solve for a group's cells, made once the group (its numbering) is built.
 using SolveMaker = std::function<CellSolve(const FvmData&)>;
@@ -50,14 +48,7 @@ Result run(const Model& m, const std::string& solver, const SolveMaker& make = {
             auto& group = dynamic_cast<CpuCellGroup&>(const_cast<CellGroup&>(sim.group(g)));
             group.solve_cells_by(make(group.data()));
         }
-    Result r;
-    r.rec.ncol = sim.n_columns();
-    sim.run(r.rec);
-    for (int g = 0; g < sim.n_groups(); ++g) {
-        const auto v = sim.group(g).voltages();
-        r.v_end.insert(r.v_end.end(), v.begin(), v.end());
-    }
-    return r;
+    return test_models::run_to_end(sim);
 }
 
 // Max |dv| over every sample and the final voltages; the same spike count (and cells)

@@ -461,14 +461,15 @@ def result_line(text):
 
 
 @step("allen-network", "[CELLS] [TFINAL] [--solvers LIST] [--arbor NAME] [--bin NAME] [--allen DIR] "
-      "[--host-tfinal MS] [--no-host]",
+      "[--host-tfinal MS] [--no-host] [--ncu]",
       "the Allen network of tools/allen_network.py (CELLS default 10000, TFINAL default 1000 ms; the four "
       "perisomatic fits, Poisson input on exp2syn, random connections), generated here: arbolito's GPU solvers "
       "(LIST, default 'gpu-fine gpu-fine:step=resident gpu-cell auto') and Arbor's recipe program "
       "(bench/allen_network_arbor.cpp, packed as prebuilt/allen_network_arbor) on the GPU, one table; then the "
       "host: omp on every core against the Arbor program's CPU backend on as many threads, HOST-TFINAL ms "
-      "(default 100) of the same network; --bin: an arbolito built with the Allen channels",
-      positional=(0, 2), flags=("no-host",), options=("solvers", "arbor", "bin", "allen", "host-tfinal"))
+      "(default 100) of the same network; --bin: an arbolito built with the Allen channels; --ncu: Nsight Compute on "
+      "one epoch kernel of the resident step on this network (ncu_allen.txt), and every run's phases in the log",
+      positional=(0, 2), flags=("no-host", "ncu"), options=("solvers", "arbor", "bin", "allen", "host-tfinal"))
 def step_allen_network(ctx, a):
     cells, tfinal = ints(a.at(0, "10000"), "allen-network CELLS"), a.at(1, "1000")
     if len(cells) != 1 or cells[0] < 1:
@@ -501,6 +502,10 @@ def step_allen_network(ctx, a):
         if not j:
             ctx.log(f"  arbolito {spec}: rc {rc}: {text.strip()[-300:]}")
             return None
+        if a.opt.get("ncu"):
+            ctx.log(f"  arbolito {spec} phases s: " + ", ".join(
+                f"{k} {j[k]:.3f}" for k in ("events", "currents", "assemble", "solve", "states", "detect", "sample",
+                                             "fused", "exchange_exposed") if isinstance(j.get(k), (int, float))))
         return ["arbolito " + spec, j.get("solver", spec), j.get("threads", "-"), "%.2f" % j["setup"], "%.3f" % j["run"],
                 j["n_cv"], "%.4f" % j["ns_per_cv_step"], j["n_spikes"]], j["run"]
 
@@ -534,6 +539,19 @@ def step_allen_network(ctx, a):
                 arbor_run(("--cpu", "--threads", n, "--tfinal", ht))]
         ok = ok and all(host)
         show(f"allen-network {cells[0]} cells x {ht} ms on the host ({n} cores):", host)
+    if a.opt.get("ncu"):
+        f = ctx.file("ncu_allen", ".txt")
+        rc, text, s = ctx.run(["ncu", "--clock-control", "none", "-k", "regex:resident_kernel", "--launch-skip", "1",
+                               "--launch-count", "1", "--section", "SpeedOfLight", "--section", "Occupancy",
+                               "--section", "LaunchStats", "--section", "WarpStateStats", "--section",
+                               "MemoryWorkloadAnalysis", "--section", "ComputeWorkloadAnalysis", "--section",
+                               "InstructionStats", "--metrics", NCU_METRICS, arbolito, "run", model, "--tfinal", "12",
+                               "--solver", "gpu-fine:step=resident", "--spikes-only", "-o", ctx.tmp / "ncu.h5"], 300, f)
+        ctx.log(f"ncu allen resident: rc {rc} in {s:.0f} s ({f.name})",
+                *grep(text, r"Duration|dfma|dmul|dadd|dram__bytes|Warp Cycles Per Issued|Avg. Active Threads|Stall|"
+                            r"Achieved Occupancy|Theoretical Occupancy|Block Limit|Registers Per|L2 Hit|L1/TEX Hit|"
+                            r"DRAM Throughput|Compute \(SM\)|Executed Ipc|Issue Slots", 50))
+        ok = ok and rc == 0
     ctx.log("  CVs: each simulator's own count (arbolito: NEURON's nodes with the zero-area ones at section ends; "
             "Arbor: its CVs, zero-length ones at forks); docs/allen-validation.md, \"The network\"")
     return 0 if ok else 1

@@ -267,6 +267,72 @@ template <class... Ms>
 ForMechs<Ms...> for_mechs_of(mech_list<Ms...>);
 using for_mechs = decltype(for_mechs_of(all_mechanisms{}));
 
+// Mechanisms a block of an Extended group computes side by side: a density mechanism with
+// at most a warp's instances in the block (the channels at the somata). Each is given its
+// own lanes of one warp, the mechanisms spread over the block's warps
+// (side_by_side_lanes), so that their exp-heavy rates and kinetic schemes run at once
+// instead of one mechanism per barrier. Their currents' sums still reach d, rhs and the
+// ions in list order (the same bits); one whose currents read its ions' currents (which
+// the others are adding to) computes them in list order instead.
+template <class M>
+constexpr bool side_by_side_mech() {
+    return M::kind == MechKind::density;
+}
+template <class M>
+constexpr bool side_by_side_currents() {
+    for (int j = 0; j < n_ions<M>; ++j)
+        if ((M::ions[j].flags & ion_read_i) != 0) return false;
+    return side_by_side_mech<M>();
+}
+// Whether M's state update reads or writes an ion concentration (the states phase keeps
+// NEURON's order between a mechanism writing one and another reading or writing one).
+template <class M>
+constexpr bool reads_concentration() {
+    for (int j = 0; j < n_ions<M>; ++j)
+        if ((M::ions[j].flags & (ion_read_xi | ion_read_xo)) != 0) return true;
+    return false;
+}
+template <class M>
+constexpr bool writes_concentration() {
+    for (int j = 0; j < n_ions<M>; ++j)
+        if ((M::ions[j].flags & (ion_write_xi | ion_write_xo)) != 0) return true;
+    return false;
+}
+template <class... Ms>
+constexpr int max_ions_of(mech_list<Ms...>) {
+    int n = 0;
+    ((n = n_ions<Ms> > n ? n_ions<Ms> : n), ...);
+    return n;
+}
+constexpr int max_ions = max_ions_of(all_mechanisms{});
+
+// Thread 0: the first thread of each side-by-side mechanism's instances in the block (its
+// instance k on thread first + k), or -1. Round robin over the warps, each mechanism on
+// lanes of one warp.
+__device__ void side_by_side_lanes(const ResidentBlock& rb, int threads, short* lane0) {
+    constexpr int max_warps = 8;
+    int used[max_warps] = {}, next = 0;
+    const int warps = threads / 32 < max_warps ? threads / 32 : max_warps;
+    for_mechs::run([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int m = mech_index<M>;
+        lane0[m] = -1;
+        if constexpr (side_by_side_mech<M>()) {
+            const int n = rb.inst_n[m];
+            if (n == 0 || n > 32) return;
+            for (int j = 0; j < warps; ++j) {
+                const int w = (next + j) % warps;
+                if (used[w] + n <= 32) {
+                    lane0[m] = static_cast<short>(32 * w + used[w]);
+                    used[w] += n;
+                    next = w + 1;
+                    return;
+                }
+            }
+        }
+    });
+}
+
 // The block's per-CV arrays for its steps: V and R trade places after each solve, or,
 // with CopyV (V in device memory, R staged), the new V is copied out to V every step.
 struct StepArrays {
@@ -291,6 +357,9 @@ struct BlockStep {
     AfterLevel after_level;
     const unsigned* eo;  // the block's event offsets by step, or null: no events
     const bool tracing;  // this thread records the phases (enter)
+    const short* lane0;  // side_by_side_lanes (Extended groups)
+    int my_mech = -1, my_k = 0;  // the side-by-side instance this thread computes, if any
+    double held[2 + max_ions];   // its terms (density_terms_with_ions) until its turn in list order
     long step = 0;
     double t0 = 0, t_mid = 0;
     double *Vold = nullptr, *Vnew = nullptr;  // the step's start and end voltages, from its solve on
@@ -365,12 +434,57 @@ struct BlockStep {
         clock.lap(prof_assemble);
     }
 
+    // The thread's side-by-side instance, if any (once per kernel).
+    __device__ __forceinline__ void find_side_by_side() {
+        if constexpr (Extended) {
+            const int t = threadIdx.x;
+            for_mechs::run([&](auto tag) {
+                constexpr int m = mech_index<typename decltype(tag)::type>;
+                if (lane0[m] >= 0 && t >= lane0[m] && t < lane0[m] + rb.inst_n[m]) my_mech = m, my_k = t - lane0[m];
+            });
+        }
+    }
+
     __device__ __forceinline__ void currents() {
-        for_mechs::run([&](auto tag) {
+        if constexpr (Extended) {  // the side-by-side mechanisms' terms, at once
+            for_mechs::run([&](auto tag) {
+                using M = typename decltype(tag)::type;
+                constexpr int m = mech_index<M>;
+                if constexpr (side_by_side_currents<M>())
+                    if (my_mech == m) {
+                        const MechColumns& mc = loc[m];
+                        const int c = mc.cv[my_k] - first;
+                        if constexpr (n_ions<M> > 0) {
+                            density_terms_with_ions<M>(mc, my_k, c, block_mech_ions<M>(a, first), globals_of<M>(a.g),
+                                                       t_mid, x.V, held);
+                        } else {
+                            const Instance<M> in(mc, my_k);
+                            instance_terms_at<M>(in, mc.weight[my_k], x.V[c], t_mid, globals_of<M>(a.g), held[0],
+                                                 held[1]);
+                        }
+                    }
+            });
+        }
+        for_mechs::run([&](auto tag) {  // every mechanism's sums in list order
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
             if constexpr (n_ions<M> == 0 || Extended) {  // a group without ions has no instance of one
                 if (rb.inst_n[m] == 0) return;
+                if constexpr (Extended && side_by_side_currents<M>()) {
+                    if (lane0[m] >= 0) {
+                        if (my_mech == m) {
+                            const int c = loc[m].cv[my_k] - first;
+                            if constexpr (n_ions<M> > 0) {
+                                add_density_terms_with_ions<M>(c, block_mech_ions<M>(a, first), held, x.D, x.R);
+                            } else {
+                                x.D[c] += held[0];
+                                x.R[c] += held[1];
+                            }
+                        }
+                        __syncthreads();
+                        return;
+                    }
+                }
                 add_currents<M>(a, loc[m], rb.inst_n[m], first, t_mid, x.V, x.D, x.R);
                 __syncthreads();
             }
@@ -395,13 +509,39 @@ struct BlockStep {
     // (a.defer_density false) they advance here too. Mechanisms with ions advance here,
     // in list order with a barrier after each: a later one reads the concentrations an
     // earlier one wrote on the same CV (NEURON's order, the streaming step's kernels').
+    // The side-by-side mechanisms with ions advance at once on their own lanes, with a
+    // barrier only between one that writes a concentration and a later one that reads or
+    // writes one (or one that writes after one that reads), so that each reads what it read
+    // in list order.
     __device__ __forceinline__ void states() {
+        bool reads = false, writes = false;  // concentrations touched since the last barrier
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
             if constexpr (n_ions<M> > 0) {
                 if constexpr (Extended && n_states<M> > 0) {  // the streaming step launches nothing for one without
                     if (rb.inst_n[m] == 0) return;
+                    constexpr bool r = reads_concentration<M>(), w = writes_concentration<M>();
+                    if constexpr (side_by_side_mech<M>()) {
+                        if (lane0[m] >= 0) {
+                            if ((writes && (r || w)) || (reads && w)) {
+                                __syncthreads();
+                                reads = writes = false;
+                            }
+                            if (my_mech == m) {
+                                const MechColumns& mc = loc[m];
+                                advance_with_ions<M>(mc, my_k, mc.cv[my_k] - first, block_mech_ions<M>(a, first),
+                                                     globals_of<M>(a.g), a.steps.dt, Vnew);
+                            }
+                            reads = reads || r;
+                            writes = writes || w;
+                            return;
+                        }
+                    }
+                    if (reads || writes) {
+                        __syncthreads();
+                        reads = writes = false;
+                    }
                     advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
                     __syncthreads();
                 }
@@ -411,6 +551,8 @@ struct BlockStep {
                 if (!a.defer_density) advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
             }
         });
+        if constexpr (Extended)
+            if (reads || writes) __syncthreads();  // the states and concentrations complete, as before
         clock.lap(prof_advance);
     }
     // The density mechanisms' (without ions) part of the last step's states, at its new V (x.V).
@@ -474,10 +616,12 @@ struct BlockStep {
 template <int Ahead, bool CopyV, bool Extended, class Clock, class AfterLevel>
 __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
                                              const FineBlockSchedule& sched, StepArrays x, int first, int n,
-                                             Clock& clock, AfterLevel after_level) {
+                                             Clock& clock, AfterLevel after_level, const short* lane0) {
     const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
     const bool tracing = a.st.phase_trace && blockIdx.x == 0 && threadIdx.x == 0;
-    BlockStep<Ahead, CopyV, Extended, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo, tracing};
+    BlockStep<Ahead, CopyV, Extended, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo, tracing,
+                                                          lane0};
+    s.find_side_by_side();
     for (long step = a.b; step < a.e; ++step) {
         if (step > a.b) s.states_deferred();  // the last step's
         s.step = step;
@@ -502,10 +646,18 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     extern __shared__ double sm[];
     __shared__ MechColumns loc[n_mechanisms];
     __shared__ ResidentBlock rb;
+    __shared__ short lane0[n_mechanisms];
     const FineSchedule::Block B = a.fine_blocks[blockIdx.x];
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, first = B.first_cv;
     if (t == 0) rb = a.blocks[blockIdx.x];
     __syncthreads();
+    if (t == 0) {
+        if constexpr (Extended) {
+            side_by_side_lanes(rb, nt, lane0);
+        } else {
+            for (int m = 0; m < n_mechanisms; ++m) lane0[m] = -1;
+        }
+    }
     char* base = reinterpret_cast<char*>(sm);
 
     // Stage the voltages and the constant per-CV arrays that the plan put in shared memory.
@@ -562,12 +714,12 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
         y.FR = y.FD + B.n_branches;
         if (rb.offset[res_v] >= 0) {
             y.V = in_shared(res_v);
-            V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, y, first, n, clock, after_level);
+            V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, y, first, n, clock, after_level, lane0);
         } else {
-            V = run_steps<Ahead, true, Extended>(a, rb, loc, sched, y, first, n, clock, after_level);  // v: the group's
+            V = run_steps<Ahead, true, Extended>(a, rb, loc, sched, y, first, n, clock, after_level, lane0);  // v: the group's
         }
     } else {
-        V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, x, first, n, clock, after_level);
+        V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, x, first, n, clock, after_level, lane0);
     }
     if (t == 0) clock.flush();
 

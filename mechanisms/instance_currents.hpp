@@ -36,6 +36,28 @@ ARB_HD void instance_terms_at(const Instance<M>& in, double w, double v, double 
     instance_terms<M>(i_m, g_m, w, v, dd, dr);
 }
 
+// Density instance k of M with ions (as below), in two halves: its terms, x[0] to d, x[1]
+// to rhs and x[2 + j] its current of ion slot j; then their sums into d, rhs and the ions'
+// currents. Between the two nothing of the instance's reads changes where its ion
+// currents are not among what it reads (the resident step computes the terms of several
+// mechanisms side by side and adds them in list order).
+template <class M, class G>
+ARB_HD void density_terms_with_ions(const MechColumns& m, int k, int c, const MechIons<M>& ions, const G& gl,
+                                    double t_mid, const double* v, double* x) {
+    const Instance<M> in(m, k);
+    double ion[ion_slot_size * n_ions<M>];
+    double* ion_i = x + 2;
+    for (int j = 0; j < n_ions<M>; ++j) ion_i[j] = 0.0;
+    gather_ions<M>(ions, c, ion);
+    instance_terms_at<M>(in, m.weight[k], v[c], t_mid, gl, x[0], x[1], ion, ion_i);
+}
+template <class M>
+ARB_HD void add_density_terms_with_ions(int c, const MechIons<M>& ions, const double* x, double* d, double* rhs) {
+    d[c] += x[0];
+    rhs[c] += x[1];
+    add_ion_currents<M>(ions, c, x + 2);
+}
+
 // Density instance k of M with ions at index c of v, d, rhs and the ions' arrays (the
 // group's CV, or the CV less a resident block's first): its terms to d and rhs, its ion
 // currents to its ions' (add_ion_currents). The streaming kernel and the resident block
@@ -43,13 +65,9 @@ ARB_HD void instance_terms_at(const Instance<M>& in, double w, double v, double 
 template <class M, class G>
 ARB_HD void add_density_current_with_ions(const MechColumns& m, int k, int c, const MechIons<M>& ions, const G& gl,
                                           double t_mid, const double* v, double* d, double* rhs) {
-    const Instance<M> in(m, k);
-    double ion[ion_slot_size * n_ions<M>], ion_i[n_ions<M>] = {}, dd, dr;
-    gather_ions<M>(ions, c, ion);
-    instance_terms_at<M>(in, m.weight[k], v[c], t_mid, gl, dd, dr, ion, ion_i);
-    d[c] += dd;
-    rhs[c] += dr;
-    add_ion_currents<M>(ions, c, ion_i);
+    double x[2 + n_ions<M>];
+    density_terms_with_ions<M>(m, k, c, ions, gl, t_mid, v, x);
+    add_density_terms_with_ions<M>(c, ions, x, d, rhs);
 }
 
 // Instance k of M with ions advances at v[c] (c as above), then its written

@@ -143,7 +143,6 @@ int count_cvs(const Morphology& m, const CvPolicy& p, const std::vector<Location
 }
 
 namespace {
-// Geometry = false: the CV tree alone (areas and conductances left 0).
 // The layout without the junction nodes `f` names: the CVs that stay keep their order
 // (so parent[i] < i still), a child of a folded node with one child takes that node's
 // parent and the series conductance of the two edges, the child of a folded root
@@ -189,6 +188,7 @@ void fold(CellCvs& c, const FoldedJunctions& f) {
     c = std::move(out);
 }
 
+// Geometry = false: the CV tree alone (areas and conductances left 0).
 template <bool Geometry>
 CellCvs discretize_impl(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra,
                         const std::vector<Location>& kept) {

@@ -13,6 +13,7 @@
 #include "io/swc.hpp"
 #include "lowered_cell/fvm_data.hpp"
 #include "mechanisms/catalogue.hpp"
+#include "model/cell_builders.hpp"
 #include "model/memory_estimate.hpp"
 #include "tests/support/test_util.hpp"
 #include "tests/support/whole_run_result.hpp"
@@ -307,4 +308,26 @@ TEST(ZeroAreaFold, ReaderKeyAndBadValue) {
             EXPECT_NE(std::string(e.what()).find("cells[0].discretization.zero_area"), std::string::npos) << e.what();
         }
     }
+}
+
+// Every policy: count_cvs, cv_tree and discretize agree on the folded CVs, the order stays
+// natural (parent[i] < i), and only zero-area nodes went (the areas sum to keep's).
+TEST(ZeroAreaFold, EveryPolicyCountsTheSame) {
+    std::vector<Morphology> shapes{hand_tree(), read_swc(test_data("morphologies/ca1_pyramidal_n120.swc"))};
+    for (std::uint64_t gid : {0, 3, 7}) shapes.push_back(busyring_cell(gid, {}));
+    for (const Morphology& m : shapes)
+        for (CvPolicy p : {CvPolicy{CvPolicy::nseg, 3, 0}, CvPolicy{CvPolicy::max_extent, 1, 10.0},
+                           CvPolicy{CvPolicy::every_segment, 1, 0}, CvPolicy{CvPolicy::odd_per_length, 1, 40.0}}) {
+            const std::vector<double> ra(m.branches.size(), 100.0);
+            const CellCvs k = discretize(m, p, ra), f = discretize(m, folding(p), ra);
+            EXPECT_EQ(count_cvs(m, folding(p)), f.size()) << m.source << " " << p.describe();
+            EXPECT_EQ(cv_tree(m, folding(p)).parent, f.parent) << m.source;
+            EXPECT_EQ(k.size() - f.size(), folded_junctions(m, {}).count()) << m.source;
+            double ak = 0, af = 0;
+            for (double a : k.area) ak += a;
+            for (double a : f.area) af += a;
+            EXPECT_NEAR(af, ak, 1e-12 * ak) << m.source;
+            ASSERT_EQ(f.parent[0], -1);
+            for (int i = 1; i < f.size(); ++i) ASSERT_LT(f.parent[i], i) << m.source;
+        }
 }

@@ -461,15 +461,17 @@ def result_line(text):
 
 
 @step("allen-network", "[CELLS] [TFINAL] [--solvers LIST] [--arbor NAME] [--bin NAME] [--allen DIR] "
-      "[--host-tfinal MS] [--no-host] [--ncu]",
+      "[--host-tfinal MS] [--zero-area fold|keep] [--no-host] [--ncu]",
       "the Allen network of tools/allen_network.py (CELLS default 10000, TFINAL default 1000 ms; the four "
       "perisomatic fits, Poisson input on exp2syn, random connections), generated here: arbolito's GPU solvers "
       "(LIST, default 'gpu-fine gpu-fine:step=resident gpu-cell auto') and Arbor's recipe program "
       "(bench/allen_network_arbor.cpp, packed as prebuilt/allen_network_arbor) on the GPU, one table; then the "
       "host: omp on every core against the Arbor program's CPU backend on as many threads, HOST-TFINAL ms "
-      "(default 100) of the same network; --bin: an arbolito built with the Allen channels; --ncu: Nsight Compute on "
-      "one epoch kernel of the resident step on this network (ncu_allen.txt), and every run's phases in the log",
-      positional=(0, 2), flags=("no-host", "ncu"), options=("solvers", "arbor", "bin", "allen", "host-tfinal"))
+      "(default 100) of the same network; --bin: an arbolito built with the Allen channels; --zero-area: "
+      "arbolito's zero-area nodes (tools/allen_network.py's, default fold: Arbor's CV counts); --ncu: Nsight "
+      "Compute on one epoch kernel of the resident step on this network (ncu_allen.txt), and every run's phases in "
+      "the log",
+      positional=(0, 2), flags=("no-host", "ncu"), options=("solvers", "arbor", "bin", "allen", "host-tfinal", "zero-area"))
 def step_allen_network(ctx, a):
     cells, tfinal = ints(a.at(0, "10000"), "allen-network CELLS"), a.at(1, "1000")
     if len(cells) != 1 or cells[0] < 1:
@@ -484,10 +486,13 @@ def step_allen_network(ctx, a):
     arbolito = ctx.bin(a.opt.get("bin", "arbolito"))
     arbor = ctx.bin(a.opt.get("arbor", "allen_network_arbor"))
     allen = allen_dir(a.opt.get("allen"))
+    zero_area = a.opt.get("zero-area", "fold")
+    if zero_area not in ("fold", "keep"):
+        raise UsageError(f"allen-network: --zero-area must be fold or keep, not '{zero_area}'")
     net = ctx.tmp / "allen_network"
     t = time.monotonic()
     rc, text, s = ctx.run([sys.executable, ROOT / "tools" / "allen_network.py", arbolito, net, "--cells", cells[0],
-                           "--tfinal", tfinal, "--allen", allen], 300)
+                           "--tfinal", tfinal, "--allen", allen, "--zero-area", zero_area], 300)
     if rc != 0:
         raise StepError(f"tools/allen_network.py rc {rc}: {text.strip()[-400:]}")
     ctx.log(f"  {text.strip()} ({s:.0f} s; {allen})")

@@ -94,7 +94,11 @@ nlohmann::json geometry_dump(const Model& m) {
         const CellDesc& c = m.cells[gid];
         const auto shape = c.shape();
         const Morphology& morph = *shape;
-        const CellCvs cvs = discretize_cell(c, morph);
+        // NEURON's layout: every zero-area node kept (zero_area fold removes them exactly,
+        // so NEURON's cell of the dump is the same cable either way).
+        CvPolicy policy = c.policy;
+        policy.zero_area = CvPolicy::keep;
+        const CellCvs cvs = discretize(morph, policy, branch_ra(c, morph));
         const int nb = static_cast<int>(morph.branches.size());
         std::vector<std::vector<Run>> runs(nb);
         int n_sections = 0;

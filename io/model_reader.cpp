@@ -284,7 +284,7 @@ constexpr long max_pieces_per_branch = 1000000;
 
 CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
     CvPolicy p;
-    r.only_keys(j, path, {"policy", "n", "extent", "length"});
+    r.only_keys(j, path, {"policy", "n", "extent", "length", "zero_area"});
     const std::string kind = r.string(r.require(j, path, "policy"), Reader::join(path, "policy"));
     if (kind == "nseg" || kind == "per_branch") {
         p.kind = CvPolicy::nseg;
@@ -299,6 +299,13 @@ CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
         p.extent = r.positive(j, path, "length", 40.0);
     } else {
         r.fail(Reader::join(path, "policy"), "unknown policy '" + kind + "' (nseg, per_branch, max_extent, every_segment, odd_per_length)");
+    }
+    if (j.contains("zero_area")) {
+        const std::string zp = Reader::join(path, "zero_area");
+        const std::string z = r.string(j["zero_area"], zp);
+        if (z == "keep") p.zero_area = CvPolicy::keep;
+        else if (z == "fold") p.zero_area = CvPolicy::fold;
+        else r.fail(zp, "unknown value '" + z + "' (keep, fold)");
     }
 
     return p;

@@ -9,19 +9,29 @@
 #include "core/free_heap.hpp"
 #include "core/parallel_for.hpp"
 #include "model/drawn_synapses.hpp"
+#include "model/junction_points.hpp"
 #include "mechanisms/catalogue.hpp"
 
 namespace arbolito {
 
-CellCvs discretize_cell(const CellDesc& c, const Morphology& m) {
+std::vector<double> branch_ra(const CellDesc& c, const Morphology& m) {
     std::vector<double> ra;
     for (const auto& b : m.branches) ra.push_back(c.ra_of(b.tag));
-    return discretize(m, c.policy, ra);
+    return ra;
+}
+
+CellCvs discretize_cell(const CellDesc& c, const Morphology& m) {
+    return discretize(m, c.policy, branch_ra(c, m), junction_points(c, m));
 }
 
 CellCvs discretize_cell(const CellDesc& c) { return discretize_cell(c, *c.shape()); }
 
-int count_cell_cvs(const CellDesc& c) { return count_cvs(*c.shape(), c.policy); }
+CellCvs cell_cv_tree(const CellDesc& c, const Morphology& m) { return cv_tree(m, c.policy, junction_points(c, m)); }
+
+int count_cell_cvs(const CellDesc& c) {
+    const auto shape = c.shape();
+    return count_cvs(*shape, c.policy, junction_points(c, *shape));
+}
 
 namespace {
 
@@ -223,7 +233,7 @@ struct FvmBuilder {
         parallel_for(nc, 16, [&](long c) {
             f.gids[c] = gid_begin + c;
             const CellDesc& desc = m.cells.at(f.gids[c]);
-            parents[c] = cv_tree(*desc.shape(), desc.policy).parent;
+            parents[c] = cell_cv_tree(desc, *desc.shape()).parent;
         });
         f.layout = make_layout(parents);
         std::vector<std::vector<int>>().swap(parents);

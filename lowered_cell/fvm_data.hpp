@@ -113,9 +113,14 @@ using FvmElectricalTaker = std::function<void(FvmData& f)>;
 FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout,
                   const FvmElectricalTaker& take_electrical = {});
 
-// Every CV of one cell in the natural numbering (for `arbolito info` and the geometry dump).
+// Every CV of one cell in the natural numbering (for `arbolito info` and the voltage
+// blow-up report), its policy's zero_area rule applied with the cell's placed points kept.
 CellCvs discretize_cell(const CellDesc& c);
 CellCvs discretize_cell(const CellDesc& c, const Morphology& shape);  // c's shape at hand
+// discretize_cell's CV tree alone (cv_tree: no areas or conductances).
+CellCvs cell_cv_tree(const CellDesc& c, const Morphology& shape);
+// The axial resistivity of each branch of c's shape m, Ω·cm (discretize's ra).
+std::vector<double> branch_ra(const CellDesc& c, const Morphology& m);
 // discretize_cell(c).size(), without computing the CVs (load balancing).
 int count_cell_cvs(const CellDesc& c);
 

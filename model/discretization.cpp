@@ -74,22 +74,57 @@ std::vector<double> cuts_for(const std::vector<double>& arc, const CvPolicy& p) 
 }  // namespace
 
 std::string CvPolicy::describe() const {
+    std::string out = "?";
     switch (kind) {
-        case nseg: return "nseg " + std::to_string(n);
-        case max_extent: return "max_extent " + std::to_string(extent) + " um";
-        case every_segment: return "every_segment";
-        case odd_per_length: return "odd_per_length " + std::to_string(extent) + " um";
+        case nseg: out = "nseg " + std::to_string(n); break;
+        case max_extent: out = "max_extent " + std::to_string(extent) + " um"; break;
+        case every_segment: out = "every_segment"; break;
+        case odd_per_length: out = "odd_per_length " + std::to_string(extent) + " um"; break;
     }
-    return "?";
+    return zero_area == fold ? out + ", zero_area fold" : out;
 }
 
 int CellCvs::locate(int b, double x) const {
-    if (x >= 1.0) return end_cv[b];
-    if (x <= 0.0) return b == 0 ? 0 : parent[first_cv[b]];
-    const auto& c = cuts[b];
-    const auto it = std::upper_bound(c.begin(), c.end(), x);
-    const int piece = std::clamp(static_cast<int>(it - c.begin()) - 1, 0, n_pieces[b] - 1);
-    return first_cv[b] + piece;
+    if (x > 0.0 && x < 1.0) {
+        const auto& c = cuts[b];
+        const auto it = std::upper_bound(c.begin(), c.end(), x);
+        const int piece = std::clamp(static_cast<int>(it - c.begin()) - 1, 0, n_pieces[b] - 1);
+        return first_cv[b] + piece;
+    }
+    const int at = x >= 1.0 ? end_cv[b] : start_cv[b];
+    if (at < 0)
+        throw std::logic_error("locate: the node at branch " + std::to_string(b) + " x = " + std::to_string(x) +
+                               " was folded away (zero_area fold), yet a point is placed there");
+    return at;
+}
+
+int FoldedJunctions::count() const {
+    return static_cast<int>(std::count(end.begin(), end.end(), 1)) + (root ? 1 : 0);
+}
+
+FoldedJunctions folded_junctions(const Morphology& m, const std::vector<Location>& kept) {
+    // The junction node of each point, as CellCvs::locate finds it: the root (-1), branch
+    // k's x = 1 node (k), or none (a centre node, -2). Branch b's first centre node is a
+    // child of the node at its x = 0, which is where b attaches on its parent.
+    constexpr int root = -1, centre = -2;
+    const int nb = static_cast<int>(m.branches.size());
+    std::vector<int> attach(nb, root);
+    auto node_at = [&](int b, double x) { return x >= 1.0 ? b : x <= 0.0 ? attach[b] : centre; };
+    for (int b = 1; b < nb; ++b) attach[b] = node_at(m.branches[b].parent, m.branches[b].parent_x);
+    std::vector<int> children(nb + 1, 0);  // per node: index k + 1, the root at 0
+    for (int b = 0; b < nb; ++b)
+        if (attach[b] != centre) ++children[attach[b] + 1];
+    std::vector<char> pinned(nb + 1, 0);
+    for (const Location& l : kept) {
+        if (l.branch < 0 || l.branch >= nb) throw std::logic_error("folded_junctions: a point on no branch");
+        const int k = node_at(l.branch, l.x);
+        if (k != centre) pinned[k + 1] = 1;
+    }
+    FoldedJunctions f;
+    f.root = !pinned[0] && children[0] == 1;
+    f.end.resize(nb);
+    for (int b = 0; b < nb; ++b) f.end[b] = !pinned[b + 1] && children[b + 1] <= 1;
+    return f;
 }
 
 namespace {
@@ -100,23 +135,70 @@ void check_policy(const CvPolicy& p) {
 }
 }  // namespace
 
-int count_cvs(const Morphology& m, const CvPolicy& p) {
+int count_cvs(const Morphology& m, const CvPolicy& p, const std::vector<Location>& kept) {
     check_policy(p);
     int n = 1;  // the root's x = 0 junction node
     for (const Branch& br : m.branches) n += static_cast<int>(cuts_for(br.arc(), p).size());  // pieces + the x = 1 node
-    return n;
+    return p.zero_area == CvPolicy::fold ? n - folded_junctions(m, kept).count() : n;
 }
 
 namespace {
+// The layout without the junction nodes `f` names: the CVs that stay keep their order
+// (so parent[i] < i still), a child of a folded node with one child takes that node's
+// parent and the series conductance of the two edges, the child of a folded root
+// becomes the root.
+void fold(CellCvs& c, const FoldedJunctions& f) {
+    const int n = c.size();
+    std::vector<char> gone(n, 0);
+    gone[0] = f.root;
+    for (std::size_t b = 0; b < f.end.size(); ++b)
+        if (f.end[b]) gone[c.end_cv[b]] = 1;
+    std::vector<int> to(n, -1);
+    int k = 0;
+    for (int i = 0; i < n; ++i)
+        if (!gone[i]) to[i] = k++;
+    CellCvs out;
+    for (auto* v : {&out.parent, &out.branch}) v->reserve(k);
+    for (auto* v : {&out.area, &out.g_axial, &out.pos}) v->reserve(k);
+    for (int i = 0; i < n; ++i) {
+        if (gone[i]) continue;
+        int p = c.parent[i];
+        double g = c.g_axial[i];
+        if (p >= 0 && gone[p]) {
+            const int pp = c.parent[p];  // a centre node: a folded node's parent always is
+            const double g1 = c.g_axial[p];
+            g = pp < 0 ? 0.0 : g1 + g > 0 ? g1 * g / (g1 + g) : 0.0;  // 0 + 0: the tree without geometry
+            p = pp;
+        }
+        out.parent.push_back(p < 0 ? -1 : to[p]);
+        out.g_axial.push_back(g);
+        out.area.push_back(c.area[i]);
+        out.branch.push_back(c.branch[i]);
+        out.pos.push_back(c.pos[i]);
+    }
+    auto moved = [&](std::vector<int>& v) { for (int& i : v) i = i < 0 ? -1 : to[i]; };
+    moved(c.first_cv);
+    moved(c.end_cv);
+    moved(c.start_cv);
+    out.first_cv = std::move(c.first_cv);
+    out.n_pieces = std::move(c.n_pieces);
+    out.end_cv = std::move(c.end_cv);
+    out.start_cv = std::move(c.start_cv);
+    out.cuts = std::move(c.cuts);
+    c = std::move(out);
+}
+
 // Geometry = false: the CV tree alone (areas and conductances left 0).
 template <bool Geometry>
-CellCvs discretize_impl(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra) {
+CellCvs discretize_impl(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra,
+                        const std::vector<Location>& kept) {
     check_policy(p);
     const int nb = static_cast<int>(m.branches.size());
     CellCvs c;
     c.first_cv.resize(nb);
     c.n_pieces.resize(nb);
     c.end_cv.resize(nb);
+    c.start_cv.resize(nb);
     c.cuts.resize(nb);
     auto add = [&](int parent, double area, double g, int b, double x) {
         c.parent.push_back(parent);
@@ -146,6 +228,7 @@ CellCvs discretize_impl(const Morphology& m, const CvPolicy& p, const std::vecto
         const int n = static_cast<int>(cuts.size()) - 1;
         c.n_pieces[b] = n;
         const int attach = b == 0 ? 0 : c.locate(br.parent, br.parent_x);
+        c.start_cv[b] = attach;
         c.first_cv[b] = c.size();
         // Resistance from the previous node to this one: the far half of the previous
         // piece plus the near half of this one (NEURON's rleft + rright).
@@ -165,14 +248,18 @@ CellCvs discretize_impl(const Morphology& m, const CvPolicy& p, const std::vecto
         }
         c.end_cv[b] = add(prev, 0.0, Geometry ? 1.0 / r_prev_half : 0.0, b, 1.0);
     }
+    if (p.zero_area == CvPolicy::fold) fold(c, folded_junctions(m, kept));
     return c;
 }
 }  // namespace
 
-CellCvs discretize(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra) {
-    return discretize_impl<true>(m, p, ra);
+CellCvs discretize(const Morphology& m, const CvPolicy& p, const std::vector<double>& ra,
+                   const std::vector<Location>& kept) {
+    return discretize_impl<true>(m, p, ra, kept);
 }
 
-CellCvs cv_tree(const Morphology& m, const CvPolicy& p) { return discretize_impl<false>(m, p, {}); }
+CellCvs cv_tree(const Morphology& m, const CvPolicy& p, const std::vector<Location>& kept) {
+    return discretize_impl<false>(m, p, {}, kept);
+}
 
 }  // namespace arbolito

@@ -16,6 +16,7 @@
 #include "core/parallel_for.hpp"
 #include "mechanisms/catalogue.hpp"
 #include "model/connection_rules.hpp"
+#include "model/junction_points.hpp"
 
 namespace arbolito {
 
@@ -56,9 +57,11 @@ double density_fraction(const Morphology& m, int tag) {
 }
 
 // count_cvs without building the cuts (which a policy of 1e6 pieces per branch makes
-// slow): pieces per branch plus its x = 1 node, and the root's x = 0 node; for
-// every_segment coincident points are counted as pieces (an upper bound).
-double estimate_cvs(const Morphology& m, const CvPolicy& p) {
+// slow): pieces per branch plus its x = 1 node, and the root's x = 0 node, less those
+// zero_area fold removes (from the tree alone); for every_segment coincident points are
+// counted as pieces (an upper bound).
+double estimate_cvs(const Morphology& m, const CellDesc& c) {
+    const CvPolicy& p = c.policy;
     double n = 1;
     for (const Branch& b : m.branches) {
         if (p.kind == CvPolicy::nseg) n += p.n;
@@ -67,6 +70,7 @@ double estimate_cvs(const Morphology& m, const CvPolicy& p) {
         else n += std::max<double>(1, static_cast<double>(b.xyz.size()) - 1);
         n += 1;
     }
+    if (p.zero_area == CvPolicy::fold) n -= folded_junctions(m, junction_points(c, m)).count();
     return n;
 }
 
@@ -150,7 +154,7 @@ ModelSize cell_size(const CellDesc& c, bool with_morphology) {
     s.cells = 1;
     const auto shape = c.shape();
     const Morphology& m = *shape;
-    s.cvs = estimate_cvs(m, c.policy);
+    s.cvs = estimate_cvs(m, c);
     s.lane_cvs.fill(s.cvs);  // alone; model_size lays out the cells together
     s.largest_cell_cvs = s.cvs;
     if (with_morphology && c.morphology)  // a drawn shape is not kept

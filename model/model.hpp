@@ -15,11 +15,6 @@
 
 namespace arbolito {
 
-struct Location {
-    int branch = 0;
-    double x = 0.5;
-};
-
 // A density mechanism painted on a region: every branch whose tag is `tag`, or all (-1).
 struct Paint {
     int tag = -1;

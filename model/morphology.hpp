@@ -30,6 +30,12 @@ struct Morphology {
     int soma() const { return !branches.empty() && branches[0].tag == tag_soma ? 0 : -1; }
 };
 
+// A point of a cell: branch and relative position 0..1 on it.
+struct Location {
+    int branch = 0;
+    double x = 0.5;
+};
+
 // Structural checks shared by every producer of morphologies: throws std::invalid_argument.
 void validate(const Morphology& m);
 

@@ -46,7 +46,9 @@ void LinearMap::add_apply(const std::vector<double>& x, std::vector<double>& y) 
 
 namespace {
 
-bool is_junction(const CellCvs& c, int cv) { return cv == 0 || cv == c.end_cv[c.branch[cv]]; }
+// A junction node: the root's x = 0 node or a branch's x = 1 node (zero_area fold removes
+// the same ones from every discretisation of a cell: which depends on the tree alone).
+bool is_junction(const CellCvs& c, int cv) { return cv == c.start_cv[0] || cv == c.end_cv[c.branch[cv]]; }
 
 // One discretisation's list, indexed: (mech, state) → value per natural CV (-1: none), and
 // (mech, state, synapse) → value for point states.
@@ -80,7 +82,9 @@ struct ValueIndex {
 };
 
 // The value at the same junction of the other discretisation (root, or branch b's x = 1).
-int same_junction(const CellCvs& from, int cv, const CellCvs& to) { return cv == 0 ? 0 : to.end_cv[from.branch[cv]]; }
+int same_junction(const CellCvs& from, int cv, const CellCvs& to) {
+    return cv == from.start_cv[0] ? to.start_cv[0] : to.end_cv[from.branch[cv]];
+}
 
 void end_row(LinearMap& a) { a.start.push_back(a.col.size()); }
 
@@ -118,10 +122,12 @@ using Nodes = std::vector<std::pair<double, int>>;  // (position, coarse value),
 // the branch's x = 0 and x = 1).
 Nodes branch_nodes(const CellCvs& c, const std::vector<int>& coarse_at, bool is_v, int b) {
     Nodes nodes;
-    if (is_v) nodes.push_back({0.0, coarse_at[c.parent[c.first_cv[b]]]});
+    // (a junction that zero_area fold removed is left out: the value beyond the branch's
+    // outermost centre node is then that node's).
+    if (is_v && c.start_cv[b] >= 0) nodes.push_back({0.0, coarse_at[c.start_cv[b]]});
     for (int i = 0; i < c.n_pieces[b]; ++i)
         if (coarse_at[c.first_cv[b] + i] >= 0) nodes.push_back({c.pos[c.first_cv[b] + i], coarse_at[c.first_cv[b] + i]});
-    if (is_v) nodes.push_back({1.0, coarse_at[c.end_cv[b]]});
+    if (is_v && c.end_cv[b] >= 0) nodes.push_back({1.0, coarse_at[c.end_cv[b]]});
     return nodes;
 }
 

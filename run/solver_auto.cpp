@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lowered_cell/fvm_data.hpp"
+#include "model/junction_points.hpp"
 #include "run/gpu_binding.hpp"
 #include "run/solver_registry.hpp"
 #include "solvers/branch_layout.hpp"
@@ -34,7 +35,10 @@ ModelShape model_shape(const Model& m) {
         if (!c.morphology) {  // drawn per cell: nothing to share
             cvs_branches = shape();
         } else {
-            auto key = std::make_pair(c.morphology.get(), c.policy.describe());
+            // The points zero_area fold keeps are the cell's own: part of the key.
+            std::string policy = c.policy.describe();
+            for (const Location& l : junction_points(c, *c.morphology)) policy += fmt::format("; {} {}", l.branch, l.x);
+            auto key = std::make_pair(c.morphology.get(), policy);
             auto it = seen.find(key);
             if (it == seen.end()) it = seen.emplace(key, shape()).first;
             cvs_branches = it->second;

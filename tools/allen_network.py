@@ -4,7 +4,7 @@
     allen_network.py ARBOLITO OUTDIR [--cells N] [--tfinal MS] [--seed S] [--synapses K]
                      [--rate HZ] [--w-in US] [--in-degree C] [--w-conn US] [--min-delay MS]
                      [--max-delay MS] [--step-amp NA] [--step-delay MS] [--step-dur MS]
-                     [--dt MS] [--allen DIR]
+                     [--dt MS] [--zero-area fold|keep] [--allen DIR]
 
 ARBOLITO is an arbolito binary built with the Allen channels (-DARBOLITO_MECHANISMS=
 ../shared/models/allen/mechanisms): its geometry dump (`info --geometry`) states each fit's
@@ -37,6 +37,11 @@ The network:
     Arbor stores them, so every simulator gets the same numbers.
   * A spike detector at -15 mV on the soma (the converter's), no probes; with --step-amp, the
     converter's square current step into every soma.
+  * arbolito's CVs: the converter's odd_per_length 40 with "zero_area": "fold" (--zero-area,
+    default fold): the zero-area nodes at section tips and joints of one child are folded
+    away, exactly (no synapse sits on one: the sites are CV centres), so arbolito solves the
+    rows Arbor's CVs have. The geometry dump, which the other simulators read, is NEURON's
+    layout either way.
 The random draws use Python's random.Random (its sequence is fixed across Python versions).
 
 network.desc.json ("format": "allen-network-1"): run {dt, tfinal, celsius, threshold},
@@ -98,7 +103,7 @@ def convert(args, fit, morph, cells_dir):
             raise Bad("%s: no such file (--allen %s)" % (p, args.allen))
     conv = [fit_path, swc, cells_dir, "--name", fit, "--tfinal", repr(args.tfinal), "--dt", repr(args.dt),
             "--amp", repr(args.step_amp if args.step_amp is not None else 0.0),
-            "--delay", repr(args.step_delay), "--dur", repr(args.step_dur)]
+            "--delay", repr(args.step_delay), "--dur", repr(args.step_dur), "--zero-area", args.zero_area]
     if allen_to_arbolito.main(conv) != 0:
         raise Bad("allen_to_arbolito.py could not convert %s" % fit_path)
     model_path = os.path.join(cells_dir, fit + ".json")
@@ -240,6 +245,8 @@ def main(argv):
     ap.add_argument("--step-amp", type=float, help="square current step into every soma, nA (default: none)")
     ap.add_argument("--step-delay", type=float, default=100.0, help="ms")
     ap.add_argument("--step-dur", type=float, default=800.0, help="ms")
+    ap.add_argument("--zero-area", choices=("fold", "keep"), default="fold",
+                    help="arbolito's zero-area nodes: fold them (exact; default) or keep NEURON's layout")
     ap.add_argument("--allen", default=os.path.join(os.path.dirname(ROOT), "shared", "models", "allen"))
     args = ap.parse_args(argv)
     try:

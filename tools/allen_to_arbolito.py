@@ -3,6 +3,7 @@
 
     allen_to_arbolito.py FIT.json CELL.swc OUTDIR --amp NA [--name NAME] [--delay MS] [--dur MS]
                          [--tfinal MS] [--dt MS] [--sample-dt MS] [--passive-only]
+                         [--zero-area keep|fold]
 
 Writes OUTDIR/NAME.swc (the morphology with its axon replaced) and OUTDIR/NAME.json (the
 model, which names that SWC relative to itself). NAME defaults to the fit's file stem.
@@ -26,6 +27,8 @@ model keys:
     a probe of the soma's voltage.
 --passive-only leaves out the genome's mechanisms and the ions (the geometry and passive
 properties alone: what `arbolito info --geometry` needs, on any build).
+--zero-area sets the discretisation's "zero_area" (default keep: NEURON's nodes; fold drops
+the zero-area nodes at tips and joints of one child, exactly: README's model keys).
 Exit status 0; 2 with one line naming the file and the reason for bad input.
 """
 import argparse
@@ -149,7 +152,7 @@ def build_model(passive, cond, genome, types, swc_name, args, fit_path):
     # The second stub takes the cell's defaults: the axon's values.
     cell = {
         "morphology": {"swc": swc_name, "neuron_float32": True},
-        "discretization": {"policy": "odd_per_length", "length": NSEG_LENGTH},
+        "discretization": {"policy": "odd_per_length", "length": NSEG_LENGTH, "zero_area": args.zero_area},
         "v_init": float(cond["v_init"]),
         "ra": float(passive["ra"]),
         "cm": cm_of.get("axon", NEURON_DEFAULT_CM),
@@ -212,6 +215,8 @@ def main(argv):
     ap.add_argument("--dt", type=float, default=0.025)
     ap.add_argument("--sample-dt", type=float, default=0.1)
     ap.add_argument("--passive-only", action="store_true", help="leave out the genome's mechanisms and the ions")
+    ap.add_argument("--zero-area", choices=("keep", "fold"), default="keep",
+                    help="the discretisation's zero_area: keep NEURON's zero-area nodes or fold them (exact)")
     args = ap.parse_args(argv)
     name = args.name or os.path.splitext(os.path.basename(args.fit))[0].replace("_fit", "")
     try:

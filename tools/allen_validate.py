@@ -2,7 +2,7 @@
 """arbolito against NEURON on the four Allen perisomatic models (driven by tools/validate_allen.sh).
 
     allen_validate.py --arbolito BIN --allen DIR --nrn-lib LIB --work DIR [--solvers cpu,...]
-                      [--rheobase]
+                      [--zero-area keep|fold] [--models FIT,...] [--rheobase]
 
 For each model (fit + morphology of DIR/README.md's table):
   1. passive: the model without its channels (allen_to_arbolito.py --passive-only), arbolito
@@ -15,6 +15,9 @@ For each model (fit + morphology of DIR/README.md's table):
 Where arbolito cannot read the full model (no Allen mechanisms or ions in the build), NEURON
 still runs on the dump of the passive model with the fit's channels (its spike counts are
 printed) and the arbolito columns say what is missing; the exit status is then 1.
+--zero-area gives arbolito's models that discretisation key (allen_to_arbolito.py's; the
+NEURON cells come from the geometry dump, NEURON's layout either way); --models restricts
+the run to those fits (default: all four).
 --rheobase recomputes each model's rheobase in NEURON (bisection to 1 pA) and prints it
 instead of validating.
 Exit status: 0 all targets met; 1 a target missed or a part missing; 2 bad usage.
@@ -71,10 +74,12 @@ class Ctx:
         self.a = a
         self.fits = os.path.join(a.allen, "fits")
         self.morphs = os.path.join(a.allen, "morphologies")
+        self.models = MODELS
 
     def convert(self, fit, morph, amp, name, passive):
         cmd = [sys.executable, os.path.join(HERE, "allen_to_arbolito.py"), os.path.join(self.fits, fit + "_fit.json"),
-               os.path.join(self.morphs, morph + ".swc"), self.a.work, "--amp", repr(amp), "--name", name]
+               os.path.join(self.morphs, morph + ".swc"), self.a.work, "--amp", repr(amp), "--name", name,
+               "--zero-area", self.a.zero_area]
         must(cmd + (["--passive-only"] if passive else []), "allen_to_arbolito.py " + name)
         return os.path.join(self.a.work, name + ".json")
 
@@ -127,7 +132,7 @@ def fmt(x):
 def validate(ctx, solvers):
     ok, missing = True, []
     rows = []
-    for fit, morph in MODELS:
+    for fit, morph in ctx.models:
         # 1. passive
         pm = ctx.convert(fit, morph, AMPLITUDES[fit][1], fit + "_passive", passive=True)
         pgeom, err = ctx.dump(pm)
@@ -198,7 +203,7 @@ def validate(ctx, solvers):
 
 
 def rheobase(ctx):
-    for fit, morph in MODELS:
+    for fit, morph in ctx.models:
         pm = ctx.convert(fit, morph, AMPLITUDES[fit][1], fit + "_passive", passive=True)
         pgeom, err = ctx.dump(pm)
         if err:
@@ -219,10 +224,20 @@ def main(argv):
     ap.add_argument("--nrn-lib", required=True, help="the compiled mechanisms (libnrnmech.so)")
     ap.add_argument("--work", required=True, help="folder for models, dumps and outputs")
     ap.add_argument("--solvers", default="cpu", help="comma-separated arbolito solvers for the full models")
+    ap.add_argument("--zero-area", choices=("keep", "fold"), default="keep",
+                    help="arbolito's zero-area nodes (the models' discretisation key)")
+    ap.add_argument("--models", help="comma-separated fits to run (default: all four)")
     ap.add_argument("--rheobase", action="store_true")
     a = ap.parse_args(argv)
-    os.makedirs(a.work, exist_ok=True)
     ctx = Ctx(a)
+    if a.models:
+        known = dict(MODELS)
+        unknown = [f for f in a.models.split(",") if f not in known]
+        if unknown:
+            print("allen_validate.py: --models: unknown fit %s (%s)" % (unknown[0], ", ".join(known)), file=sys.stderr)
+            return 2
+        ctx.models = [(f, known[f]) for f in a.models.split(",")]
+    os.makedirs(a.work, exist_ok=True)
     try:
         return rheobase(ctx) if a.rheobase else validate(ctx, a.solvers.split(","))
     except RuntimeError as e:

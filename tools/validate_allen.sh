@@ -2,14 +2,17 @@
 # arbolito against NEURON on the four Allen Cell Types perisomatic models of
 # ../shared/models/allen (read there, never copied into the project): docs/allen-validation.md.
 #
-#   tools/validate_allen.sh [--arbolito BIN] [--build-dir DIR] [--work DIR] [--rheobase]
+#   tools/validate_allen.sh [--arbolito BIN] [--build-dir DIR] [--work DIR] [--zero-area keep|fold]
+#                           [--models FIT,...] [--rheobase]
 #
 # Without --arbolito, builds arbolito into DIR (--build-dir, default build-allen) with the
 # Allen channels (-DARBOLITO_MECHANISMS=../shared/models/allen/mechanisms). Compiles the
 # same .mod files into DIR/allen_nrnmech for NEURON (Debian's nrnivmodl, pointed at the package's makefile), then runs each model
 # in both simulators at two step amplitudes (on cpu, and on the GPU solvers where this
 # build has CUDA and a GPU is visible) and prints spike counts, the largest spike-time
-# difference and the largest soma-voltage difference over the first 100 ms.
+# difference and the largest soma-voltage difference over the first 100 ms. --zero-area
+# sets arbolito's discretisation key (default keep; fold drops the zero-area nodes exactly),
+# --models runs only those fits (allen_validate.py's).
 # Exit status: 0 every target met; 1 a target missed or a part missing (named in the
 # output); 2 bad usage; 77 skipped: ../shared/models/allen, NEURON (python3-neuron,
 # python3-h5py) or nrnivmodl (neuron-dev) missing.
@@ -22,7 +25,8 @@ while (($#)); do
     --build-dir) build=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
     --rheobase) extra+=(--rheobase); shift ;;
-    *) echo "usage: $0 [--arbolito BIN] [--build-dir DIR] [--work DIR] [--rheobase]" >&2; exit 2 ;;
+    --zero-area|--models) (($# >= 2)) || { echo "$0: $1 needs a value" >&2; exit 2; }; extra+=("$1" "$2"); shift 2 ;;
+    *) echo "usage: $0 [--arbolito BIN] [--build-dir DIR] [--work DIR] [--zero-area keep|fold] [--models FIT,...] [--rheobase]" >&2; exit 2 ;;
   esac
 done
 allen=$(cd "$root/.." && pwd)/shared/models/allen

@@ -54,7 +54,8 @@ inline Model busyring(std::uint64_t cells, unsigned synapses, double tfinal, uns
 // every mechanism: hh, pas, expsyn, exp2syn, iclamp; a ring of connections plus explicit
 // events, simultaneous ones on one target included. With stack_synapses, several point
 // instances share CVs; without, each CV holds at most one (layout-invariant bits).
-// tau1_soma: the somatic exp2syn's rise time (its decay is 2 ms).
+// tau1_soma: the somatic exp2syn's rise time (its decay is 2 ms). Every other cell folds
+// its zero-area nodes ("zero_area": "fold"): the solvers see both layouts.
 inline Model mixed_model(bool stack_synapses, double tau1_soma = 1.0, double tfinal = 40) {
     Model m;
     m.run.dt = 0.025;
@@ -100,7 +101,8 @@ inline Model mixed_model(bool stack_synapses, double tau1_soma = 1.0, double tfi
         c.detectors.push_back({{0, 0.5}, -10.0});
         c.probes.push_back({false, {0, 0.5}});
         if (i % 4 == 1) c.probes.push_back({true, {}});
-        else c.probes.push_back({false, {dend, 1.0}});
+        else c.probes.push_back({false, {dend, 1.0}});  // under fold, the tip's node stays for it
+        if (i % 2 == 0) c.policy.zero_area = CvPolicy::fold;
         m.cells.push_back(c);
     }
     const std::uint64_t n = m.cells.size();

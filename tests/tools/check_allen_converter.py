@@ -89,7 +89,7 @@ def main(arbolito, work):
     check(paints[("7", "pas")] == {"g": 2e-4, "e": -80.0}, "pas on the second stub: %r" % paints.get(("7", "pas")))
     check(sorted((i["ion"], i["region"], i["e"]) for i in cell["ions"]) == [("k", "soma", -107.0), ("na", "soma", 53.0)],
           "ions: %r" % cell["ions"])
-    check(cell["discretization"] == {"policy": "odd_per_length", "length": 40.0}, "discretization")
+    check(cell["discretization"] == {"policy": "odd_per_length", "length": 40.0, "zero_area": "keep"}, "discretization")
 
     # The passive model as arbolito discretises it.
     r = convert(os.path.join(work, "passive"), fit, swc, "--passive-only")
@@ -117,6 +117,23 @@ def main(arbolito, work):
     check((secs[stub1]["parent"], secs[stub1]["parent_x"]) == (tags.index(1), 0.5), "the first stub on the soma's middle")
     check((secs[stub2]["parent"], secs[stub2]["parent_x"]) == (stub1, 1.0), "the second stub at the first one's end")
     check(secs[tags.index(3)]["nseg"] == 5 and secs[tags.index(4)]["nseg"] == 3, "dend 100 µm: 5 CVs, apic 50 µm: 3")
+
+    # --zero-area fold: the key in the model; fewer CVs, the same NEURON geometry in the dump.
+    r = convert(os.path.join(work, "fold"), fit, swc, "--passive-only", "--zero-area", "fold")
+    check(r.returncode == 0, "converter --zero-area fold exit %d: %s" % (r.returncode, r.stderr))
+    model_fold = os.path.join(work, "fold", "cell.json")
+    with open(model_fold) as f:
+        check(json.load(f)["cells"][0]["discretization"]["zero_area"] == "fold", "zero_area fold in the model")
+    geom_fold = os.path.join(work, "fold", "geom.json")
+    cvs = []
+    for m, g in ((model, geom), (model_fold, geom_fold)):
+        r = subprocess.run([arbolito, "info", m, "--geometry", g, "--log-level", "warn"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        check(r.returncode == 0, "arbolito info: %s" % r.stderr)
+        cvs += [int(l.split()[2]) for l in r.stdout.splitlines() if l.split()[:1] == ["0"]]
+    with open(geom_fold) as f:
+        check(json.load(f)["cells"][0]["sections"] == secs, "the dump of the folded model is NEURON's layout")
+    check(len(cvs) == 2 and cvs[1] < cvs[0], "CVs keep, fold: %r" % cvs)
 
     # A fit without conditions.v_init: exit 2, one line naming the file and key, no output.
     bad = dict(FIT, conditions=[{"celsius": 34.0, "erev": []}])

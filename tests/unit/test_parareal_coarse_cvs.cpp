@@ -116,6 +116,28 @@ TEST(PararealCoarseCvs, MapsKeepConstantAndLinearFields) {
     EXPECT_EQ(checked, 10 + 41);
 }
 
+// Under zero_area fold both discretisations lose the same junction nodes (the tree decides
+// which): factor 1 is still the identity, and a constant field stays constant at factor 4
+// (weights summing to 1 within a few ulps, as above).
+TEST(PararealCoarseCvs, FoldedZeroAreaNodes) {
+    Model m = read_model(test_data("parareal/hh_cells.json"));
+    for (CellDesc& c : m.cells) c.policy.zero_area = CvPolicy::fold;
+    const Maps one = maps_of(m, 1);
+    EXPECT_EQ(one.fine_cvs.size(), 1 + 2 * 41 - 3);  // no root node, soma end or dendrite tip
+    for (const LinearMap* map : {&one.maps.to_coarse, &one.maps.to_fine}) {
+        ASSERT_EQ(map->rows(), one.fine.size());
+        for (std::size_t i = 0; i < map->rows(); ++i) {
+            ASSERT_EQ(map->start[i + 1] - map->start[i], 1u) << i;
+            EXPECT_EQ(map->col[map->start[i]], i);
+            EXPECT_EQ(map->w[map->start[i]], 1.0);
+        }
+    }
+    const Maps a = maps_of(m, 4);
+    const std::vector<double> fine_const(a.fine.size(), 0.3), coarse_const(a.coarse.size(), 0.3);
+    for (double x : a.maps.to_coarse.apply(fine_const)) EXPECT_NEAR(x, 0.3, 0.3e-14);
+    for (double x : a.maps.to_fine.apply(coarse_const)) EXPECT_NEAR(x, 0.3, 0.3e-14);
+}
+
 // K passes: every start is the sequential run's bit for bit whatever G is (a start that did
 // not change takes F's end state as it is), so the traces are the same bits, spike times
 // within 1e-12 ms (one addition, see test_parareal.cpp).

@@ -90,20 +90,20 @@ ARB_EXP_LOG double exp(double x) {
     const std::int64_t k = static_cast<std::int64_t>(to_bits(t) - shifter_bits);
     double r = fma(kd, -ln2_hi, xc);
     r = fma(kd, -ln2_lo, r);
-    // 1/n! for n = 13 down to 2.
-    double p = 0x1.6124613a86d09p-33;
-    p = fma(p, r, 0x1.1eed8eff8d898p-29);
-    p = fma(p, r, 0x1.ae64567f544e4p-26);
-    p = fma(p, r, 0x1.27e4fb7789f5cp-22);
-    p = fma(p, r, 0x1.71de3a556c734p-19);
-    p = fma(p, r, 0x1.a01a01a01a01ap-16);
-    p = fma(p, r, 0x1.a01a01a01a01ap-13);
-    p = fma(p, r, 0x1.6c16c16c16c17p-10);
-    p = fma(p, r, 0x1.1111111111111p-7);
-    p = fma(p, r, 0x1.5555555555555p-5);
-    p = fma(p, r, 0x1.5555555555555p-3);
+    // (e^r - 1 - r - r^2/2) / r^3 = sum of r^(n-3) / n! for n = 3 to 13, by Estrin's scheme
+    // (pairs, then pairs of pairs: a shorter chain of dependent operations than Horner's),
+    // then three Horner steps for the leading terms, whose rounding the result feels.
+    const double r2 = mul_rn(r, r), r4 = mul_rn(r2, r2), r8 = mul_rn(r4, r4);
+    const double a0 = fma(0x1.5555555555555p-5, r, 0x1.5555555555555p-3);  // 1/4!, 1/3!
+    const double a1 = fma(0x1.6c16c16c16c17p-10, r, 0x1.1111111111111p-7); // 1/6!, 1/5!
+    const double a2 = fma(0x1.a01a01a01a01ap-16, r, 0x1.a01a01a01a01ap-13); // 1/8!, 1/7!
+    const double a3 = fma(0x1.27e4fb7789f5cp-22, r, 0x1.71de3a556c734p-19); // 1/10!, 1/9!
+    const double a4 = fma(0x1.1eed8eff8d898p-29, r, 0x1.ae64567f544e4p-26); // 1/12!, 1/11!
+    const double a5 = 0x1.6124613a86d09p-33;                                // 1/13!
+    const double b0 = fma(a1, r2, a0), b1 = fma(a3, r2, a2), b2 = fma(a5, r2, a4);
+    double p = fma(b2, r8, fma(b1, r4, b0));
     p = fma(p, r, 0.5);
-    p = fma(p, r, 1.0);          // (e^r - 1) / r
+    p = fma(p, r, 1.0);  // (e^r - 1) / r
     const double er = fma(p, r, 1.0);
     // k in [-1077, 1025] after the clamps: both halves' exponents are normal.
     const std::int64_t k1 = k >> 1, k2 = k - k1;  // arithmetic shift: floor(k / 2)
@@ -132,17 +132,14 @@ ARB_EXP_LOG double log(double x) {
     const double f = m - 1.0;
     const double s = f / (2.0 + f);
     const double z = mul_rn(s, s);
-    // 2/(2n+1) for n = 10 down to 1.
-    double q = 0x1.8618618618618p-4;
-    q = fma(q, z, 0x1.af286bca1af28p-4);
-    q = fma(q, z, 0x1.e1e1e1e1e1e1ep-4);
-    q = fma(q, z, 0x1.1111111111111p-3);
-    q = fma(q, z, 0x1.3b13b13b13b14p-3);
-    q = fma(q, z, 0x1.745d1745d1746p-3);
-    q = fma(q, z, 0x1.c71c71c71c71cp-3);
-    q = fma(q, z, 0x1.2492492492492p-2);
-    q = fma(q, z, 0x1.999999999999ap-2);
-    q = fma(q, z, 0x1.5555555555555p-1);
+    // R / z = sum of 2 z^(n-1) / (2n+1) for n = 1 to 10, by Estrin's scheme.
+    const double z2 = mul_rn(z, z), z4 = mul_rn(z2, z2), z8 = mul_rn(z4, z4);
+    const double a0 = fma(0x1.999999999999ap-2, z, 0x1.5555555555555p-1);  // 2/5, 2/3
+    const double a1 = fma(0x1.c71c71c71c71cp-3, z, 0x1.2492492492492p-2);  // 2/9, 2/7
+    const double a2 = fma(0x1.3b13b13b13b14p-3, z, 0x1.745d1745d1746p-3);  // 2/13, 2/11
+    const double a3 = fma(0x1.e1e1e1e1e1e1ep-4, z, 0x1.1111111111111p-3);  // 2/17, 2/15
+    const double a4 = fma(0x1.8618618618618p-4, z, 0x1.af286bca1af28p-4);  // 2/21, 2/19
+    const double q = fma(a4, z8, fma(fma(a3, z2, a2), z4, fma(a1, z2, a0)));
     const double R = mul_rn(z, q);
     const double hfsq = mul_rn(mul_rn(0.5, f), f);
     const double tail = fma(s, hfsq + R, mul_rn(ed, ln2_lo));

@@ -4,12 +4,14 @@
 // extensions: + - * / and comparisons compile to the target's vector instructions (SSE2,
 // AVX2, AVX-512, NEON) with no code per ISA; W = 1 is a plain double. Every operation is
 // the scalar one lane by lane, with the same rounding, so a lane computes the same bits
-// as the scalar code on its value (math::exp, log and pow too: they call the scalar std:: function per lane).
+// as the scalar code on its value (math::exp and log too: the lane loop calls the scalar,
+// branch-free core/exp_log.hpp body, which GCC vectorises; pow calls std::pow per lane).
 // Host only: the GPU runs one value per thread.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
+#include "core/exp_log.hpp"
 
 // Wide vectors passed by value where the target's registers are narrower (Lanes<8> on
 // AVX2) change the calling convention GCC warns about; these functions are all inline.
@@ -97,14 +99,14 @@ namespace math {
 template <int W>
 Lanes<W> exp(Lanes<W> x) {
     Lanes<W> r;
-    for (int l = 0; l < W; ++l) r.set(l, std::exp(x[l]));
+    for (int l = 0; l < W; ++l) r.set(l, exp_log::exp(x[l]));
     return r;
 }
 
 template <int W>
 Lanes<W> log(Lanes<W> x) {
     Lanes<W> r;
-    for (int l = 0; l < W; ++l) r.set(l, std::log(x[l]));
+    for (int l = 0; l < W; ++l) r.set(l, exp_log::log(x[l]));
     return r;
 }
 

@@ -2,16 +2,19 @@
 // The few functions the per-CV physics calls besides + - * /, for one value (double, both
 // backends) and, on the host, for Lanes<W> (W values side by side, the CPU's SIMD path;
 // core/lanes.hpp). A mechanism is written once as a template over its value type and
-// calls them as math::exp, math::fabs, math::log, math::pow, math::select.
+// calls them as math::exp, math::fabs, math::log, math::pow, math::select. exp and log
+// are the project's own (core/exp_log.hpp): the same bits on the host, in every SIMD
+// lane and on the GPU. pow is the library's (glibc's on the host, CUDA's on the device).
 #include <cmath>
 
+#include "core/exp_log.hpp"
 #include "core/hd.hpp"
 
 namespace arbolito::math {
 
-ARB_HD double exp(double x) { return std::exp(x); }
+ARB_HD double exp(double x) { return exp_log::exp(x); }
 ARB_HD double fabs(double x) { return std::fabs(x); }
-ARB_HD double log(double x) { return std::log(x); }
+ARB_HD double log(double x) { return exp_log::log(x); }
 ARB_HD double pow(double x, double y) { return std::pow(x, y); }
 // Both values are computed (as in every SIMD lane); c chooses one.
 ARB_HD double select(bool c, double a, double b) { return c ? a : b; }

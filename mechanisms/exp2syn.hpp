@@ -29,8 +29,8 @@ struct exp2syn : MechanismDefaults {
     // NEURON's peak normalisation.
     ARB_HD static double factor(double tau1, double tau2) {
         tau1 = effective_tau1(tau1, tau2);
-        const double tp = (tau1 * tau2) / (tau2 - tau1) * std::log(tau2 / tau1);
-        return 1.0 / (-std::exp(-tp / tau1) + std::exp(-tp / tau2));
+        const double tp = (tau1 * tau2) / (tau2 - tau1) * math::log(tau2 / tau1);
+        return 1.0 / (-math::exp(-tp / tau1) + math::exp(-tp / tau2));
     }
 
     static void derive(const double* p, double* c) {

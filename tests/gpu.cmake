@@ -13,6 +13,8 @@ if(ARBOLITO_HAVE_CUDA)
   ${PROJECT_SOURCE_DIR}/tests/unit/test_mechanism_agreement.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_seed_variants.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_reciprocal.cu
+  ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_exp_log.cu
+  ${PROJECT_SOURCE_DIR}/tests/support/exp_log_host.cpp
   ${PROJECT_SOURCE_DIR}/tests/unit/test_parareal_gpu.cu)
   target_link_libraries(gpu_tests PRIVATE arbolito_io GTest::gtest_main CUDA::cudart)
   # Engine headers bring Eigen into the .cu files; its constexpr functions need this.

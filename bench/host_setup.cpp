@@ -114,6 +114,7 @@ HostGroup build_group(const Model& m, std::uint64_t b, std::uint64_t e, Phases* 
         const AssemblyTerms terms = take_assembly_terms(f, m.run.dt);
     };
     double layout_s = 0, electrical_s = 0;  // build_fvm's callbacks, timed apart
+    FvmBuildPasses passes;
     g.f = build_fvm(
         m, b, e,
         [&](const std::vector<std::vector<int>>& np) {
@@ -126,10 +127,15 @@ HostGroup build_group(const Model& m, std::uint64_t b, std::uint64_t e, Phases* 
             const auto t = std::chrono::steady_clock::now();
             take_electrical(f);
             electrical_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-        });
+        },
+        &passes);
     g.schedule = kept->schedule;  // GpuFineSolve's copy; make_gpu_fine_plan uploads the rest
     kept.reset();
-    if (phases) std::printf("  (build_fvm's fine_layout %.2f s, electrical terms %.2f s)\n", layout_s, electrical_s);
+    if (phases) {
+        std::printf("  build_fvm's passes:");
+        for (const auto& [what, sec] : passes) std::printf(" %s %.2f s;", what, sec);
+        std::printf(" (fine_layout %.2f s of the first, electrical terms %.2f s)\n", layout_s, electrical_s);
+    }
     step("  build_fvm (gpu-fine numbering)");
     // The group's constructor: each array made on the host, uploaded, dropped.
     {

@@ -5,8 +5,9 @@
 // there: the model, the rank's and the groups' cell blocks, build_fvm in gpu-fine's
 // numbering, the assembly terms, the initial states, the resident plan, the per-CV inputs
 // released, then the connections onto the rank's cells and the exchange's fan-out. Prints,
-// after each phase, the resident memory now and the phase's peak (VmHWM, reset between
-// phases), and at the end the whole peak in bytes per CV of the rank's share.
+// after each phase, its seconds, the resident memory now and the phase's peak (VmHWM,
+// reset between phases), build_fvm's passes (FvmBuildPasses) with one group, and at the
+// end the whole peak in bytes per CV of the rank's share.
 //
 //   host_setup MODEL [--set KEY=VALUE]... [--ranks N] [--rank R] [--groups G] [--threads T]
 //

@@ -364,6 +364,7 @@ int command_run(const RunArgs& a, const std::shared_ptr<Communicator>& comm_ptr)
         j["ranks"] = r.ranks;
         j["pipeline"] = r.pipelined;
         j["setup"] = r.setup_s;
+        for (const auto& [k, v] : sim->setup_phases()) j["setup_phases"][k] = v;  // rank 0's
         j["run"] = r.run_s;
         for (const auto& [k, v] : r.phases.as_map()) j[k] = v;
         j["exchange"] = r.exchange_s;

@@ -984,6 +984,9 @@ def step_scaling(ctx, a):
                     ctx.log(f"  {mode} {n} GPUs, {total} cells:",
                             *("    " + x.split("] ", 1)[-1] for x in grep(text, r"epochs: |  (integration|load imbalance|"
                                                                              r"update beyond|exposed exchange|rest of)")))
+                if j and j.get("setup_phases"):  # Simulation's set-up passes, rank 0's (--timings json)
+                    ctx.log(f"  {mode} {n} GPUs, {total} cells: set-up {j['setup']:.1f} s: " +
+                            ", ".join(f"{k} {v:.1f} s" for k, v in j["setup_phases"].items()))
                 if not j:
                     ctx.log(f"  {mode} {n} GPUs, {total} cells: FAILED rc {rc} ({f.name})",
                             *("    " + x for x in text.strip().splitlines()[-6:]))

@@ -5,8 +5,9 @@
 // there: the model, the rank's and the groups' cell blocks, build_fvm in gpu-fine's
 // numbering, the assembly terms, the initial states, the resident plan, the per-CV inputs
 // released, then the connections onto the rank's cells and the exchange's fan-out. Prints,
-// after each phase, the resident memory now and the phase's peak (VmHWM, reset between
-// phases), and at the end the whole peak in bytes per CV of the rank's share.
+// after each phase, its seconds, the resident memory now and the phase's peak (VmHWM,
+// reset between phases), build_fvm's passes (FvmBuildPasses) with one group, and at the
+// end the whole peak in bytes per CV of the rank's share.
 //
 //   host_setup MODEL [--set KEY=VALUE]... [--ranks N] [--rank R] [--groups G] [--threads T]
 //
@@ -17,6 +18,7 @@
 #include <malloc.h>
 #include <sys/resource.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -54,6 +56,7 @@ long status_kb(const char* key) {
 struct Phases {
     double share_cvs = 1;
     long whole_peak_kb = 0;
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();  // the phase's start
     // VmHWM back to the current resident size: the next phase's peak is its own.
     static void reset_peak() {
         std::ofstream f("/proc/self/clear_refs");
@@ -64,11 +67,14 @@ struct Phases {
         whole_peak_kb = std::max(whole_peak_kb, hwm);
         const struct mallinfo2 mi = mallinfo2();  // in use: what the heap holds, of the resident
         const double used = static_cast<double>(mi.uordblks + mi.hblkhd);
-        std::printf("%-34s rss %9.1f MB  peak %9.1f MB  heap in use %9.1f MB  (%6.1f / %6.1f / %6.1f B per CV)\n", what,
-                    rss / 1024.0, hwm / 1024.0, used / 1048576.0, rss * 1024.0 / share_cvs, hwm * 1024.0 / share_cvs,
-                    used / share_cvs);
+        const auto now = std::chrono::steady_clock::now();
+        const double s = std::chrono::duration<double>(now - t0).count();
+        std::printf("%-34s %8.2f s  rss %9.1f MB  peak %9.1f MB  heap in use %9.1f MB  (%6.1f / %6.1f / %6.1f B per CV)\n",
+                    what, s, rss / 1024.0, hwm / 1024.0, used / 1048576.0, rss * 1024.0 / share_cvs,
+                    hwm * 1024.0 / share_cvs, used / share_cvs);
         std::fflush(stdout);
         reset_peak();
+        t0 = std::chrono::steady_clock::now();  // the printing and the reset are no phase's
     }
 };
 
@@ -108,15 +114,29 @@ HostGroup build_group(const Model& m, std::uint64_t b, std::uint64_t e, Phases* 
         std::vector<double>().swap(f.g_parent);
         const AssemblyTerms terms = take_assembly_terms(f, m.run.dt);
     };
+    double layout_s = 0, electrical_s = 0;  // build_fvm's callbacks, timed apart
+    FvmBuildPasses passes;
     g.f = build_fvm(
         m, b, e,
         [&](const std::vector<std::vector<int>>& np) {
+            const auto t = std::chrono::steady_clock::now();
             *kept = fine_layout(np, o);
+            layout_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
             return std::move(kept->layout);
         },
-        take_electrical);
+        [&](FvmData& f) {
+            const auto t = std::chrono::steady_clock::now();
+            take_electrical(f);
+            electrical_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+        },
+        &passes);
     g.schedule = kept->schedule;  // GpuFineSolve's copy; make_gpu_fine_plan uploads the rest
     kept.reset();
+    if (phases) {
+        std::printf("  build_fvm's passes:");
+        for (const auto& [what, sec] : passes) std::printf(" %s %.2f s;", what, sec);
+        std::printf(" (fine_layout %.2f s of the first, electrical terms %.2f s)\n", layout_s, electrical_s);
+    }
     step("  build_fvm (gpu-fine numbering)");
     // The group's constructor: each array made on the host, uploaded, dropped.
     {
@@ -162,6 +182,7 @@ int main(int argc, char** argv) {
     Phases::reset_peak();
     const Model m = read_model(argv[1], sets, ReadFor::run);
     (void)model_size(m);  // the memory check of `arbolito run` (require_run_memory)
+    p.end("model read");
     const std::vector<double> weight = cv_counts(m);
     const auto by_rank = split_by_weight(weight, 0, m.cells.size(), ranks);
     const std::uint64_t gb = by_rank[rank], ge = by_rank[rank + 1];
@@ -170,7 +191,7 @@ int main(int argc, char** argv) {
     p.share_cvs = cvs;
     std::printf("rank %d of %d: cells %llu to %llu, %.0f CVs, %d group(s)\n", rank, ranks,
                 static_cast<unsigned long long>(gb), static_cast<unsigned long long>(ge), cvs, groups);
-    p.end("model, CV counts");
+    p.end("CV counts");
 
     const auto first = split_by_weight(weight, gb, ge, groups);
     std::vector<HostGroup> built(groups);
@@ -185,9 +206,12 @@ int main(int argc, char** argv) {
         while (gid >= first[g + 1]) ++g;
         return SpikeFanout::Target{g, built[g].f.target_offset[gid - first[g]] + syn};
     };
-    SpikeFanout fanout(connections_onto(m, gb, ge), gb, ge, threads, target);
+    std::vector<Connection> onto = connections_onto(m, gb, ge);
+    p.end("connections drawn");
+    SpikeFanout fanout(onto, gb, ge, threads, target);
+    std::vector<Connection>().swap(onto);
     return_free_heap();  // as Simulation's set-up ends
-    p.end("connections, fan-out");
+    p.end("fan-out");
     std::printf("whole set-up peak %.1f MB, %.1f B per CV of the rank's share (%zu connections kept)\n",
                 p.whole_peak_kb / 1024.0, p.whole_peak_kb * 1024.0 / cvs, fanout.size());
     return 0;

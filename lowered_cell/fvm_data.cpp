@@ -8,6 +8,8 @@
 
 #include "core/free_heap.hpp"
 #include "core/parallel_for.hpp"
+#include "core/parallel_sort.hpp"
+#include "lowered_cell/timings.hpp"
 #include "model/drawn_synapses.hpp"
 #include "model/junction_points.hpp"
 #include "mechanisms/catalogue.hpp"
@@ -39,21 +41,23 @@ namespace {
 using Items = std::vector<std::pair<int, const std::vector<double>*>>;
 
 // Instances of a point mechanism (no weights: theirs is 1) from its items sorted by CV, stably (in
-// order of placement within a CV). Returns the instance of each item.
+// order of placement within a CV). Returns the instance of each item. The sort's keys are
+// (CV, item), distinct: the order is the stable sort's on any number of threads.
 std::vector<int> fill_points(MechInstances& mi, std::size_t n_params, const Items& items) {
     const std::size_t n = items.size();
-    std::vector<int> order(n);
-    for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return items[a].first < items[b].first; });
+    std::vector<int> order(n);  // items by (CV, item)
+    parallel_for(static_cast<long>(n), 1 << 14, [&](long i) { order[i] = static_cast<int>(i); });
+    parallel_sort_distinct(order, [&](int a, int b) { return items[a].first != items[b].first ? items[a].first < items[b].first : a < b; });
     std::vector<int> rank(n);
-    mi.params.assign(n_params * n, 0.0);
-    mi.cv.reserve(n);
-    for (std::size_t r = 0; r < n; ++r) {
-        const auto& [cv, params] = items[order[r]];
-        rank[order[r]] = static_cast<int>(r);
-        mi.cv.push_back(cv);
+    mi.params.resize(n_params * n);
+    mi.cv.resize(n);
+    parallel_for(static_cast<long>(n), 1 << 14, [&](long r) {
+        const int i = order[r];
+        const auto& [cv, params] = items[i];
+        rank[i] = static_cast<int>(r);
+        mi.cv[r] = cv;
         for (std::size_t q = 0; q < n_params; ++q) mi.params[q * n + r] = params->at(q);
-    }
+    });
     return rank;
 }
 
@@ -394,37 +398,53 @@ struct FvmBuilder {
             if (!mi || mi->kind == MechKind::density) throw std::logic_error("'" + name + "' is not a point mechanism");
             return mi->index;
         };
-        // Every list at its final size from the start: grown by doubling, the items and
-        // instances of a busyring group would peak at up to twice their size.
-        {
-            std::array<std::size_t, n_mechanisms> count{};
-            std::size_t targets = 0;
-            for (int c = 0; c < f.n_cells(); ++c) {
-                const CellDesc& desc = m.cells[f.gids[c]];
-                for (const Placement& p : desc.synapses) ++count[point_index(p.mechanism)];
-                if (desc.drawn_synapses.count > 0) count[point_index(desc.drawn_synapses.mechanism)] += desc.drawn_synapses.count;
-                for (const Placement& p : desc.stimuli) ++count[point_index(p.mechanism)];
-                targets += desc.n_synapses();
-            }
-            for (int x = 0; x < n_mechanisms; ++x) points[x].reserve(count[x]);
-            f.target_mech.reserve(targets);
-            f.target_instance.reserve(targets);
+        // Each cell's items per point mechanism counted, then written from the cell's
+        // offsets, the cells side by side (busyring: a thousand synapses a cell, hundreds
+        // of millions in a GPU's share): the lists are those of the cells one after
+        // another, in order of placement within a cell. A synapse's instance number is
+        // known only after sorting: target_instance holds its index into its mechanism's
+        // items until then.
+        std::vector<std::array<std::size_t, n_mechanisms>> first(nc + 1);  // per cell: its first item of each
+        first[0].fill(0);
+        parallel_for(nc, 64, [&](long c) {
+            const CellDesc& desc = m.cells.at(f.gids[c]);
+            std::array<std::size_t, n_mechanisms>& count = first[c + 1];
+            count.fill(0);
+            for (const Placement& p : desc.synapses) ++count[point_index(p.mechanism)];
+            if (desc.drawn_synapses.count > 0) count[point_index(desc.drawn_synapses.mechanism)] += desc.drawn_synapses.count;
+            for (const Placement& p : desc.stimuli) ++count[point_index(p.mechanism)];
+        });
+        for (int c = 0; c < nc; ++c) {
+            for (int x = 0; x < n_mechanisms; ++x) first[c + 1][x] += first[c][x];
+            f.target_offset.push_back(f.target_offset.back() + m.cells.at(f.gids[c]).n_synapses());
         }
-
-        // A synapse's instance number is known only after sorting: target_instance holds
-        // its index into its mechanism's items until then.
-        for (int c = 0; c < f.n_cells(); ++c) {
+        for (int x = 0; x < n_mechanisms; ++x) points[x].resize(first[nc][x]);
+        f.target_mech.resize(f.target_offset.back());
+        f.target_instance.resize(f.target_offset.back());
+        parallel_for(nc, 64, [&](long c) {
             const CellDesc& desc = m.cells.at(f.gids[c]);
             CellPoints& at = points_of[c];
+            std::array<std::size_t, n_mechanisms> next = first[c];
+            const std::size_t explicit_synapses = desc.synapses.size();
+            const int drawn = desc.drawn_synapses.count > 0 ? point_index(desc.drawn_synapses.mechanism) : -1;
             for (std::size_t k = 0; k < desc.n_synapses(); ++k) {
-                const int x = point_index(desc.synapse_mechanism(k));
-                f.target_mech.push_back(static_cast<std::uint8_t>(x));
-                f.target_instance.push_back(static_cast<int>(points[x].size()));
-                points[x].push_back({at.synapse[k], &desc.synapse_params(k)});
+                const int x = k < explicit_synapses ? point_index(desc.synapses[k].mechanism) : drawn;
+                const std::uint32_t t = f.target_offset[c] + static_cast<std::uint32_t>(k);
+                f.target_mech[t] = static_cast<std::uint8_t>(x);
+                f.target_instance[t] = static_cast<int>(next[x]);
+                points[x][next[x]++] = {at.synapse[k], &desc.synapse_params(k)};
             }
-            f.target_offset.push_back(f.target_offset.back() + desc.n_synapses());
-            for (std::size_t k = 0; k < desc.stimuli.size(); ++k)
-                points[point_index(desc.stimuli[k].mechanism)].push_back({at.stimulus[k], &desc.stimuli[k].params});
+            for (std::size_t k = 0; k < desc.stimuli.size(); ++k) {
+                const int x = point_index(desc.stimuli[k].mechanism);
+                points[x][next[x]++] = {at.stimulus[k], &desc.stimuli[k].params};
+            }
+            // Freed as the items are written, as one after another would (set-up's peak).
+            std::vector<int>().swap(at.synapse);
+            std::vector<int>().swap(at.stimulus);
+        });
+        for (int c = 0; c < nc; ++c) {
+            const CellDesc& desc = m.cells.at(f.gids[c]);
+            CellPoints& at = points_of[c];
             for (std::size_t k = 0; k < desc.detectors.size(); ++k) {
                 f.detector_cv.push_back(at.detector[k]);
                 f.detector_threshold.push_back(desc.detectors[k].threshold);
@@ -445,8 +465,8 @@ struct FvmBuilder {
                 rank[x] = fill_points(f.mechs[x], mechanism_infos()[x].params.size(), points[x]);
                 Items().swap(points[x]);
             }
-        for (std::size_t k = 0; k < f.target_instance.size(); ++k)
-            f.target_instance[k] = rank[f.target_mech[k]][f.target_instance[k]];
+        parallel_for(static_cast<long>(f.target_instance.size()), 1 << 14,
+                     [&](long k) { f.target_instance[k] = rank[f.target_mech[k]][f.target_instance[k]]; });
     }
 
     // Every CV's initial voltage, its cell's (padding 0): made last, once the instances'
@@ -469,22 +489,32 @@ struct FvmBuilder {
 }  // namespace
 
 FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout,
-                  const FvmElectricalTaker& take_electrical) {
+                  const FvmElectricalTaker& take_electrical, FvmBuildPasses* passes) {
+    Stopwatch w;
+    auto done = [&](const char* pass) {
+        if (passes) passes->emplace_back(pass, w.lap());
+    };
     FvmData f;
     FvmBuilder b(m, f, gid_begin, gid_end);
     b.number_cvs(make_layout);
+    done("CV numbering and layout");
     b.allocate_scratch();
     b.lower_cells();
+    done("cells discretised");
     if (take_electrical) take_electrical(f);
+    done("electrical terms taken");
     b.list_density_instances();
+    done("density instances");
     if (!b.with_ions) {  // the ions' step is the last to read them
         b.owner.reset();
         b.area.reset();
     }
     b.list_point_instances();
+    done("point instances, targets, probes");
     b.lower_ions_and_probes();
     b.fill_v_init();
     return_free_heap();  // the cells' discretisations and points
+    done("ions, v_init, heap returned");
     return f;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/model.hpp"
@@ -109,9 +110,13 @@ using LayoutMaker = std::function<Layout(const std::vector<std::vector<int>>& na
 // group's FvmData).
 using FvmElectricalTaker = std::function<void(FvmData& f)>;
 
+// build_fvm's passes in order with their seconds (bench/host_setup breaks the set-up down).
+using FvmBuildPasses = std::vector<std::pair<const char*, double>>;
+
 // Discretises cells [gid_begin, gid_end) of the model; the solver supplies the layout.
+// passes: where given, each pass's seconds are appended.
 FvmData build_fvm(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end, const LayoutMaker& make_layout,
-                  const FvmElectricalTaker& take_electrical = {});
+                  const FvmElectricalTaker& take_electrical = {}, FvmBuildPasses* passes = nullptr);
 
 // Every CV of one cell in the natural numbering (for `arbolito info` and the voltage
 // blow-up report), its policy's zero_area rule applied with the cell's placed points kept.

@@ -16,15 +16,15 @@
 #include "run/event_buckets.hpp"
 #include "run/exchange_worker.hpp"
 #include "lowered_cell/voltage_blowup.hpp"
-#include "run/spike_fanout.hpp"
-#include "run/thread_team.hpp"
+#include "run/exchange_lanes.hpp"
 #include "run/timeline.hpp"
 
 namespace arbolito {
 
 Simulation::Simulation(const Model& m, const SimOptions& o)
     : model_(m), opt_(o), solver_(resolve_auto(o.solver, m, o.threads, !o.comm || o.comm->is_root())) {
-    Stopwatch w;
+    Stopwatch w, phase;
+    auto phase_done = [&](const char* name) { setup_phases_.emplace_back(name, phase.lap()); };
     if (!opt_.comm) opt_.comm = std::make_shared<SerialCommunicator>();
     const Communicator& comm = *opt_.comm;
     const RunSettings& r = m.run;
@@ -46,6 +46,7 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     // evens out cells of different cost).
     const auto weight = cv_counts(m, *opt_.comm);  // before anything that may fail on one rank only
     const auto ranks = split_by_weight(weight, 0, m.cells.size(), comm.size());
+    phase_done("cv_counts");
     gid_begin_ = ranks[comm.rank()];
     gid_end_ = ranks[comm.rank() + 1];
     const std::uint64_t n_local = gid_end_ - gid_begin_;
@@ -90,15 +91,19 @@ Simulation::Simulation(const Model& m, const SimOptions& o)
     } else {
         for (long g = 0; g < ng; ++g) make(g);
     }
+    phase_done("cell_groups");
     return_free_heap();  // the groups' set-up scratch, before the fan-out's
+    phase_done("free_heap");
     exchange_threads_ = choose_exchange_threads();
-    team_ = std::make_unique<ThreadTeam>(exchange_threads_);
-    // Only the connections onto this rank's cells: a rule draws just those (a busyring of
+    // Only the connections onto this rank's cells, drawn lane by lane (a busyring of
     // 32,768 cells has 32.8 million connections, 1.6 GB; each rank draws its share).
-    fanout_ = std::make_unique<SpikeFanout>(
-        connections_onto(m, gid_begin_, gid_end_), gid_begin_, gid_end_, team_->size(),
+    std::vector<std::uint64_t> bounds = group_first_gid_;
+    bounds.push_back(gid_end_);
+    lanes_ = std::make_unique<ExchangeLanes>(
+        bounds, exchange_threads_, [&m](std::uint64_t b, std::uint64_t e) { return connections_onto(m, b, e); },
         [this](std::uint64_t gid, std::uint32_t syn) { return target_of(gid, syn); });
     return_free_heap();  // the connections drawn for the fan-out
+    phase_done("connections_fanout");
     setup_s_ = w.lap();
 }
 
@@ -196,12 +201,12 @@ SpikeFanout::Target Simulation::target_of(std::uint64_t gid, std::uint32_t synap
     return {g, groups_[g]->data().target_offset[gid - group_first_gid_[g]] + synapse};
 }
 
-std::size_t Simulation::queue_generators(EventBuckets& queue) const {
+std::size_t Simulation::queue_generators(ExchangeLanes& lanes) const {
     std::size_t n = 0;
     for (const auto& gen : model_.generators) {
         if (gen.target < gid_begin_ || gen.target >= gid_end_) continue;
         const SpikeFanout::Target to = target_of(gen.target, gen.synapse);
-        for (double t : gen.times) queue.push(0, to.group, {delivery_step(t, steps_.dt, steps_.rules), t, to.target, gen.weight});
+        for (double t : gen.times) lanes.push(to.group, {delivery_step(t, steps_.dt, steps_.rules), t, to.target, gen.weight});
         n += gen.times.size();
     }
     return n;
@@ -235,12 +240,10 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     const int ng = n_groups();
     const double dt = steps_.dt;
 
-    // The queue the exchange's threads fill, holding the generators' events from the start.
-    ThreadTeam& team = *team_;
-    SpikeFanout& fanout = *fanout_;
-    const long horizon = static_cast<long>(std::ceil(fanout.max_delay() / dt)) + 1;
-    EventBuckets queue(ng, epoch_steps_, n_steps_, horizon, team.size());
-    rep.n_events += queue_generators(queue);
+    // The queues the exchange's lanes fill, holding the generators' events from the start.
+    ExchangeLanes& lanes = *lanes_;
+    lanes.start_run(epoch_steps_, n_steps_, dt);
+    rep.n_events += queue_generators(lanes);
     std::vector<std::vector<StepEvent>> current(ng), next(ng);
 
     // What the groups recorded in an epoch, and what the next exchange hands over.
@@ -261,18 +264,11 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         if (go) {
             rep.n_spikes += records.spikes().size();
             timeline::mark("spikes exchanged", next_begin);
-            rep.n_events += fanout.deliver(records.spikes(), dt, steps_.rules, queue, team);
-            timeline::mark("events queued", next_begin);
-            if (next_end > 0) {
-                queue.take(next, team);
-                timeline::mark("events taken", next_begin);
-                // Several GPU groups: each group's events packed for its device at once,
-                // on the exchange's threads (one prepare per group at a time, as promised).
-                if (group_threads_)
-                    team.run(ng, [&](std::size_t g) { groups_[g]->prepare(next_begin, next_end, next[g]); });
-                else
-                    for (int g = 0; g < ng; ++g) groups_[g]->prepare(next_begin, next_end, next[g]);
-            }
+            // The groups' part, lane by lane side by side (run/exchange_lanes.hpp): their
+            // events queued, the next epoch's taken and handed to each group at once (a GPU
+            // group packs them for its device), one prepare per group at a time.
+            rep.n_events += lanes.deliver(records.spikes(), dt, steps_.rules, next_begin, next_end > 0 ? &next : nullptr,
+                                          [&](int g) { groups_[g]->prepare(next_begin, next_end, next[g]); });
         }
         timeline::mark("exchange end", next_begin);
         exchange_last_s = w.lap();
@@ -290,7 +286,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
     if (steps_.n_frames > 0)
         for (int g = 0; g < ng; ++g) groups_[g]->initial_frame(frames[g]);
     collect(spikes, frames, out_spikes, out_rows);
-    queue.take(current, team);
+    lanes.take(current);
     for (int g = 0; g < ng && n_steps_ > 0; ++g) groups_[g]->prepare(0, std::min(epoch_steps_, n_steps_), current[g]);
     bool go = true;
     long reached = n_steps_;  // the step the run ends at

@@ -8,19 +8,19 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lowered_cell/cell_group.hpp"
 #include "run/communicator.hpp"
 #include "run/epoch_times.hpp"
-#include "run/event_buckets.hpp"
+#include "run/exchange_lanes.hpp"
 #include "run/group_threads.hpp"
 #include "model/model.hpp"
 #include "run/record_exchange.hpp"
 #include "run/solver_spec.hpp"
 #include "lowered_cell/spike.hpp"
 #include "run/spike_fanout.hpp"
-#include "run/thread_team.hpp"
 #include "lowered_cell/timings.hpp"
 
 namespace arbolito {
@@ -72,6 +72,13 @@ public:
     // The CUDA device of group g (GPU solvers; -1 for CPU groups).
     int group_device(int g) const { return group_device_.empty() ? -1 : group_device_[g]; }
     const SolverSpec& solver() const { return solver_; }
+    // The set-up's passes in order, seconds each (this rank's; --timings json's
+    // setup_phases): cv_counts (every cell's CVs, the split into ranks and groups, GPU
+    // binding), cell_groups (each group's discretisation, layout, state and upload, the
+    // groups side by side), free_heap (the set-up scratch back to the system),
+    // connections_fanout (the connections onto the rank's cells drawn and sorted into the
+    // exchange's lanes).
+    const std::vector<std::pair<std::string, double>>& setup_phases() const { return setup_phases_; }
     // After run with SimOptions::epoch_times: every rank's epochs, on rank 0 (empty elsewhere).
     const std::vector<std::vector<EpochTimes>>& epoch_table() const { return epoch_table_; }
 
@@ -90,7 +97,7 @@ private:
     // The group and group-local target of synapse `synapse` of local cell `gid`.
     SpikeFanout::Target target_of(std::uint64_t gid, std::uint32_t synapse) const;
     // Queues the events of the generators onto this rank's cells; returns how many.
-    std::size_t queue_generators(EventBuckets& queue) const;
+    std::size_t queue_generators(ExchangeLanes& lanes) const;
     // This rank's part of rep: steps, ranks, pipelining, the groups' phases and CVs.
     void fill_report(RunReport& rep) const;
     // The first group's (gid order) blown-up voltage after the epoch [b, e), or null.
@@ -110,12 +117,13 @@ private:
     std::exception_ptr bad_binding_;  // bind_devices' failure, thrown after log_gpu_groups
     std::uint64_t gid_begin_ = 0, gid_end_ = 0;
     int exchange_threads_ = 1;
-    // The exchange's threads and the connections onto this rank's cells split among them:
-    // built at set-up (tens of millions of connections take a second or more to sort),
-    // not inside the run's timing.
-    std::unique_ptr<ThreadTeam> team_;
-    std::unique_ptr<SpikeFanout> fanout_;
+    // The exchange's per-group work: the connections onto this rank's cells, split into
+    // lanes of groups with their queues and threads (run/exchange_lanes.hpp); built at
+    // set-up (tens of millions of connections take a second or more to sort), not inside
+    // the run's timing.
+    std::unique_ptr<ExchangeLanes> lanes_;
     double setup_s_ = 0;
+    std::vector<std::pair<std::string, double>> setup_phases_;
     std::vector<std::vector<EpochTimes>> epoch_table_;
 };
 

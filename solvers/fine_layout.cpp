@@ -259,19 +259,34 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
     Layout& l = out.layout;
     FineSchedule& s = out.schedule;
     l.index.resize(nc);
-    for (int c = 0; c < nc; ++c) l.index[c].assign(natural_parents[c].size(), -1);
+    parallel_for(nc, 64, [&](long c) { l.index[c].assign(natural_parents[c].size(), -1); });
     s.child_begin.push_back(0);
 
-    long next_cv = 0;  // checked against int's range as blocks are placed
+    // The blocks: cells [c0, c1) as many as fit block_cvs, at least one.
+    std::vector<int> block_first{0};
     for (int c0 = 0; c0 < nc;) {
-        // Cells [c0, c1) form the block: as many as fit block_cvs, at least one.
         int c1 = c0 + 1;
         long cvs = cells[c0].n_cv;
         while (c1 < nc && cvs + cells[c1].n_cv <= o.block_cvs) cvs += cells[c1++].n_cv;
-        FineSchedule::Block blk{};
-        blk.first_cv = static_cast<int>(next_cv);
-        blk.level0 = static_cast<int>(s.levels.size());
-        blk.branch0 = static_cast<int>(s.length.size());
+        block_first.push_back(c1);
+        c0 = c1;
+    }
+    const long n_blocks = static_cast<long>(block_first.size()) - 1;
+
+    // Each block placed on its own, side by side, in block-local numbers (CVs, positions;
+    // branches and parent CVs are block-local in the schedule anyway), then the blocks
+    // concatenated: the numbering one block after another would give.
+    struct Placed {
+        FineSchedule::Block blk{};                 // sizes; the offsets are set when concatenated
+        std::vector<FineSchedule::Level> levels;   // pos0 into the block's own pos_base
+        std::vector<int> pos_base, length, parent_cv, child_count, child;
+        std::vector<int> parent, padding;          // block-local CVs
+    };
+    std::vector<Placed> placed(n_blocks);
+    parallel_for(n_blocks, 1, [&](long block) {
+        const int c0 = block_first[block], c1 = block_first[block + 1];
+        Placed& P = placed[block];
+        FineSchedule::Block& blk = P.blk;
         int n_levels = 0;
         for (int c = c0; c < c1; ++c) n_levels = std::max(n_levels, cells[c].n_levels);
         blk.n_levels = n_levels;
@@ -297,12 +312,12 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             const auto& v = by_level[L];
             int longest = 0;
             for (auto cb : v) longest = std::max(longest, len_of(cb));
-            FineSchedule::Level lev{base, static_cast<int>(s.pos_base.size()), static_cast<int>(last_cv.size()),
+            FineSchedule::Level lev{base, static_cast<int>(P.pos_base.size()), static_cast<int>(last_cv.size()),
                                     static_cast<int>(v.size()), longest};
             widest = std::max(widest, lev.n);
             // pos_base: sorted, position i holds the branches still that long; unsorted,
             // every branch (padding where it is shorter).
-            s.pos_base.push_back(0);
+            P.pos_base.push_back(0);
             for (int i = 0; i < longest; ++i) {
                 int n_i = 0;
                 if (o.sort) {
@@ -310,15 +325,15 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
                 } else {
                     n_i = lev.n;
                 }
-                s.pos_base.push_back(s.pos_base.back() + n_i);
+                P.pos_base.push_back(P.pos_base.back() + n_i);
             }
-            const int* pos = s.pos_base.data() + lev.pos0;
+            const int* pos = P.pos_base.data() + lev.pos0;
             // The numbering's parent of each position: the position before it on the
             // branch, or the parent CV for position 0; unsorted, the padding positions
             // past a branch's end hang from the one before (inert rows: d = 1, u = 0,
             // rhs = 0).
-            const int at = blk.first_cv + base;
-            l.parent.resize(at + pos[longest], -1);
+            const int at = base;
+            P.parent.resize(at + pos[longest], -1);
             for (int k = 0; k < lev.n; ++k) {
                 const auto [c, b] = v[k];
                 const CellBranches& x = cells[c];
@@ -326,22 +341,21 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
                 local_id[c - c0][b] = lev.branch0 + k;
                 const int pb = x.parent[b];
                 const int parent_cv = pb < 0 ? -1 : last_cv[local_id[c - c0][pb]];
-                s.length.push_back(len);
-                s.parent_cv.push_back(parent_cv);
+                P.length.push_back(len);
+                P.parent_cv.push_back(parent_cv);
                 for (int i = 0; i < len; ++i) l.index[c][x.cv[x.offset[b] + i]] = at + pos[i] + k;
-                l.parent[at + pos[0] + k] = pb < 0 ? -1 : blk.first_cv + parent_cv;
+                P.parent[at + pos[0] + k] = parent_cv;
                 for (int i = 1; i < longest && pos[i + 1] - pos[i] > k; ++i) {
-                    l.parent[at + pos[i] + k] = at + pos[i - 1] + k;
-                    if (i >= len) l.padding.push_back(at + pos[i] + k);
+                    P.parent[at + pos[i] + k] = at + pos[i - 1] + k;
+                    if (i >= len) P.padding.push_back(at + pos[i] + k);
                 }
                 last_cv.push_back(base + pos[len - 1] + k);
             }
             base += pos[longest];
-            s.levels.push_back(lev);
+            P.levels.push_back(lev);
         }
         blk.n_cv = base;
-        blk.pos0 = n_levels > 0 ? s.levels[blk.level0].pos0 : static_cast<int>(s.pos_base.size());
-        blk.n_pos = static_cast<int>(s.pos_base.size()) - blk.pos0;
+        blk.n_pos = static_cast<int>(P.pos_base.size());
         blk.n_branches = static_cast<int>(last_cv.size());
         blk.threads = std::min(o.max_threads, std::max(32, (widest + 31) / 32 * 32));
 
@@ -353,17 +367,65 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
                     children[local_id[c - c0][pb]].push_back(local_id[c - c0][b]);
         for (auto& ch : children) {
             std::sort(ch.begin(), ch.end());
-            s.child.insert(s.child.end(), ch.begin(), ch.end());
-            s.child_begin.push_back(static_cast<int>(s.child.size()));
+            P.child.insert(P.child.end(), ch.begin(), ch.end());
+            P.child_count.push_back(static_cast<int>(ch.size()));
         }
-        blk.n_child = s.child_begin.back() - s.child_begin[blk.branch0];
+        blk.n_child = static_cast<int>(P.child.size());
         blk.in_shared = FineSchedule::data_bytes(blk) + FineSchedule::schedule_bytes(blk) <= o.shared_bytes;
-        s.blocks.push_back(blk);
+    });
+
+    // Each block's offsets, then its parts copied to them, the blocks side by side.
+    long next_cv = 0;  // checked against int's range as blocks are placed
+    std::size_t n_levels = 0, n_pos = 0, n_branches = 0, n_child = 0, n_padding = 0;
+    std::vector<std::size_t> padding_at(n_blocks), child_at(n_blocks);
+    s.blocks.resize(n_blocks);
+    for (long block = 0; block < n_blocks; ++block) {
+        FineSchedule::Block& blk = placed[block].blk;
+        blk.first_cv = static_cast<int>(next_cv);
+        blk.level0 = static_cast<int>(n_levels);
+        blk.branch0 = static_cast<int>(n_branches);
+        blk.pos0 = static_cast<int>(n_pos);
+        padding_at[block] = n_padding;
+        child_at[block] = n_child;
+        s.blocks[block] = blk;
         next_cv += blk.n_cv;
         if (next_cv > std::numeric_limits<int>::max()) throw std::invalid_argument("fine_layout: more CVs than an int counts");
-        c0 = c1;
+        n_levels += blk.n_levels;
+        n_pos += blk.n_pos;
+        n_branches += blk.n_branches;
+        n_child += blk.n_child;
+        n_padding += placed[block].padding.size();
     }
     l.n_cv = static_cast<int>(next_cv);
+    s.levels.resize(n_levels);
+    s.pos_base.resize(n_pos);
+    s.length.resize(n_branches);
+    s.parent_cv.resize(n_branches);
+    s.child_begin.resize(n_branches + 1);
+    s.child.resize(n_child);
+    l.parent.resize(next_cv);
+    l.padding.resize(n_padding);
+    parallel_for(n_blocks, 1, [&](long block) {
+        Placed& P = placed[block];
+        const FineSchedule::Block& blk = P.blk;
+        const int first = blk.first_cv;
+        for (int i = 0; i < blk.n_levels; ++i) {
+            FineSchedule::Level lev = P.levels[i];
+            lev.pos0 += blk.pos0;
+            s.levels[blk.level0 + i] = lev;
+        }
+        std::copy(P.pos_base.begin(), P.pos_base.end(), s.pos_base.begin() + blk.pos0);
+        std::copy(P.length.begin(), P.length.end(), s.length.begin() + blk.branch0);
+        std::copy(P.parent_cv.begin(), P.parent_cv.end(), s.parent_cv.begin() + blk.branch0);
+        std::size_t at = child_at[block];
+        std::copy(P.child.begin(), P.child.end(), s.child.begin() + at);
+        for (int j = 0; j < blk.n_branches; ++j) s.child_begin[blk.branch0 + j + 1] = static_cast<int>(at += P.child_count[j]);
+        for (int i = 0; i < blk.n_cv; ++i) l.parent[first + i] = P.parent[i] < 0 ? -1 : P.parent[i] + first;
+        for (std::size_t i = 0; i < P.padding.size(); ++i) l.padding[padding_at[block] + i] = P.padding[i] + first;
+        for (int c = block_first[block]; c < block_first[block + 1]; ++c)
+            for (int& x : l.index[c]) x += first;
+        P = Placed{};
+    });
 
     std::sort(l.padding.begin(), l.padding.end());  // levels interleave branches and padding
     return out;

@@ -55,6 +55,25 @@ TEST(NetworkDeterminism, MixedShapes) { check_variants(read_model(test_data("net
 
 TEST(NetworkDeterminism, Busyring16) { check_variants(read_model(test_data("networks/busyring16_short.json")), 16); }
 
+// Four cell groups in one process, their exchange in 1, 2, 3, 4 and 8 lanes' worth of
+// threads (run/exchange_lanes.hpp: one lane per thread up to one per group, lanes of
+// unequal group counts at 3), pipelined and not: the same bits as one group.
+TEST(NetworkDeterminism, FourGroupsSameBitsAsOneGroupInAnyLanes) {
+    const Model m = read_model(test_data("networks/busyring16_short.json"));
+    const CaptureSink one = run_model(m, "cpu", 1, true);
+    ASSERT_GE(one.spikes_seen.size(), 16u);
+    for (int xt : {1, 2, 3, 4, 8})
+        for (bool pipe : {true, false}) {
+            SimOptions o;
+            o.solver = parse_solver_spec("omp");  // 4 groups a thread
+            o.threads = 1;
+            o.exchange_threads = xt;
+            o.pipeline = pipe;
+            const CaptureSink four = run_model(m, o, nullptr, [](const Simulation& sim) { EXPECT_EQ(sim.n_groups(), 4); });
+            expect_identical(one, four, "4 groups, " + std::to_string(xt) + " exchange threads" + (pipe ? "" : ", no pipeline"));
+        }
+}
+
 // Five cells spike at the same instant onto one synapse: the events must add up in the
 // same order whichever groups the sources and the target sit in.
 TEST(NetworkDeterminism, SimultaneousSpikes) {

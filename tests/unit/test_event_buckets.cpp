@@ -1,5 +1,6 @@
 // The exchange's event queue and spike fan-out (run/event_buckets.hpp,
-// run/spike_fanout.hpp) against the single sorted queue they replaced, and whole runs
+// run/spike_fanout.hpp) against the single sorted queue they replaced, the lanes that
+// split them among groups (run/exchange_lanes.hpp), and whole runs
 // with several exchange threads, long delays and far-future generator events.
 #include <algorithm>
 #include <random>
@@ -9,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "run/event_buckets.hpp"
+#include "run/exchange_lanes.hpp"
+#include "run/record_exchange.hpp"
 #include "run/spike_fanout.hpp"
 #include "run/thread_team.hpp"
 #include "io/model_reader.hpp"
@@ -187,6 +190,73 @@ TEST(SpikeFanout, SameOnAnyThreadCount) {
     omp_set_num_threads(before);
     ASSERT_GT(runs[0][0].size(), 0u);
     expect_same(runs[0], runs[1], "1 against 3 threads");
+}
+
+// The exchange's lanes (run/exchange_lanes.hpp): 5 groups of unequal sizes, their
+// connections (several detectors per source, generators far ahead) split into 1 to 7
+// lanes' worth of threads; every epoch hands each group the same events, each group's
+// ready() comes once per epoch after its events are taken, in gid order within a lane.
+TEST(ExchangeLanes, SameEventsInAnyLanes) {
+    EXPECT_EQ(ExchangeLanes::lanes_for(5, 1), 1);
+    EXPECT_EQ(ExchangeLanes::lanes_for(5, 3), 3);
+    EXPECT_EQ(ExchangeLanes::lanes_for(5, 16), 5);
+    EXPECT_EQ(ExchangeLanes::lanes_for(0, 4), 1);
+    const std::vector<std::uint64_t> bounds{0, 3, 4, 11, 12, 20};  // 5 groups of 3, 1, 7, 1 and 8 cells
+    std::vector<Connection> all;
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<std::uint64_t> cell(0, 19);
+    std::uniform_real_distribution<double> delay(1.0, 9.0);
+    for (int i = 0; i < 3000; ++i)
+        all.push_back({cell(rng), static_cast<std::uint32_t>(i % 2), cell(rng), static_cast<std::uint32_t>(i % 4),
+                       0.001 * (i % 7), delay(rng)});
+    auto onto = [&](std::uint64_t b, std::uint64_t e) {
+        std::vector<Connection> v;
+        for (const Connection& c : all)
+            if (c.target >= b && c.target < e) v.push_back(c);
+        return v;
+    };
+    auto resolve = [&](std::uint64_t gid, std::uint32_t syn) {
+        const int g = static_cast<int>(std::upper_bound(bounds.begin(), bounds.end(), gid) - bounds.begin()) - 1;
+        return SpikeFanout::Target{g, static_cast<std::uint32_t>(gid - bounds[g]) * 4 + syn};
+    };
+    const double dt = 0.025;
+    const long epoch = 20, n_steps = 800;  // delays of 1 ms and more span two epochs
+    using Epochs = std::vector<std::vector<std::vector<StepEvent>>>;
+    auto run = [&](int threads) {
+        ExchangeLanes lanes(bounds, threads, onto, resolve);
+        EXPECT_EQ(lanes.n_lanes(), ExchangeLanes::lanes_for(5, threads));
+        EXPECT_EQ(lanes.n_threads(), threads);
+        EXPECT_EQ(lanes.n_connections(), all.size());
+        lanes.start_run(epoch, n_steps, dt);
+        for (int g = 0; g < 5; ++g) lanes.push(g, {700 - 30 * g, (700 - 30 * g) * dt, 1, 0.5});  // beyond the ring
+        Epochs got;
+        std::vector<std::vector<StepEvent>> current, next;
+        lanes.take(current);
+        got.push_back(current);
+        std::mt19937 spikes_rng(9);
+        for (long b = 0; b + epoch < n_steps; b += epoch) {
+            std::vector<Spike> spikes;  // the epoch's spikes, in the global order
+            for (std::uint64_t gid = 0; gid < 20; ++gid)
+                if (spikes_rng() % 3 == 0) spikes.push_back({gid, static_cast<std::uint32_t>(gid % 2), (b + gid % 5) * dt});
+            std::sort(spikes.begin(), spikes.end(), spike_before);
+            std::vector<int> ready(5, 0);
+            lanes.deliver(spikes, dt, EventRules::arbor, b + epoch, &next, [&](int g) { ++ready[g]; });
+            EXPECT_EQ(ready, std::vector<int>(5, 1)) << threads << " threads, epoch from " << b;
+            got.push_back(next);
+        }
+        return got;
+    };
+    const Epochs one = run(1);
+    std::size_t events = 0;
+    for (const auto& e : one)
+        for (const auto& g : e) events += g.size();
+    ASSERT_GT(events, 1000u);
+    for (int threads : {2, 3, 5, 7}) {
+        const Epochs several = run(threads);
+        ASSERT_EQ(several.size(), one.size());
+        for (std::size_t k = 0; k < one.size(); ++k)
+            expect_same(several[k], one[k], std::to_string(threads) + " threads, epoch " + std::to_string(k));
+    }
 }
 
 namespace {

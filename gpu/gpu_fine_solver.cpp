@@ -34,9 +34,12 @@ const std::array<std::string, 3> split_names = {"off", "on", "cost"};
 // Measured on busyring (H100, bench/HISTORY.md): 110 KiB and 256 threads (two blocks,
 // all of a cell staged) 23 % slower at 8,192 cells; 50 KiB (four blocks) 7 %; 74 KiB
 // 1.3 % faster than 72 and 75 (two blocks) 36 % slower.
-// CVs per block of a resident schedule when `block=auto`: about what fits the budget at
-// busyring's ~64 bytes of staged state per CV.
-constexpr int resident_bytes_per_cv = 64;
+// CVs per block of a resident schedule when `block=auto`: the budget at 48 bytes per CV
+// (1,593 CVs in 74.7 KiB). A block's time grows less than its cells (its chains of
+// barriers and the somata's channels are per block): on the 10,000-cell Allen network
+// (H200, bench/RESULTS.md) 1,600 CVs a block ran 1.15-1.33x faster than 1,195 (64 bytes
+// a CV); busyring's cells, of 1,614 CVs, fill a block alone either way.
+constexpr int resident_bytes_per_cv = 48;
 
 // shared_bytes 0: the streaming step.
 ResidentRequest resident_request(const SolverOptions& o) {

@@ -79,16 +79,14 @@ constexpr double inv_ln2 = 0x1.71547652b82fep+0;
 // e^x. x = k ln2 + r with k = round(x / ln2), |r| <= ln2 / 2 (r from the two-part ln 2,
 // the first product exact inside the fma); e^r by its Taylor series to r^13 (the next
 // term is below 4e-18 of the result); e^x = e^r 2^k with 2^k built from bits in two
-// halves, so that 2^(k/2) stays a normal number: products are exact where the result is
-// normal, round once into the subnormals and give 0 and +inf past them. x is clamped to
-// [-746, 710] first (beyond: 0 and +inf as well); NaN passes the clamps and gives NaN.
+// halves where 2^k is not a normal number, so that each half is: products are exact where
+// the result is normal, round once into the subnormals and give 0 and +inf past them.
+// Beyond [-746, 710]: 0 and +inf by selects; NaN gives NaN through the arithmetic.
 ARB_EXP_LOG double exp(double x) {
-    double xc = x > 710.0 ? 710.0 : x;
-    xc = xc < -746.0 ? -746.0 : xc;
-    const double t = fma(xc, inv_ln2, shifter);
+    const double t = fma(x, inv_ln2, shifter);
     const double kd = t - shifter;
     const std::int64_t k = static_cast<std::int64_t>(to_bits(t) - shifter_bits);
-    double r = fma(kd, -ln2_hi, xc);
+    double r = fma(kd, -ln2_hi, x);
     r = fma(kd, -ln2_lo, r);
     // (e^r - 1 - r - r^2/2) / r^3 = sum of r^(n-3) / n! for n = 3 to 13, by Estrin's scheme
     // (pairs, then pairs of pairs: a shorter chain of dependent operations than Horner's),
@@ -105,11 +103,17 @@ ARB_EXP_LOG double exp(double x) {
     p = fma(p, r, 0.5);
     p = fma(p, r, 1.0);  // (e^r - 1) / r
     const double er = fma(p, r, 1.0);
-    // k in [-1077, 1025] after the clamps: both halves' exponents are normal.
+    // 2^k where it is normal; else (k in [-1077, 1025] for x in [-746, 710]) in two halves.
+    const double scaled = mul_rn(er, from_bits(static_cast<std::uint64_t>(k + 1023) << 52));
     const std::int64_t k1 = k >> 1, k2 = k - k1;  // arithmetic shift: floor(k / 2)
     const double s1 = from_bits(static_cast<std::uint64_t>(k1 + 1023) << 52);
     const double s2 = from_bits(static_cast<std::uint64_t>(k2 + 1023) << 52);
-    return mul_rn(mul_rn(er, s1), s2);
+    double res = k >= -1022 && k <= 1023 ? scaled : mul_rn(mul_rn(er, s1), s2);
+    // Beyond [-746, 710] k is meaningless (and x * inv_ln2 may pass the shifter's range):
+    // the results are 0 and +inf there. NaN gives NaN through the arithmetic.
+    res = x > 710.0 ? INFINITY : res;
+    res = x < -746.0 ? 0.0 : res;
+    return res;
 }
 
 // Natural logarithm. Subnormal x is scaled by 2^52 first. x = 2^e m with m in

@@ -98,14 +98,15 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 // Hines sweeps, gpu-fine's block solve streaming and resident, gpu-branch's fold) against
 // the CPU, and the resident step against the streaming one bit for bit. Both backends call
 // the same __host__ __device__ mechanism and ion functions; what differs is the device's
-// exp, log and pow (within an ulp or two of the host's) and its fused multiply-adds (the
-// host's build contracts none). Measured on the host over these four runs: arbolito built
-// with -ffp-contract=fast (FMA, as the device contracts) against the project's
+// pow (within an ulp or two of the host's; exp and log are core/exp_log.hpp's, the same
+// bits on both, GpuExpLog.*) and its fused multiply-adds (the host's build contracts
+// none). Measured on the host over these four runs: arbolito built with
+// -ffp-contract=fast (FMA, as the device contracts) against the project's
 // -ffp-contract=off gives the same spikes at the same times (difference 0) and soma traces
 // 4.2e-10, 3.5e-9, 3.6e-9 and 4.1e-10 mV apart (472363762, 473863510, 473863035,
 // 472912177): the upstrokes amplify last-bit differences past the 1e-9 mV the smaller
 // test cells meet. So spike times are held to 1e-9 ms and voltages to 1e-7 mV (about 30
-// times the FMA difference, room for the device's exp and log); a real difference (an ion
+// times the FMA difference, room for the device's pow); a real difference (an ion
 // value read before it is written, a phase out of order) moves them by far more.
 TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
     SKIP_WITHOUT_GPU();

@@ -1,8 +1,9 @@
 // Every mechanism's functions evaluated on the device and on the host, on the same inputs
 // (a range of voltages, states from the host's init and events), compared bit for bit.
-// Functions whose device code may round differently from the host's (the device's exp,
-// FMA contraction of a·b + c) are held to 1e-12 relative and their differing values
-// counted and printed; the others must give the same bits.
+// Functions whose device code may round differently from the host's (FMA contraction of
+// a·b + c, the device's pow; exp and log give the host's bits, GpuExpLog.*) are held to
+// 1e-12 relative and their differing values counted and printed; the others must give
+// the same bits.
 #include <cmath>
 #include <cstdio>
 #include <cstring>

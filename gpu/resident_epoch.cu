@@ -278,6 +278,14 @@ template <class M>
 constexpr bool side_by_side_mech() {
     return M::kind == MechKind::density;
 }
+// A side-by-side density mechanism without ions whose states advance as one (not hh's
+// gates, each on a warp of its own): it advances in the states phase on its lanes beside
+// the channels with ions, not at the next step's start on the threads of the events and
+// the assembly (Ih at the somata: its chain held the block's first warp there).
+template <class M>
+constexpr bool side_by_side_advance() {
+    return side_by_side_mech<M>() && n_ions<M> == 0 && n_states<M> > 0 && M::independent_states <= 1;
+}
 template <class M>
 constexpr bool side_by_side_currents() {
     for (int j = 0; j < n_ions<M>; ++j)
@@ -509,7 +517,8 @@ struct BlockStep {
     // (a.defer_density false) they advance here too. Mechanisms with ions advance here,
     // in list order with a barrier after each: a later one reads the concentrations an
     // earlier one wrote on the same CV (NEURON's order, the streaming step's kernels').
-    // The side-by-side mechanisms with ions advance at once on their own lanes, with a
+    // A side-by-side density mechanism without ions (side_by_side_advance) advances here
+    // on its lanes instead. The side-by-side mechanisms with ions advance at once on their own lanes, with a
     // barrier only between one that writes a concentration and a later one that reads or
     // writes one (or one that writes after one that reads), so that each reads what it read
     // in list order.
@@ -548,6 +557,18 @@ struct BlockStep {
             } else if constexpr (M::kind != MechKind::density) {
                 advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
             } else if constexpr (Extended) {
+                if constexpr (side_by_side_advance<M>()) {
+                    if (lane0[m] >= 0) {  // what states_deferred would compute at the next step's start: the same V
+                        if (my_mech == m) {
+                            const MechColumns& mc = loc[m];
+                            Instance<M> in(mc, my_k);
+                            M::advance(Vnew[mc.cv[my_k] - first], a.steps.dt, globals_of<M>(a.g), in.p.v, in.s.v,
+                                       in.c.v);
+                            in.store_states(mc, my_k);
+                        }
+                        return;
+                    }
+                }
                 if (!a.defer_density) advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
             }
         });
@@ -562,8 +583,11 @@ struct BlockStep {
         for_mechs::run([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
-            if constexpr (M::kind == MechKind::density && n_ions<M> == 0)
+            if constexpr (M::kind == MechKind::density && n_ions<M> == 0) {
+                if constexpr (Extended && side_by_side_advance<M>())
+                    if (lane0[m] >= 0) return;  // advanced in the states phase
                 advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, x.V);
+            }
         });
     }
 

@@ -5,6 +5,7 @@
 // sweeps run on Lanes<W> (core/lanes.hpp), each lane computing exactly what the scalar
 // code computes for its cell, so every width gives the same bits (W = 1: the scalar path).
 #include <array>
+#include <cstdint>
 #include <functional>
 
 #include "lowered_cell/cell_group.hpp"
@@ -16,6 +17,14 @@ namespace arbolito {
 
 // The lane width of lanes=auto: 4 doubles where the target has AVX (AVX2, AVX-512), else 2.
 int native_lane_width();
+// lanes=auto for a group of `cells` cells: min(width, the smallest power of two >= cells),
+// i.e. `width` halved while half of it still holds them all. Only lanes no cell can fill
+// are dropped: a lane costs its rows whether a cell fills it or not (one Allen cell in 4
+// lanes took twice its 1-lane time per step, bench/RESULTS.md), and the group stays one
+// block, so 2 or 3 cells keep their vector path; one cell runs the scalar path. Every width
+// gives the same bits. The memory estimate lays cells out by the same rule
+// (layout_lane_width).
+int lanes_for_cells(int width, std::uint64_t cells);
 const char* native_lane_isa();  // "AVX-512", "AVX2", "AVX" or "SSE2/other"
 
 // A cell's solve in place of the double Hines sweeps, where the lanes are 1 (a lane block

@@ -143,7 +143,7 @@ int command_info(const InfoArgs& a) {
     const AutoChoice choice = choose_solver(model_shape(m), gpu_available(), a.threads);
     std::cout << "solver auto would choose: " << choice.spec << " (" << choice.why << ")\n";
     std::cout << "CPU SIMD lanes: " << native_lane_width() << " cells side by side (" << native_lane_isa()
-              << "; cpu and omp, lanes=auto)\n";
+              << "; cpu and omp, lanes=auto; fewer for a group of fewer cells)\n";
     if (a.branches) list_branches(m, a.gid, std::cout);
     if (!a.geometry.empty()) {
         // Through GEOMETRY.partial, renamed once complete: a full disk leaves no truncated

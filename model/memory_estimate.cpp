@@ -49,14 +49,15 @@ constexpr double event_bytes = 8, event_run_bytes = 72;
 // Set-up's peak, where it is above the run's state (one large cell): while the cells are
 // discretised again (build_fvm's lower_cells), per CV of the layout cap, g_parent and
 // g_sum (3 doubles), owner and area (12 bytes), the layout's numbering (index, parent and
-// block rows, 13 bytes: heaptrack, one cell of 823,297 CVs) and per painted density
-// mechanism a paint mark (4 bytes), with ions a tag (4 bytes); beside them a cell's whole
-// discretisation (CellCvs: parent, area, g_axial, branch, pos and its cut, 40 bytes a CV,
-// and the cuts' scratch: 42 measured). The per-layout-CV terms follow the lane width, so
-// one cell in one lane holds a quarter of its 4-lane set-up.
-constexpr double setup_cv_bytes = 3 * 8 + 12 + 13;
+// block rows) and per painted density mechanism a paint mark (4 bytes), with ions a tag
+// (4 bytes); beside them a cell's whole discretisation (CellCvs: parent, area, g_axial,
+// branch, pos and its cut, 40 bytes a CV, and the cuts' scratch). heaptrack, one cell of
+// 823,297 and of 6,586,369 CVs in one lane: the layout 13.2 bytes a CV, the
+// discretisation 42.2, counted as 14 and 43. The per-layout-CV terms follow the lane
+// width: one cell in one lane holds a quarter of its 4-lane set-up.
+constexpr double setup_cv_bytes = 3 * 8 + 12 + 14;
 constexpr double paint_mark_bytes = 4, ion_tag_bytes = 4;
-constexpr double cell_cvs_bytes = 42;
+constexpr double cell_cvs_bytes = 43;
 constexpr double process_bytes = 24 << 20;  // libraries, HDF5, thread stacks
 
 double density_fraction(const Morphology& m, int tag) {

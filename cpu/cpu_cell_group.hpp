@@ -20,7 +20,7 @@ int native_lane_width();
 // lanes=auto for a group of `cells` cells: min(width, the smallest power of two >= cells),
 // i.e. `width` halved while half of it still holds them all. Only lanes no cell can fill
 // are dropped: a lane costs its rows whether a cell fills it or not (one Allen cell in 4
-// lanes took twice its 1-lane time per step, bench/RESULTS.md), and the group stays one
+// lanes ran 1.4x as long as in 1, bench/RESULTS.md), and the group stays one
 // block, so 2 or 3 cells keep their vector path; one cell runs the scalar path. Every width
 // gives the same bits. The memory estimate lays cells out by the same rule
 // (layout_lane_width).

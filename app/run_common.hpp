@@ -30,7 +30,7 @@ void require_run_memory(const Model& m, const std::string& model_file, Communica
 
 // The SIMD lanes the CPU solvers lay `cells` cells out in for a --solver spec (cpu and
 // omp: their lanes, auto: this machine's; auto may choose them; lanes=auto no wider than
-// the cells need), 1 for the GPU solvers.
+// the cells fill, lanes_for_cells), 1 for the GPU solvers.
 int layout_lane_width(const SolverSpec& solver, std::uint64_t cells);
 
 // The most threads --threads or --exchange-threads may ask for: 8 per hardware thread of

@@ -27,7 +27,7 @@ int native_lane_width() {
 }
 
 int lanes_for_cells(int width, std::uint64_t cells) {
-    while (width > 1 && static_cast<std::uint64_t>(width / 2) >= cells) width /= 2;
+    while (width > 1 && static_cast<std::uint64_t>(width) > cells) width /= 2;
     return width;
 }
 

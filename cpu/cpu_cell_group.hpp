@@ -17,12 +17,13 @@ namespace arbolito {
 
 // The lane width of lanes=auto: 4 doubles where the target has AVX (AVX2, AVX-512), else 2.
 int native_lane_width();
-// lanes=auto for a group of `cells` cells: min(width, the smallest power of two >= cells),
-// i.e. `width` halved while half of it still holds them all. Only lanes no cell can fill
-// are dropped: a lane costs its rows whether a cell fills it or not (one Allen cell in 4
-// lanes ran 1.4x as long as in 1, bench/RESULTS.md), and the group stays one
-// block, so 2 or 3 cells keep their vector path; one cell runs the scalar path. Every width
-// gives the same bits. The memory estimate lays cells out by the same rule
+// lanes=auto for a group of `cells` cells: min(width, the largest power of two <= cells),
+// a width the cells fill (one cell: 1, the scalar path; 3 cells of 4 lanes: 2). A lane
+// costs its rows whether a cell fills it or not (one Allen cell in 4 lanes ran 1.4x as
+// long as in 1; three in 2 lanes no slower than in 4, bench/RESULTS.md), and a narrower
+// block pads less: with fewer cells than `width` the blocks of the narrower width, each as
+// long as its own largest cell, never hold more rows than one block of `width`. Every
+// width gives the same bits. The memory estimate lays cells out by the same rule
 // (layout_lane_width).
 int lanes_for_cells(int width, std::uint64_t cells);
 const char* native_lane_isa();  // "AVX-512", "AVX2", "AVX" or "SSE2/other"

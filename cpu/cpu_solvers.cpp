@@ -37,7 +37,7 @@ int cpu_lane_width(const SolverOptions& o) {
     return long_double_solve(o) ? 1 : o.number_or("lanes", native_lane_width());
 }
 
-// The group's lanes: as given, or lanes=auto no wider than its cells need.
+// The group's lanes: as given, or lanes=auto no wider than its cells fill (lanes_for_cells).
 int group_lane_width(const SolverOptions& o, std::uint64_t n_cells) {
     const int width = cpu_lane_width(o);
     return o.number("lanes") ? width : lanes_for_cells(width, n_cells);

@@ -133,7 +133,9 @@ int command_info(const InfoArgs& a) {
     std::cout << "total CVs: " << total_cv << "\nmechanism instances:";
     for (const auto& [k, v] : instances) std::cout << " " << k << " " << v;
     // The estimate `run` checks before it allocates (model/memory_estimate.hpp).
-    const MemoryEstimate e = estimate_memory(model_size(m), 1, native_lane_width());  // the default solver's layout (cpu, lanes=auto)
+    const ModelSize size = model_size(m);
+    // The default solver's layout (cpu, lanes=auto).
+    const MemoryEstimate e = estimate_memory(size, 1, lanes_for_cells(native_lane_width(), static_cast<std::uint64_t>(size.cells)));
     const double avail = available_memory_bytes();
     std::cout << "\nmemory estimate: " << describe_bytes(e.state_bytes) << " of simulation state, "
               << describe_bytes(e.model_bytes) << " of model; a run needs about " << describe_bytes(e.run_bytes)
@@ -141,7 +143,7 @@ int command_info(const InfoArgs& a) {
     const AutoChoice choice = choose_solver(model_shape(m), gpu_available(), a.threads);
     std::cout << "solver auto would choose: " << choice.spec << " (" << choice.why << ")\n";
     std::cout << "CPU SIMD lanes: " << native_lane_width() << " cells side by side (" << native_lane_isa()
-              << "; cpu and omp, lanes=auto)\n";
+              << "; cpu and omp, lanes=auto; fewer for a group of fewer cells)\n";
     if (a.branches) list_branches(m, a.gid, std::cout);
     if (!a.geometry.empty()) {
         // Through GEOMETRY.partial, renamed once complete: a full disk leaves no truncated

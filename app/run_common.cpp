@@ -44,14 +44,22 @@ void warn_short_run(const RunSettings& r, bool report) {
                      r.sample_dt, r.tfinal, frames == 1 ? "one frame, t = 0" : "no frame");
 }
 
-int layout_lane_width(const SolverSpec& solver) {
-    return solver.solver && solver.solver->is_auto ? native_lane_width() : solver.lane_width();
+int layout_lane_width(const SolverSpec& solver, std::uint64_t cells) {
+    if (solver.solver && solver.solver->is_auto) return lanes_for_cells(native_lane_width(), cells);
+    const int width = solver.lane_width();
+    return solver.options.number("lanes") ? width : lanes_for_cells(width, cells);
 }
 
 namespace {
+// The cells of the largest rank's share.
+std::uint64_t rank_cells(const ModelSize& size, int ranks) {
+    return static_cast<std::uint64_t>(std::ceil(size.cells / std::max(ranks, 1)));
+}
+
 void require_room(const ModelSize& size, const std::string& model_file, int ranks, const SolverSpec& solver) {
     const std::string why =
-        memory_shortfall(estimate_memory(size, ranks, layout_lane_width(solver)).run_bytes, available_memory_bytes(), size);
+        memory_shortfall(estimate_memory(size, ranks, layout_lane_width(solver, rank_cells(size, ranks))).run_bytes,
+                         available_memory_bytes(), size);
     if (!why.empty()) throw InputError(model_file, "", "the run " + why);
 }
 }  // namespace

@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the commands that run a model (run, compare).
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -27,9 +28,10 @@ void require_run_memory(const Model& m, const std::string& model_file, int ranks
 // drawn once per cell over all ranks, not once per rank). Collective.
 void require_run_memory(const Model& m, const std::string& model_file, Communicator& comm, const SolverSpec& solver);
 
-// The SIMD lanes the CPU solvers lay cells out in for a --solver spec (cpu and omp:
-// their lanes, auto: this machine's; auto may choose them), 1 for the GPU solvers.
-int layout_lane_width(const SolverSpec& solver);
+// The SIMD lanes the CPU solvers lay `cells` cells out in for a --solver spec (cpu and
+// omp: their lanes, auto: this machine's; auto may choose them; lanes=auto no wider than
+// the cells fill, lanes_for_cells), 1 for the GPU solvers.
+int layout_lane_width(const SolverSpec& solver, std::uint64_t cells);
 
 // The most threads --threads or --exchange-threads may ask for: 8 per hardware thread of
 // this machine, and at least 64 (a typo such as 10000 would start that many threads).

@@ -26,6 +26,11 @@ int native_lane_width() {
 #endif
 }
 
+int lanes_for_cells(int width, std::uint64_t cells) {
+    while (width > 1 && static_cast<std::uint64_t>(width) > cells) width /= 2;
+    return width;
+}
+
 const char* native_lane_isa() {
 #if defined(__AVX512F__)
     return "AVX-512";

@@ -5,6 +5,7 @@
 // sweeps run on Lanes<W> (core/lanes.hpp), each lane computing exactly what the scalar
 // code computes for its cell, so every width gives the same bits (W = 1: the scalar path).
 #include <array>
+#include <cstdint>
 #include <functional>
 
 #include "lowered_cell/cell_group.hpp"
@@ -16,6 +17,15 @@ namespace arbolito {
 
 // The lane width of lanes=auto: 4 doubles where the target has AVX (AVX2, AVX-512), else 2.
 int native_lane_width();
+// lanes=auto for a group of `cells` cells: min(width, the largest power of two <= cells),
+// a width the cells fill (one cell: 1, the scalar path; 3 cells of 4 lanes: 2). A lane
+// costs its rows whether a cell fills it or not (one Allen cell in 4 lanes ran 1.4x as
+// long as in 1; three in 2 lanes no slower than in 4, bench/RESULTS.md), and a narrower
+// block pads less: with fewer cells than `width` the blocks of the narrower width, each as
+// long as its own largest cell, never hold more rows than one block of `width`. Every
+// width gives the same bits. The memory estimate lays cells out by the same rule
+// (layout_lane_width).
+int lanes_for_cells(int width, std::uint64_t cells);
 const char* native_lane_isa();  // "AVX-512", "AVX2", "AVX" or "SSE2/other"
 
 // A cell's solve in place of the double Hines sweeps, where the lanes are 1 (a lane block

@@ -1,4 +1,5 @@
 // Solvers cpu and omp: the CPU cell group, cells in SIMD lanes (lane_layout numbering).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,10 +37,16 @@ int cpu_lane_width(const SolverOptions& o) {
     return long_double_solve(o) ? 1 : o.number_or("lanes", native_lane_width());
 }
 
+// The group's lanes: as given, or lanes=auto no wider than its cells fill (lanes_for_cells).
+int group_lane_width(const SolverOptions& o, std::uint64_t n_cells) {
+    const int width = cpu_lane_width(o);
+    return o.number("lanes") ? width : lanes_for_cells(width, n_cells);
+}
+
 std::unique_ptr<CellGroup> make_cpu_group(const Model& m, std::uint64_t gid_begin, std::uint64_t gid_end,
                                           const SolverOptions& o, const StepSettings& s, int) {
     const bool long_double = long_double_solve(o);
-    const int width = cpu_lane_width(o);
+    const int width = group_lane_width(o, gid_end - gid_begin);
     LaneBlocks blocks;  // numbering runs first, once
     FvmData f = build_fvm(m, gid_begin, gid_end, [&](const std::vector<std::vector<int>>& natural_parents) {
         LaneNumbering n = lane_layout(natural_parents, width);
@@ -74,6 +81,7 @@ SolverInfo omp_solver() {
     s.description = "the cpu solver on 4 x --threads cell groups, stepped by OpenMP threads";
     s.options = cpu_keys();
     s.groups_per_thread = 4;
+    s.lane_width = cpu_lane_width;
     s.make_group = make_cpu_group;
     return s;
 }

@@ -46,8 +46,18 @@ constexpr double point_bytes = 4 * 8;
 constexpr double cell_desc_bytes = 600;
 constexpr double connection_model_bytes = sizeof(Connection), connection_run_bytes = 40;
 constexpr double event_bytes = 8, event_run_bytes = 72;
-// A cell's discretisation (CellCvs): parent, area, g_axial, branch, pos and its cut, per CV.
-constexpr double cell_cvs_bytes = 4 + 8 + 8 + 4 + 8 + 8;
+// Set-up's peak, where it is above the run's state (one large cell): while the cells are
+// discretised again (build_fvm's lower_cells), per CV of the layout cap, g_parent and
+// g_sum (3 doubles), owner and area (12 bytes), the layout's numbering (index, parent and
+// block rows) and per painted density mechanism a paint mark (4 bytes), with ions a tag
+// (4 bytes); beside them a cell's whole discretisation (CellCvs: parent, area, g_axial,
+// branch, pos and its cut, 40 bytes a CV, and the cuts' scratch). heaptrack, one cell of
+// 823,297 and of 6,586,369 CVs in one lane: the layout 13.2 bytes a CV, the
+// discretisation 42.2, counted as 14 and 43. The per-layout-CV terms follow the lane
+// width: one cell in one lane holds a quarter of its 4-lane set-up.
+constexpr double setup_cv_bytes = 3 * 8 + 12 + 14;
+constexpr double paint_mark_bytes = 4, ion_tag_bytes = 4;
+constexpr double cell_cvs_bytes = 43;
 constexpr double process_bytes = 24 << 20;  // libraries, HDF5, thread stacks
 
 double density_fraction(const Morphology& m, int tag) {
@@ -94,6 +104,13 @@ std::uint64_t ion_species_of(const std::string& mech) {
     return bits;
 }
 
+// The bit of density mechanism `mech` (ModelSize::painted_density); 0 if not one.
+std::uint64_t painted_bit(const std::string& mech) {
+    const MechInfo* mi = find_mechanism(mech);
+    if (!mi || mi->kind != MechKind::density) return 0;
+    return std::uint64_t{1} << std::min(mi->index, 63);
+}
+
 double values_of(const std::string& mech) {
     const MechInfo* mi = find_mechanism(mech);
     return mi ? static_cast<double>(mi->params.size() + mi->states.size() + mi->derived.size() + 1) : 8.0;
@@ -119,6 +136,7 @@ ModelSize& ModelSize::operator+=(const ModelSize& o) {
     for (int k = 0; k < 4; ++k) lane_cvs[k] += o.lane_cvs[k];
     largest_cell_cvs = std::max(largest_cell_cvs, o.largest_cell_cvs);
     ion_species |= o.ion_species;
+    painted_density |= o.painted_density;
     read_bytes = std::max(read_bytes, o.read_bytes);
     queued_events += o.queued_events;
     connection_slots += o.connection_slots;
@@ -137,6 +155,12 @@ ModelSize& ModelSize::operator+=(const ModelSize& o) {
 int ModelSize::n_ion_species() const {
     int n = 0;
     for (std::uint64_t b = ion_species; b; b &= b - 1) ++n;
+    return n;
+}
+
+int ModelSize::n_painted_density() const {
+    int n = 0;
+    for (std::uint64_t b = painted_density; b; b &= b - 1) ++n;
     return n;
 }
 
@@ -175,6 +199,7 @@ ModelSize cell_size(const CellDesc& c, bool with_morphology) {
     s.targets = static_cast<double>(c.n_synapses());
     if (c.drawn_synapses.count > 0) s.mech_values += c.drawn_synapses.count * values_of(c.drawn_synapses.mechanism);
     for (const Paint& p : c.paints) s.ion_species |= ion_species_of(p.mechanism);
+    for (const Paint& p : c.paints) s.painted_density |= painted_bit(p.mechanism);
     for (const auto* list : {&c.synapses, &c.stimuli})
         for (const Placement& p : *list) s.ion_species |= ion_species_of(p.mechanism);
     if (c.drawn_synapses.count > 0) s.ion_species |= ion_species_of(c.drawn_synapses.mechanism);
@@ -230,6 +255,7 @@ ModelSize busyring_size(const BusyringNetwork& p, ConnectionsDrawn drawn) {
     one.instances = one.cvs + synapses;
     one.mech_values = one.cvs * values_of("pas") + synapses * values_of("expsyn");
     one.targets = synapses;
+    one.painted_density = painted_bit("hh") | painted_bit("pas");
     ModelSize s = one.times(static_cast<double>(p.num_cells));
     s.connections = static_cast<double>(p.num_cells) * p.synapses;
     if (drawn == ConnectionsDrawn::on_demand) s.drawn_connections = s.connections;
@@ -247,9 +273,12 @@ MemoryEstimate estimate_memory(const ModelSize& s, int ranks, int lane_width) {
     e.state_bytes = layout_cvs * cv_state_bytes + s.mech_values * 8 + s.instances * instance_index_bytes +
                     s.targets * target_bytes;
     if (const int n = s.n_ion_species(); n > 0) e.state_bytes += layout_cvs * (n * ion_cv_bytes + ion_weight_bytes);
-    // Set-up holds one cell's whole discretisation at a time beside the group's arrays.
-    const double largest_cell = s.largest_cell_cvs * cell_cvs_bytes;
-    e.run_bytes = std::max(1, ranks) * (process_bytes + e.model_bytes) + run_state_factor * e.state_bytes + largest_cell +
+    // Set-up's per-CV arrays and one cell's whole discretisation, or the run's state,
+    // whichever is larger (set-up frees its scratch before the state is complete).
+    const double setup_bytes =
+        layout_cvs * (setup_cv_bytes + s.n_painted_density() * paint_mark_bytes + (s.ion_species ? ion_tag_bytes : 0)) +
+        s.largest_cell_cvs * cell_cvs_bytes;
+    e.run_bytes = std::max(1, ranks) * (process_bytes + e.model_bytes) + std::max(run_state_factor * e.state_bytes, setup_bytes) +
                   s.connections * connection_run_bytes + s.drawn_connections * connection_model_bytes +
                   s.queued_events * event_run_bytes;
     // Reading: the text and its document, and the model built from it while both live.

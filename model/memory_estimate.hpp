@@ -39,6 +39,10 @@ struct ModelSize {
     // union of its cells'.
     std::uint64_t ion_species = 0;
     int n_ion_species() const;
+    // Density mechanisms painted, bit k for the catalogue's k-th mechanism (any past the
+    // 63rd share bit 63): set-up marks each one's paints over all the group's CVs.
+    std::uint64_t painted_density = 0;
+    int n_painted_density() const;
     double read_bytes = 0;        // the model file's text and parsed JSON (Model::read_bytes)
 
     ModelSize& operator+=(const ModelSize& o);

@@ -104,6 +104,24 @@ TEST(InputHardening, MemoryEstimateGrowsWithTheModel) {
     EXPECT_NEAR(drawn.cvs / expected.cvs, 1.0, 0.15);
 }
 
+// One cell: its lanes' padding scales both the state and set-up's per-CV arrays, so one
+// lane (lanes=auto for one cell) needs less than four; in one lane set-up, with the cell's
+// whole discretisation, is above the state; in four the padded state is.
+TEST(InputHardening, MemoryEstimateOneCellFollowsTheLanes) {
+    BusyringNetwork p;
+    p.num_cells = 1;
+    ModelSize s = busyring_size(p);
+    s.largest_cell_cvs = s.cvs;
+    for (int w : {1, 2, 4, 8}) s.lane_cvs[w == 1 ? 0 : w == 2 ? 1 : w == 4 ? 2 : 3] = w * s.cvs;
+    const MemoryEstimate one = estimate_memory(s, 1, 1), four = estimate_memory(s, 1, 4);
+    EXPECT_LT(one.run_bytes, four.run_bytes);
+    EXPECT_NEAR(four.state_bytes - one.state_bytes, 3 * s.cvs * (6 * 8 + 3 * 4), 1e-6 * four.state_bytes);
+    const double fixed = 24 * 1048576.0 + one.model_bytes;
+    EXPECT_GT(one.run_bytes - fixed, 1.03 * one.state_bytes);     // set-up's peak
+    // The state's (beside it only the ring's few connections and queued events).
+    EXPECT_NEAR(four.run_bytes - fixed, 1.03 * four.state_bytes, 1e-3 * four.run_bytes);
+}
+
 TEST(InputHardening, BusyringCellSizeBounded) {
     BusyringParams p;
     p.depth = 64;

@@ -53,6 +53,9 @@ TEST(NetworkDeterminism, RingExample) { check_variants(read_model(source_file("e
 // point instances on one CV, stimuli, probes off the soma.
 TEST(NetworkDeterminism, MixedShapes) { check_variants(read_model(test_data("networks/mixed_shapes.json")), 5); }
 
+// One cell: lanes=auto runs it in one lane (the scalar path), the given widths pad it.
+TEST(NetworkDeterminism, OneCellEveryWidth) { check_variants(read_model(source_file("examples/single_cell.json")), 1); }
+
 TEST(NetworkDeterminism, Busyring16) { check_variants(read_model(test_data("networks/busyring16_short.json")), 16); }
 
 // Four cell groups in one process, their exchange in 1, 2, 3, 4 and 8 lanes' worth of

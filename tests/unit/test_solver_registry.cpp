@@ -1,11 +1,13 @@
 // The solver registry and the spec grammar (run/solver_registry.hpp, solver_spec.hpp):
 // what this build has, and one clear error for each kind of bad spec.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "app/run_common.hpp"
 #include "cpu/cpu_cell_group.hpp"
 #include "model/run_settings.hpp"
 #include "run/solver_auto.hpp"
@@ -111,6 +113,22 @@ TEST(SolverSpec, DefaultsAndGivenKeys) {
     EXPECT_EQ(parse_solver_spec("cpu:solve=long-double").lane_width(), 1);  // lanes=auto: one at a time
     EXPECT_EQ(parse_solver_spec("cpu").lane_width(), native_lane_width());
     EXPECT_EQ(parse_solver_spec("auto").lane_width(), 1);
+    // lanes=auto for a group: no wider than the largest power of two its cells fill.
+    EXPECT_EQ(lanes_for_cells(4, 1), 1);
+    EXPECT_EQ(lanes_for_cells(4, 2), 2);
+    EXPECT_EQ(lanes_for_cells(4, 3), 2);
+    EXPECT_EQ(lanes_for_cells(4, 4), 4);
+    EXPECT_EQ(lanes_for_cells(4, 1000), 4);
+    EXPECT_EQ(lanes_for_cells(2, 1), 1);
+    EXPECT_EQ(lanes_for_cells(2, 3), 2);
+    EXPECT_EQ(lanes_for_cells(8, 5), 4);
+    EXPECT_EQ(lanes_for_cells(8, 8), 8);
+    // The memory estimate's layout follows it where lanes are auto, not where they are given.
+    EXPECT_EQ(layout_lane_width(parse_solver_spec("cpu"), 1), 1);
+    EXPECT_EQ(layout_lane_width(parse_solver_spec("omp"), 2), std::min(2, native_lane_width()));
+    EXPECT_EQ(layout_lane_width(parse_solver_spec("cpu"), 1000), native_lane_width());
+    EXPECT_EQ(layout_lane_width(parse_solver_spec("cpu:lanes=4"), 1), 4);
+    EXPECT_EQ(layout_lane_width(parse_solver_spec("auto"), 1), 1);
     const SolverSpec g = parse_solver_spec_any_build("gpu-cell:timing=off:layout=flat");
     EXPECT_FALSE(g.options.flag("timing"));
     EXPECT_EQ(g.options.choice("layout"), "flat");

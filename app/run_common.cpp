@@ -47,6 +47,7 @@ void warn_short_run(const RunSettings& r, bool report) {
 int layout_lane_width(const SolverSpec& solver, std::uint64_t cells) {
     if (solver.solver && solver.solver->is_auto) return lanes_for_cells(native_lane_width(), cells);
     const int width = solver.lane_width();
+    if (!solver.solver || !solver.solver->lane_width) return width;  // no lanes (GPU solvers): nothing to narrow
     return solver.options.number("lanes") ? width : lanes_for_cells(width, cells);
 }
 

@@ -129,6 +129,9 @@ TEST(SolverSpec, DefaultsAndGivenKeys) {
     EXPECT_EQ(layout_lane_width(parse_solver_spec("cpu"), 1000), native_lane_width());
     EXPECT_EQ(layout_lane_width(parse_solver_spec("cpu:lanes=4"), 1), 4);
     EXPECT_EQ(layout_lane_width(parse_solver_spec("auto"), 1), 1);
+    // Solvers without lanes (the GPU's) declare no `lanes` key: one lane, whatever the cells.
+    EXPECT_EQ(layout_lane_width(parse_solver_spec_any_build("gpu-cell"), 1), 1);
+    EXPECT_EQ(layout_lane_width(parse_solver_spec_any_build("gpu-fine:step=resident"), 1000), 1);
     const SolverSpec g = parse_solver_spec_any_build("gpu-cell:timing=off:layout=flat");
     EXPECT_FALSE(g.options.flag("timing"));
     EXPECT_EQ(g.options.choice("layout"), "flat");

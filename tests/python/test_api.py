@@ -187,7 +187,7 @@ def test_the_gil_is_released_while_a_run_integrates(examples):
     t = threading.Thread(target=count)
     t.start()
     before = counted[0]
-    r = arbolito.run(examples / "ring.json", "cpu", progress=None, tfinal=1000)
+    r = arbolito.run(examples / "ring.json", "cpu", progress=None, tfinal=5000)
     during = counted[0] - before
     done.set()
     t.join()

@@ -11,12 +11,13 @@
 
 #include <gtest/gtest.h>
 
-#include "core/gpu/memory.hpp"
 #include "core/math.hpp"
 #include "tests/support/exp_log_samples.hpp"
 #include "tests/support/gpu_skip.hpp"
+#include "tests/support/on_device.cuh"
 
 using namespace arbolito;
+using test_support::on_device;
 
 namespace {
 
@@ -43,14 +44,6 @@ __global__ void log_plus_half_kernel(const double* x, double* r, int n) {
     if (i < n) r[i] = math::log(x[i]) + 0.5;
 }
 
-std::vector<double> on_device(void (*kernel)(const double*, double*, int), const std::vector<double>& x) {
-    gpu::DeviceArray<double> dx(x), dr(x.size());
-    const int n = static_cast<int>(x.size());
-    kernel<<<(n + 255) / 256, 256>>>(dx.data(), dr.data(), n);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    return dr.download();
-}
 
 std::uint64_t bits(double x) {
     std::uint64_t b;

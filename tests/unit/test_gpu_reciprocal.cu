@@ -13,8 +13,10 @@
 #include "core/gpu/memory.hpp"
 #include "core/reciprocal.hpp"
 #include "tests/support/gpu_skip.hpp"
+#include "tests/support/on_device.cuh"
 
 using namespace arbolito;
+using test_support::on_device;
 
 namespace {
 
@@ -33,15 +35,6 @@ __global__ void divide_kernel(const double* a, const double* b, double* q, int n
     if (i < n) q[i] = gpu::divide(a[i], b[i]);
 }
 
-// kernel(x) over every element on the device.
-std::vector<double> on_device(void (*kernel)(const double*, double*, int), const std::vector<double>& x) {
-    gpu::DeviceArray<double> dx(x), dr(x.size());
-    const int n = static_cast<int>(x.size());
-    kernel<<<(n + 255) / 256, 256>>>(dx.data(), dr.data(), n);
-    CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaDeviceSynchronize());
-    return dr.download();
-}
 std::vector<double> device_reciprocals(const std::vector<double>& x) { return on_device(reciprocal_kernel, x); }
 std::vector<double> device_approx_reciprocals(const std::vector<double>& x) {
     return on_device(reciprocal_approx_kernel, x);

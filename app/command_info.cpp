@@ -71,7 +71,8 @@ void list_branches(const Model& m, long gid, std::ostream& out) {
 }
 
 // The catalogue in list order (built-in, then those the build appended, e.g. from
-// -DARBOLITO_MECHANISMS): name, kind and parameters with units and defaults.
+// -DARBOLITO_MECHANISMS): name, kind and parameters with units and defaults; for a density
+// mechanism what probes may record of it (its states and currents, "<name>.<variable>").
 std::string describe_mechanisms() {
     std::string out = "mechanisms:\n";
     for (const MechInfo& m : mechanism_infos()) {
@@ -80,6 +81,15 @@ std::string describe_mechanisms() {
         for (std::size_t j = 0; j < m.params.size(); ++j)
             out += fmt::format("{}{} {} {}", j ? ", " : " ", m.params[j].name, m.params[j].default_value,
                                m.params[j].unit);
+        if (m.kind == MechKind::density) {
+            std::string probes;
+            for (const Quantity& q : m.states) probes += std::string(", ") + q.name;
+            probes += ", i";
+            if (!m.nonspecific_current.empty()) probes += " (" + m.nonspecific_current + ")";
+            for (const IonUse& u : m.ions)
+                if (u.flags & ion_write_i) probes += std::string(", i") + u.name;
+            out += "; probes: " + probes.substr(2);
+        }
         out += "\n";
     }
     return out;

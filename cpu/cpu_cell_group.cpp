@@ -242,10 +242,19 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     for (std::size_t t = 0; t < f_.target_mech.size(); ++t)
         target_chunk_.push_back(chunk_of_cv(f_.mechs[f_.target_mech[t]].cv[f_.target_instance[t]]));
     chunk_probes_.resize(chunks_.size());
-    for (std::size_t p = 0; p < f_.probe_cv.size(); ++p) chunk_probes_[chunk_of_cv(f_.probe_cv[p])].push_back(static_cast<int>(p));
+    chunk_current_probes_.resize(chunks_.size());
+    probe_current_.assign(f_.probe_cv.size(), 0.0);
+    for (std::size_t p = 0; p < f_.probe_cv.size(); ++p) {
+        const int k = chunk_of_cv(f_.probe_cv[p]);
+        chunk_probes_[k].push_back(static_cast<int>(p));
+        if (probes_current(f_, p)) {
+            chunk_current_probes_[k].push_back(static_cast<int>(p));
+            probe_current_[p] = probed_current_at(f_, globals_, mech_, ions_, v_.data(), 0.0, p);
+        }
+    }
     chunk_events_.resize(chunks_.size());
     base_ready_.assign(chunks_.size(), 0);
-    probe_at_ = probe_pointers(f_, v_.data(), mech_, ions_);
+    probe_at_ = probe_pointers(f_, v_.data(), mech_, ions_, probe_current_.data());
     release_per_cv_inputs(f_);  // now in cap_dt_, d_base_, u_ and v_
 }
 
@@ -436,6 +445,9 @@ struct CpuCellGroup::ChunkStep {
             add_currents<M, W>(g.columns(x), g.template ions_of<M>(), ck.instances[x][0], ck.instances[x][1], v, t_mid,
                                std::get<x>(g.globals_), d, rhs);
         });
+        if (!g.chunk_current_probes_[k].empty() && g.s_.frame_after(n) >= 0)  // at the step's start, for its end's frame
+            for (int p : g.chunk_current_probes_[k])
+                g.probe_current_[p] = probed_current_at(g.f_, g.globals_, g.mech_, g.ions_, v, t_mid, p);
         g.times_.currents += w.lap();
     }
 

@@ -91,6 +91,8 @@ private:
     std::vector<Chunk> chunks_;
     std::vector<int> target_chunk_;              // chunk of each synapse target
     std::vector<std::vector<int>> chunk_probes_;  // probes (columns) on each chunk's CVs
+    std::vector<std::vector<int>> chunk_current_probes_;  // those of them recording a mechanism's current
+    std::vector<double> probe_current_;  // per column: its mechanism current (probed_current_at), if it records one
     std::vector<std::vector<int>> chunk_events_;  // this epoch's events per chunk, in order
     // Per chunk: d and rhs hold the next step's base terms (its last solve wrote them at
     // the voltage it left in v), so its assembly pass is skipped; 0 at first and after set_state.

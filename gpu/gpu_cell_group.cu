@@ -149,6 +149,15 @@ private:
     // value's address; sampled after the v columns.
     DeviceArray<int> probe_other_col_;
     DeviceArray<const double*> probe_other_at_;
+    // Columns recording a mechanism's current: per column its value (probed_current_kernel
+    // at each sampled step's start), and per mechanism its columns, instances and currents.
+    DeviceArray<double> probe_current_;
+    struct CurrentProbes {
+        DeviceArray<int> col, instance, which;
+    };
+    std::array<CurrentProbes, n_mechanisms> current_probes_;
+    bool any_current_probe_ = false;
+    void probed_currents(double t_mid);
     DeviceArray<std::uint8_t> target_mech_;
     DeviceArray<int> target_instance_;
     DeviceArray<int> det_cv_, probe_cv_;
@@ -195,7 +204,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const Step
 
     // Mechanism states and ions start as on the CPU (same functions, on the host).
     IonStates ions = initial_ions(f_);
-    const MechStates init = initial_states(f_, globals_, ions);
+    MechStates init = initial_states(f_, globals_, ions);
     arbolito::nernst_where_written(f_, ions, s_.celsius);
     initial_ion_currents(f_, globals_, init, ions);
     for (int x = 0; x < n_mechanisms; ++x) {
@@ -222,6 +231,26 @@ GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const Step
     }
     if (!ions_.empty()) ion_cv_weight_ = DeviceArray<double>(f_.ion_cv_weight);
     if (!f_.probe_source.empty()) {
+        // A mechanism's current: computed into probe_current_ at each sampled step's start
+        // (probed_current_kernel), from the initial state here.
+        std::vector<double> initial_current(f_.probe_source.size(), 0.0);
+        std::array<std::vector<int>, n_mechanisms> cur_col, cur_instance, cur_which;
+        for (std::size_t p = 0; p < f_.probe_source.size(); ++p) {
+            if (!probes_current(f_, p)) continue;
+            const FvmData::ProbeSource& src = f_.probe_source[p];
+            initial_current[p] = probed_current_at(f_, globals_, init, ions, f_.v_init.data(), 0.0, p);
+            cur_col[src.index].push_back(static_cast<int>(p));
+            cur_instance[src.index].push_back(src.instance);
+            cur_which[src.index].push_back(src.state);
+        }
+        probe_current_ = DeviceArray<double>(initial_current);
+        for (int x = 0; x < n_mechanisms; ++x)
+            if (!cur_col[x].empty()) {
+                current_probes_[x].col = DeviceArray<int>(cur_col[x]);
+                current_probes_[x].instance = DeviceArray<int>(cur_instance[x]);
+                current_probes_[x].which = DeviceArray<int>(cur_which[x]);
+                any_current_probe_ = true;
+            }
         std::vector<int> cols;
         std::vector<const double*> at;
         for (std::size_t p = 0; p < f_.probe_source.size(); ++p) {
@@ -238,6 +267,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const Step
                 case ProbeVariable::ion_xi: a = ions_[src.index].xi.data() + cv; break;
                 case ProbeVariable::ion_xo: a = ions_[src.index].xo.data() + cv; break;
                 case ProbeVariable::ion_i: a = ions_[src.index].i.data() + cv; break;
+                case ProbeVariable::mech_current: a = probe_current_.data() + p; break;
             }
             cols.push_back(static_cast<int>(p));
             at.push_back(a);
@@ -382,6 +412,22 @@ void GpuCellGroup::sample(double* row) {
     CUDA_CHECK_LAUNCH();
 }
 
+void GpuCellGroup::probed_currents(double t_mid) {
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        if constexpr (M::kind == MechKind::density) {
+            const CurrentProbes& cp = current_probes_[x];
+            const int n = static_cast<int>(cp.col.size());
+            if (n == 0) return;
+            probed_current_kernel<M><<<blocks_for(n), threads_per_block, 0, stream_>>>(
+                n, cp.col.data(), cp.instance.data(), cp.which.data(), mechs_[x].columns(), ions_of<M>(),
+                std::get<x>(globals_), t_mid, v_, probe_current_.data());
+            CUDA_CHECK_LAUNCH();
+        }
+    });
+}
+
 void GpuCellGroup::initial_frame(std::vector<double>& frames) {
     DeviceScope on(device_);
     const int ncol = n_columns();
@@ -468,6 +514,7 @@ struct GpuCellGroup::StreamStep {
                                                                                          g.v_, g.d_.data(), g.rhs_);
             CUDA_CHECK_LAUNCH();
         });
+        if (g.any_current_probe_ && g.s_.frame_after(n) >= 0) g.probed_currents(t_mid);  // for the step's end's frame
         g.timer_.mark(g.stream_);
     }
 
@@ -613,6 +660,7 @@ void GpuCellGroup::run_resident(long b, long e) {
     st.spike_capacity = static_cast<unsigned>(spikes_.size());
     st.frames = frames_.data();
     st.n_columns = n_columns();
+    if (any_current_probe_) st.probe_current = probe_current_.data();
     if (!ions_.empty()) {
         st.ions = resident_ions_.data();
         st.n_ions = static_cast<int>(ions_.size());

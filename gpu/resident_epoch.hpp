@@ -66,6 +66,9 @@ struct ResidentState {
     unsigned* spike_count = nullptr;
     unsigned spike_capacity = 0;
     double* frames = nullptr;  // rows of n_columns, the piece's first row at frames
+    // Per column: where it records a mechanism's current (ResidentPlan::probes_read_currents),
+    // its value, computed in the currents phase of each sampled step.
+    double* probe_current = nullptr;
     int n_columns = 0;
     unsigned* phase_trace = nullptr;  // tests: null, or a count then the phases block 0 runs, by their Phase value
     // Ions (none: n_ions 0): the species (FvmData::ions), and the species of mechanism x's

@@ -15,6 +15,7 @@
 #include "mechanisms/instance.hpp"
 #include "mechanisms/instance_currents.hpp"
 #include "mechanisms/instance_ions.hpp"
+#include "mechanisms/probed_current.hpp"
 #include "mechanisms/threshold.hpp"
 
 namespace arbolito::gpu {
@@ -116,6 +117,19 @@ __global__ void ion_concentrations_kernel(MechColumns m, MechIons<M> ions) {
     if (k >= m.n) return;
     const Instance<M> in(m, k);
     write_ion_concentrations<M>(ions, m.cv[k], in.s.v);
+}
+
+// Columns col[j] recording a current of M: its instance instance[j]'s current `which[j]`
+// (probed_current) at the step's starting voltages v, into out[col[j]].
+template <class M>
+__global__ void probed_current_kernel(int n, const int* __restrict__ col, const int* __restrict__ instance,
+                                      const int* __restrict__ which, MechColumns m, MechIons<M> ions,
+                                      typename M::Globals gl, double t_mid, const double* __restrict__ v,
+                                      double* __restrict__ out) {
+    const int j = thread_index();
+    if (j >= n) return;
+    const int k = instance[j], c = m.cv[k];
+    out[col[j]] = probed_current<M>(m, k, c, ions, gl, v[c], t_mid, which[j]);
 }
 
 // Probe columns col[k] that record other than v: each from its own address.

@@ -113,7 +113,9 @@ int region_tag(const Reader& r, const json& j, const std::string& path) {
     r.fail(path, "unknown region '" + s + "' (all, soma, axon, dend, apic, or an SWC type number)");
 }
 
-// What a probe records: "v", "<density mechanism>.<state>" or "<ion>.<e|xi|xo|i>".
+// What a probe records: "v", "<density mechanism>.<state>", "<density mechanism>.<current>"
+// ("i", its whole current; "i<ion>", its current of an ion it writes; its nonspecific
+// current's name where that is the whole) or "<ion>.<e|xi|xo|i>".
 ProbeVariable probe_variable(const Reader& r, const json& j, const std::string& path) {
     ProbeVariable v;
     v.name = r.string(j, path);
@@ -122,18 +124,35 @@ ProbeVariable probe_variable(const Reader& r, const json& j, const std::string& 
     const std::string head = v.name.substr(0, dot), tail = dot == std::string::npos ? "" : v.name.substr(dot + 1);
     if (const MechInfo* info = find_mechanism(head)) {
         if (info->kind != MechKind::density)
-            r.fail(path, "'" + head + "' is a point mechanism: probes record density mechanisms' states");
-        std::string list;
+            r.fail(path, "'" + head + "' is a point mechanism: probes record density mechanisms' states and currents");
+        v.mechanism = head;
+        std::string states, currents = "i";
         for (std::size_t k = 0; k < info->states.size(); ++k) {
             if (tail == info->states[k].name) {
                 v.kind = ProbeVariable::mech_state;
-                v.mechanism = head;
                 v.state = static_cast<int>(k);
                 return v;
             }
-            list += (list.empty() ? "" : ", ") + std::string(info->states[k].name);
+            states += (states.empty() ? "" : ", ") + std::string(info->states[k].name);
         }
-        r.fail(path, "'" + head + "' has no state '" + tail + "' (has: " + (list.empty() ? "none" : list) + ")");
+        if (tail == "i" || (!info->nonspecific_current.empty() && tail == info->nonspecific_current)) {
+            v.kind = ProbeVariable::mech_current;
+            v.state = -1;
+            return v;
+        }
+        if (!info->nonspecific_current.empty()) currents += ", " + info->nonspecific_current;
+        for (std::size_t k = 0; k < info->ions.size(); ++k) {
+            if ((info->ions[k].flags & ion_write_i) == 0) continue;
+            const std::string name = "i" + std::string(info->ions[k].name);
+            if (tail == name) {
+                v.kind = ProbeVariable::mech_current;
+                v.state = static_cast<int>(k);
+                return v;
+            }
+            currents += ", " + name;
+        }
+        r.fail(path, "'" + head + "' has no state or current '" + tail + "' (states: " +
+                         (states.empty() ? "none" : states) + "; currents: " + currents + ")");
     }
     if (ion_valence(head) != 0) {
         v.ion = head;
@@ -144,7 +163,7 @@ ProbeVariable probe_variable(const Reader& r, const json& j, const std::string& 
         else r.fail(path, "ion " + head + " has no value '" + tail + "' (e, xi, xo, i)");
         return v;
     }
-    r.fail(path, "unknown variable '" + v.name + "' (v, <mechanism>.<state>, or <ion>.e, .xi, .xo, .i)");
+    r.fail(path, "unknown variable '" + v.name + "' (v, <mechanism>.<state>, <mechanism>.<current>, or <ion>.e, .xi, .xo, .i)");
 }
 
 // A SONATA population name: it names an HDF5 group and the default output file

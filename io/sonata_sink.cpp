@@ -20,6 +20,10 @@ std::string probe_variable_name(const FvmData& f, std::size_t k) {
             const MechInfo& mi = mechanism_infos()[s.index];
             return mi.name + "." + mi.states[s.state].name;
         }
+        case ProbeVariable::mech_current: {
+            const MechInfo& mi = mechanism_infos()[s.index];
+            return mi.name + (s.state < 0 ? std::string(".i") : ".i" + std::string(mi.ions[s.state].name));
+        }
         case ProbeVariable::ion_e: return f.ions[s.index].name + ".e";
         case ProbeVariable::ion_xi: return f.ions[s.index].name + ".xi";
         case ProbeVariable::ion_xo: return f.ions[s.index].name + ".xo";

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "mechanisms/assemble.hpp"
+#include "mechanisms/probed_current.hpp"
 
 namespace arbolito {
 
@@ -105,8 +106,33 @@ void initial_ion_currents(const FvmData& f, const all_mechanisms::Globals& globa
     });
 }
 
+bool probes_current(const FvmData& f, std::size_t p) {
+    return p < f.probe_source.size() && f.probe_source[p].kind == ProbeVariable::mech_current;
+}
+
+double probed_current_at(const FvmData& f, const all_mechanisms::Globals& globals, MechStates& mech,
+                         IonStates& ions, const double* v, double t_mid, std::size_t p) {
+    const FvmData::ProbeSource& src = f.probe_source[p];
+    double out = 0.0;
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        if constexpr (M::kind == MechKind::density) {
+            if (src.index != x) return;
+            const MechInstances& mi = f.mechs[x];
+            const MechColumns m{mi.size(), mi.cv.data(), mi.weight.data(), mi.params.data(),
+                                mech[x].states.data(), mech[x].derived.data()};
+            const int cv = mi.cv[src.instance];
+            MechIons<M> a;
+            if constexpr (n_ions<M> > 0) a = mech_ions<M>(f, ions);
+            out = probed_current<M>(m, src.instance, cv, a, std::get<x>(globals), v[cv], t_mid, src.state);
+        }
+    });
+    return out;
+}
+
 std::vector<const double*> probe_pointers(const FvmData& f, const double* v, const MechStates& mech,
-                                          const IonStates& ions) {
+                                          const IonStates& ions, const double* currents) {
     std::vector<const double*> out;
     for (std::size_t p = 0; p < f.probe_source.size(); ++p) {
         const FvmData::ProbeSource& src = f.probe_source[p];
@@ -121,6 +147,7 @@ std::vector<const double*> probe_pointers(const FvmData& f, const double* v, con
             case ProbeVariable::ion_xi: out.push_back(ions[src.index].xi.data() + cv); break;
             case ProbeVariable::ion_xo: out.push_back(ions[src.index].xo.data() + cv); break;
             case ProbeVariable::ion_i: out.push_back(ions[src.index].i.data() + cv); break;
+            case ProbeVariable::mech_current: out.push_back(currents + p); break;
         }
     }
     return out;

@@ -179,9 +179,17 @@ void nernst_where_written(const FvmData& f, IonStates& ions, double celsius);
 void initial_ion_currents(const FvmData& f, const all_mechanisms::Globals& globals, const MechStates& mech,
                           IonStates& ions);
 // Where each probe column's value lies (FvmData::probe_source) in a host group's arrays: v
-// (per CV), the mechanisms' states, the ions' values. Empty where every column records v.
+// (per CV), the mechanisms' states, the ions' values, and for a mechanism's current
+// currents[p] (probed_current_at fills it). Empty where every column records v.
 std::vector<const double*> probe_pointers(const FvmData& f, const double* v, const MechStates& mech,
-                                          const IonStates& ions);
+                                          const IonStates& ions, const double* currents);
+// Whether column p records a mechanism's current (ProbeVariable::mech_current).
+bool probes_current(const FvmData& f, std::size_t p);
+// Column p's mechanism current (mechanisms/probed_current.hpp) at voltages v (per CV) from
+// a host group's arrays: at the initial state (v_init) before the first step, as
+// NEURON's finitialize leaves ina_NaTs etc., then at each sampled step's start.
+double probed_current_at(const FvmData& f, const all_mechanisms::Globals& globals, MechStates& mech,
+                         IonStates& ions, const double* v, double t_mid, std::size_t p);
 // Each written concentration (M::ion_state) from the mechanisms' states to `ions`, as after
 // init and each advance (a group's state set anew: CellGroup::set_state).
 void write_all_ion_concentrations(const FvmData& f, const MechStates& mech, IonStates& ions);

@@ -166,7 +166,7 @@ void lower_probe_sources(const Model& m, FvmData& f, const std::vector<std::uint
                 const int cv = f.probe_cv[col];
                 const std::string where = "cell " + std::to_string(f.gids[c]) + " probe " + std::to_string(pi) + " (" +
                                           p.variable.name + ")";
-                if (src.kind == ProbeVariable::mech_state) {
+                if (src.kind == ProbeVariable::mech_state || src.kind == ProbeVariable::mech_current) {
                     const MechInfo* mi = find_mechanism(p.variable.mechanism);
                     const MechInstances& in = f.mechs[mi->index];
                     const auto it = std::lower_bound(in.cv.begin(), in.cv.end(), cv);

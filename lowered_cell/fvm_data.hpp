@@ -74,13 +74,13 @@ struct FvmData {
 
     // Probe columns, ordered by cell then probe.
     std::vector<int> probe_cv;
-    // What each column records where not v (empty: every column records v): a state of a
-    // density instance, or an ion species' value on the column's CV.
+    // What each column records where not v (empty: every column records v): a state or a
+    // current of a density instance, or an ion species' value on the column's CV.
     struct ProbeSource {
         ProbeVariable::Kind kind = ProbeVariable::v;
-        int index = 0;     // mech_state: the all_mechanisms index; ion_*: the species (ions)
-        int state = 0;     // mech_state: the state
-        int instance = 0;  // mech_state: the instance
+        int index = 0;     // mech_*: the all_mechanisms index; ion_*: the species (ions)
+        int state = 0;     // mech_state: the state; mech_current: -1 the whole, else the ion slot
+        int instance = 0;  // mech_*: the instance
     };
     std::vector<ProbeSource> probe_source;
     std::vector<std::uint32_t> probe_offset;     // n_cells + 1

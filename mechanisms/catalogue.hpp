@@ -16,6 +16,7 @@ struct MechInfo {
     std::vector<Quantity> params;  // fixed order
     std::vector<Quantity> states, derived;
     std::vector<IonUse> ions;      // M::ions
+    std::string nonspecific_current;  // M::nonspecific_current, or empty
 };
 
 // Null when the name is unknown.

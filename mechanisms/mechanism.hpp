@@ -39,6 +39,9 @@ struct MechanismDefaults {
     // ion_state, and has the forms of init, current and advance with the ion values.
     static constexpr std::array<IonUse, 0> ions{};
     static constexpr std::array<int, 0> ion_state{};
+    // Another name of the whole current where the mechanism has one (a sole
+    // NONSPECIFIC_CURRENT and no ion current: Ih's ihcn); probes take it for "i".
+    static constexpr const char* nonspecific_current = nullptr;
 
     // Constants of a whole cell group (e.g. a temperature factor), computed on the host.
     struct Globals {};

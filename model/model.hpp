@@ -55,12 +55,13 @@ struct IonSetting {
     double xo = std::numeric_limits<double>::quiet_NaN();  // mM
 };
 
-// What a probe records: the membrane voltage, a state of a density mechanism, or an ion
-// species' value on the CV.
+// What a probe records: the membrane voltage, a state or a current of a density mechanism,
+// or an ion species' value on the CV.
 struct ProbeVariable {
-    enum Kind { v, mech_state, ion_e, ion_xi, ion_xo, ion_i } kind = v;
-    std::string mechanism;  // mech_state: the mechanism
-    int state = 0;          // mech_state: its index among the mechanism's states
+    enum Kind { v, mech_state, ion_e, ion_xi, ion_xo, ion_i, mech_current } kind = v;
+    std::string mechanism;  // mech_state, mech_current: the mechanism
+    int state = 0;          // mech_state: its index among the mechanism's states; mech_current:
+                            // -1 its whole current, else its ion slot whose current
     std::string ion;        // ion_*: the species
     std::string name = "v"; // as the model file wrote it ("v", "test_cad.cai", "ca.e")
 };

@@ -193,10 +193,10 @@ def cell_from_dump(h, dump, fit, passive_only, dump_passive=False):
         cell.by_type.setdefault(allen_type, []).append(sec)
     cell.keep = secs
     det = cj["detectors"]
-    if len(det) != 1 or len(cj["probes"]) != 1:
-        raise Bad("expected one detector and one probe (the soma's)")
-    if det[0]["section"] != cj["probes"][0]["section"] or det[0]["x"] != cj["probes"][0]["x"]:
-        raise Bad("the detector and the probe are on different nodes")
+    if len(det) != 1 or not cj["probes"]:
+        raise Bad("expected one detector and the soma's probes")
+    if any((p["section"], p["x"]) != (det[0]["section"], det[0]["x"]) for p in cj["probes"]):
+        raise Bad("the detector and a probe are on different nodes")
     stims = [p for p in cj["point_processes"] if p["kind"] == "iclamp"]
     if len(stims) != 1 or (stims[0]["section"], stims[0]["x"]) != (det[0]["section"], det[0]["x"]):
         raise Bad("expected one iclamp, on the detector's node (the soma's)")
@@ -271,8 +271,9 @@ class Protocol:
         self.stim_at = (pps[0]["section"], pps[0]["x"])
 
 
-def simulate(h, cell, proto, amp=None, stop_at_spike=False):
-    """(spike times, soma v every sample_dt from t = 0) of one run."""
+def simulate(h, cell, proto, amp=None, stop_at_spike=False, records=()):
+    """(spike times, soma v every sample_dt from t = 0, the soma's `records` (range variables
+    such as ina_NaTs) likewise) of one run."""
     h.cvode.active(0)
     h.secondorder = 0
     h.dt = proto.dt
@@ -286,6 +287,11 @@ def simulate(h, cell, proto, amp=None, stop_at_spike=False):
     nc.record(spikes)
     v = h.Vector()
     v.record(cell.soma(cell.soma_x)._ref_v, proto.sample_dt)
+    recorded = []
+    for name in records:
+        r = h.Vector()
+        r.record(getattr(cell.soma(cell.soma_x), "_ref_" + name), proto.sample_dt)
+        recorded.append(r)
     h.finitialize(proto.v_init)
     pc = h.ParallelContext()
     pc.set_maxstep(10.0)
@@ -297,12 +303,12 @@ def simulate(h, cell, proto, amp=None, stop_at_spike=False):
     else:
         pc.psolve(proto.tfinal)
     n = int(math.ceil(proto.tfinal / proto.sample_dt - 1e-9))
-    return list(spikes), list(v)[:n]
+    return list(spikes), list(v)[:n], {name: list(r)[:n] for name, r in zip(records, recorded)}
 
 
-def write_result(path, cell, spikes, v, proto):
+def write_result(path, cell, spikes, v, proto, records=None):
     secs = [s for secs in cell.by_type.values() for s in secs]
-    out = {"spikes": spikes, "sample_dt": proto.sample_dt, "v": v, "amp": proto.amp,
+    out = {"spikes": spikes, "sample_dt": proto.sample_dt, "v": v, "records": records or {}, "amp": proto.amp,
            "nseg": sorted(s.nseg for s in secs), "L": sorted(s.L for s in secs),
            "area": sum(seg.area() for s in secs for seg in s)}
     with open(path + ".partial", "w") as f:
@@ -348,6 +354,8 @@ def main(argv):
         else:
             p.add_argument("--amp", type=float, help="nA (default: the dump's)")
         p.add_argument("--passive-only", action="store_true", help="the fit's passive properties alone")
+        p.add_argument("--record", action="append", default=[], metavar="RANGEVAR",
+                       help="a soma range variable to record beside v (e.g. ina_NaTs), into the result's records")
         p.add_argument("--dump-passive", action="store_true",
                        help="the dump is of allen_to_arbolito.py --passive-only: check only its passive properties")
     a = ap.parse_args(argv)
@@ -368,8 +376,8 @@ def main(argv):
             lo, hi = rheobase(h, cell, proto, a.tol)
             print(json.dumps({"below": lo, "above": hi}))
             return 0
-        spikes, v = simulate(h, cell, proto)
-        write_result(a.out, cell, spikes, v, proto)
+        spikes, v, records = simulate(h, cell, proto, records=a.record)
+        write_result(a.out, cell, spikes, v, proto, records)
         return 0
     except (Bad, OSError, KeyError, ValueError) as e:
         print("allen_neuron.py: %s" % e, file=sys.stderr)

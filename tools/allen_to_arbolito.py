@@ -196,7 +196,7 @@ def build_model(passive, cond, genome, types, swc_name, args, fit_path):
     cell["place"] = [{"location": "soma", "mechanism": "iclamp",
                       "params": {"delay": args.delay, "dur": args.dur, "amp": args.amp}}]
     cell["detectors"] = [{"location": "soma", "threshold": THRESHOLD}]
-    cell["probes"] = [{"location": "soma"}]
+    cell["probes"] = [{"location": "soma"}] + [{"location": "soma", "variable": var} for var in args.probe]
     return {"run": {"dt": args.dt, "tfinal": args.tfinal, "sample_dt": args.sample_dt,
                     "celsius": float(cond["celsius"]), "event_rules": "neuron"},
             "cells": [cell]}
@@ -215,6 +215,8 @@ def main(argv):
     ap.add_argument("--dt", type=float, default=0.025)
     ap.add_argument("--sample-dt", type=float, default=0.1)
     ap.add_argument("--passive-only", action="store_true", help="leave out the genome's mechanisms and the ions")
+    ap.add_argument("--probe", action="append", default=[], metavar="VARIABLE",
+                    help="another soma probe after v (e.g. NaTs.ina), in the order given")
     ap.add_argument("--zero-area", choices=("keep", "fold"), default="keep",
                     help="the discretisation's zero_area: keep NEURON's zero-area nodes or fold them (exact)")
     args = ap.parse_args(argv)

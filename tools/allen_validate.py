@@ -25,6 +25,7 @@ Exit status: 0 all targets met; 1 a target missed or a part missing; 2 bad usage
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -51,6 +52,11 @@ AMPLITUDES = {
 SPIKE_TOL = 0.01    # ms: the targets of the validation
 TRACE_TOL = 1e-3    # mV over the first TRACE_WINDOW ms
 TRACE_WINDOW = 100.0
+# The somatic channels' own currents (NaTs.ina against NEURON's ina_NaTs, ...) over the first
+# TRACE_WINDOW ms, relative to the channel's largest magnitude there: the soma's v target
+# (1e-3 mV against the spikes' swing of about 100 mV) is 1e-5 of its range, and a channel's
+# current follows v through its conductance and gates, so the same share of its own range.
+CURRENT_TOL = 1e-5
 # Passive cell, whole run: both simulators solve the same implicit-Euler system on the same
 # float32-rounded geometry; what is left is round-off (observed 2e-10 mV).
 PASSIVE_TOL = 1e-6
@@ -76,10 +82,30 @@ class Ctx:
         self.morphs = os.path.join(a.allen, "morphologies")
         self.models = MODELS
 
-    def convert(self, fit, morph, amp, name, passive):
+    def channel_currents(self, fit):
+        """[(arbolito probe, NEURON range variable)] of the fit's somatic channels whose .mod
+        keeps its current as a RANGE variable (NaV's is not: NEURON has no ina_NaV)."""
+        with open(os.path.join(self.fits, fit + "_fit.json")) as f:
+            genome = json.load(f)["genome"]
+        out = []
+        for mech in sorted({g["mechanism"] for g in genome if g["section"] == "soma" and g["mechanism"]}):
+            path = os.path.join(self.a.allen, "mechanisms", mech + ".mod")
+            if not os.path.exists(path):
+                continue
+            with open(path) as f:
+                text = re.sub(r":.*", "", f.read())
+            block = re.search(r"NEURON\s*{(.*?)}", text, re.S).group(1)
+            ranges = set(re.findall(r"\w+", " ".join(re.findall(r"RANGE([^\n]*)", block))))
+            names = re.findall(r"WRITE\s+(i\w+)", block) + re.findall(r"NONSPECIFIC_CURRENT\s+(\w+)", block)
+            out += [("%s.%s" % (mech, n), "%s_%s" % (n, mech)) for n in names if n in ranges]
+        return out
+
+    def convert(self, fit, morph, amp, name, passive, probes=()):
         cmd = [sys.executable, os.path.join(HERE, "allen_to_arbolito.py"), os.path.join(self.fits, fit + "_fit.json"),
                os.path.join(self.morphs, morph + ".swc"), self.a.work, "--amp", repr(amp), "--name", name,
                "--zero-area", self.a.zero_area]
+        for p in probes:
+            cmd += ["--probe", p]
         must(cmd + (["--passive-only"] if passive else []), "allen_to_arbolito.py " + name)
         return os.path.join(self.a.work, name + ".json")
 
@@ -88,10 +114,12 @@ class Ctx:
         rc, out, err = sh([self.a.arbolito, "info", model, "--geometry", geom, "--log-level", "warn"], "arbolito info")
         return (geom, None) if rc == 0 else (None, err.strip().splitlines()[-1] if err.strip() else "exit %d" % rc)
 
-    def neuron(self, fit, geom, out, amp=None, passive=False, dump_passive=False, direct_swc=None):
+    def neuron(self, fit, geom, out, amp=None, passive=False, dump_passive=False, direct_swc=None, records=()):
         cmd = [sys.executable, os.path.join(HERE, "allen_neuron.py"), "direct" if direct_swc else "run", self.a.nrn_lib,
                os.path.join(self.fits, fit + "_fit.json")]
         cmd += [direct_swc, out, "--like", geom] if direct_swc else [geom, out]
+        for r in records:
+            cmd += ["--record", r]
         if amp is not None:
             cmd += ["--amp", repr(amp)]
         if passive:
@@ -101,7 +129,7 @@ class Ctx:
         must(cmd, "allen_neuron.py " + os.path.basename(out))
         with open(out) as f:
             r = json.load(f)
-        return r["spikes"], r["v"], r["sample_dt"]
+        return r["spikes"], r["v"], r["sample_dt"], [r["records"][n] for n in records]
 
     def arbolito(self, model, solver, out):
         rc, _, err = sh([self.a.arbolito, "run", model, "-o", out, "--double-report", "--solver", solver,
@@ -110,9 +138,9 @@ class Ctx:
             return None, (err.strip().splitlines() or ["exit %d" % rc])[-1]
         import h5py
         with h5py.File(out, "r") as f:
-            v = list(f["report/default/data"][:, 0])
+            data = f["report/default/data"][:]
             spikes = list(f["spikes/default/timestamps"][:])
-        return (spikes, v), None
+        return (spikes, list(data[:, 0]), None, [list(data[:, k]) for k in range(1, data.shape[1])]), None
 
 
 def compare(a, b, sample_dt, window=None):
@@ -123,6 +151,18 @@ def compare(a, b, sample_dt, window=None):
     dv = max(abs(x - y) for x, y in zip(va[:n], vb[:n]))
     dt = max((abs(x - y) for x, y in zip(sa, sb)), default=0.0) if len(sa) == len(sb) else None
     return (len(sa), len(sb)), dt, dv
+
+
+def current_difference(a, b, names, sample_dt, window):
+    """(the largest |di| / max|i| over the window among the channels, its channel)."""
+    n = int(round(window / sample_dt))
+    worst = (0.0, "-")
+    for name, x, y in zip(names, a[3], b[3]):
+        n_k = min(n, len(x), len(y))
+        scale = max(abs(u) for u in y[:n_k]) or 1.0
+        d = max(abs(u - w) for u, w in zip(x[:n_k], y[:n_k])) / scale
+        worst = max(worst, (d, name))
+    return worst
 
 
 def fmt(x):
@@ -156,7 +196,8 @@ def validate(ctx, solvers):
         # 2. the full model at both amplitudes
         for amp in AMPLITUDES[fit]:
             name = "%s_%s" % (fit, ("%.3f" % amp).replace(".", "p"))
-            fm = ctx.convert(fit, morph, amp, name, passive=False)
+            currents = ctx.channel_currents(fit)
+            fm = ctx.convert(fit, morph, amp, name, passive=False, probes=[c[0] for c in currents])
             geom, why = ctx.dump(fm)
             if why:
                 # NEURON's reference on the passive model's dump, with the fit's channels.
@@ -166,7 +207,7 @@ def validate(ctx, solvers):
                 print("%s %.3f nA  -         spikes -/%d  arbolito cannot read the model (see below)"
                       % (fit, amp, len(nrn[0])), flush=True)
             else:
-                nrn = ctx.neuron(fit, geom, fm[:-5] + ".nrn.json")
+                nrn = ctx.neuron(fit, geom, fm[:-5] + ".nrn.json", records=[c[1] for c in currents])
                 for solver in solvers:
                     arb, err = ctx.arbolito(fm, solver, "%s.%s.h5" % (fm[:-5], solver.replace(":", "_")))
                     if err:
@@ -176,11 +217,14 @@ def validate(ctx, solvers):
                         continue
                     (na, nb), dt, dv = compare(arb, nrn, nrn[2], TRACE_WINDOW)
                     _, _, dv_all = compare(arb, nrn, nrn[2])
-                    good = na == nb and dt is not None and dt <= SPIKE_TOL and dv <= TRACE_TOL
+                    di, worst = current_difference(arb, nrn, [c[0] for c in currents], nrn[2], TRACE_WINDOW)
+                    good = (na == nb and dt is not None and dt <= SPIKE_TOL and dv <= TRACE_TOL and
+                            di <= CURRENT_TOL)
                     ok &= good
-                    print("%s %.3f nA  %-9s spikes %d/%d  max|dt| %s ms  max|dv| 0-%g ms %s mV  (whole run %s)  %s"
-                          % (fit, amp, solver, na, nb, fmt(dt), TRACE_WINDOW, fmt(dv), fmt(dv_all),
-                             "ok" if good else "FAIL"), flush=True)
+                    print("%s %.3f nA  %-9s spikes %d/%d  max|dt| %s ms  max|dv| 0-%g ms %s mV  (whole run %s)  "
+                          "channels' currents %d, max|di|/max|i| 0-%g ms %s (%s)  %s"
+                          % (fit, amp, solver, na, nb, fmt(dt), TRACE_WINDOW, fmt(dv), fmt(dv_all), len(currents),
+                             TRACE_WINDOW, fmt(di), worst, "ok" if good else "FAIL"), flush=True)
             # 3. the recipe's own cell against the dump's, with channels
             d = ctx.neuron(fit, pgeom, fm[:-5] + ".direct.json", amp=amp,
                            direct_swc=os.path.join(ctx.morphs, morph + ".swc"))
@@ -197,8 +241,9 @@ def validate(ctx, solvers):
         for m in missing:
             print("  " + m)
     print("\nallen validation: %s (targets: same spike count, spike times within %g ms, soma v within %g mV "
-          "over the first %g ms; passive cells within %g mV)"
-          % ("PASSED" if ok else "FAILED", SPIKE_TOL, TRACE_TOL, TRACE_WINDOW, PASSIVE_TOL))
+          "and each somatic channel's current within %g of its largest magnitude over the first %g ms; passive "
+          "cells within %g mV)"
+          % ("PASSED" if ok else "FAILED", SPIKE_TOL, TRACE_TOL, CURRENT_TOL, TRACE_WINDOW, PASSIVE_TOL))
     return 0 if ok else 1
 
 

@@ -945,6 +945,12 @@ class Translator:
                 "IonUse{%s, %d, %s}" % (cpp_string(ion), val, " | ".join(flags)) for ion, val, flags in mod.ions))
             out.append("    static constexpr std::array<int, %d> ion_state{%s};" % (
                 len(mod.ions), ", ".join("-1" if x is None else "State::%s" % mod.states[x][0] for x in mod.ion_state)))
+        # The one NONSPECIFIC_CURRENT of a mechanism that writes no ion current is its whole
+        # current: probes may name it (e.g. "Ih.ihcn" for "Ih.i").
+        writes_ion_current = any("ion_write_i" in flags for _, _, flags in mod.ions)
+        if len(mod.currents) == 1 and not writes_ion_current:
+            out.append("    static constexpr const char* nonspecific_current = %s;" %
+                       cpp_string(mod.renamed.get(mod.currents[0], mod.currents[0])))
         for n, val in mod.constants:
             out.append("    static constexpr double %s = %s;" % (n, cpp_double(val)))
         uses_celsius = re.search(r"\bcelsius\b", "\n".join(self.loc.lines)) is not None

@@ -821,6 +821,23 @@ TEST(GpuIons, ResidentSameBitsAsStreaming) {
     expect_resident_identical(no_state_probe, "2000", "110", "ions, no state probe");
 }
 
+// Probes of mechanisms' currents (tests/data/ions/current_probes.json: hh's, the ion
+// currents of test_ina and test_ica, pas's on a dendrite, every step): every GPU solver
+// within 1e-9 of the CPU, as StreamingMatchesCpu (the same function computes them from
+// the same states and voltages); the resident step, which computes them in its currents
+// phase, the streaming step's bits, staged and in device memory.
+TEST(GpuIons, CurrentProbesMatchCpu) {
+    SKIP_WITHOUT_GPU();
+    if (!find_mechanism("test_cad")) GTEST_SKIP() << "built without ARBOLITO_TEST_MECHANISMS";
+    const Model m = read_model(source_path("tests/data/ions/current_probes.json"));
+    const Result cpu = run(m, "cpu");
+    ASSERT_GE(cpu.rec.spikes_seen.size(), 3u);
+    for (const char* solver : {"gpu-cell", "gpu-fine", "gpu-branch", "gpu-fine:step=resident"})
+        expect_close(run(m, solver), cpu, 1e-9, std::string(solver) + " with current probes");
+    expect_resident_identical(m, "2000", "110", "current probes, staged");
+    expect_resident_identical(m, "2000", "12", "current probes, in device memory");
+}
+
 // A point mechanism with an ion (test_casyn: a calcium-permeable synapse, three instances
 // on each soma's CV, one on a dendrite's, beside expsyn), its ca current over the CV's area
 // joining test_cad's pump and Nernst's eca: every GPU solver against the CPU, every probe

@@ -11,6 +11,7 @@
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
 #include "mechanisms/catalogue.hpp"
+#include "mechanisms/hh.hpp"
 #include "mechanisms/ion.hpp"
 #include "tests/support/test_util.hpp"
 
@@ -83,11 +84,17 @@ TEST(Ions, ModelKeysAndProbesRefusedNamingTheKey) {
     EXPECT_NE(error_of(R"([{"ion": "ca", "region": "leg"}])", "[]").find("cells[0].ions[0].region"), std::string::npos);
     EXPECT_NE(error_of("[]", R"([{"location": "soma", "variable": "ca.q"}])").find("cells[0].probes[0].variable"),
               std::string::npos);
-    EXPECT_NE(error_of("[]", R"([{"location": "soma", "variable": "test_cad.m"}])").find("has no state 'm'"),
+    EXPECT_NE(error_of("[]", R"([{"location": "soma", "variable": "test_cad.m"}])").find("has no state or current 'm'"),
               std::string::npos);
     EXPECT_NE(error_of("[]", R"([{"location": "soma", "variable": "iclamp.x"}])").find("point mechanism"),
               std::string::npos);
     EXPECT_NE(error_of("[]", R"([{"location": "soma", "variable": "w"}])").find("unknown variable"), std::string::npos);
+    // A mechanism's currents: "i", and "i<ion>" for each ion current it writes.
+    EXPECT_EQ(error_of("[]", R"([{"location": "soma", "variable": "test_cad.i"}])"), "");
+    EXPECT_NE(error_of("[]", R"([{"location": "soma", "variable": "test_cad.ica"}])").find("currents: i)"),
+              std::string::npos);
+    EXPECT_NE(error_of("[]", R"([{"location": "soma", "variable": "iclamp.i"}])").find("point mechanism"),
+              std::string::npos);
 }
 
 // Three cells with every ion path (e read and fixed by a key, e by Nernst from a written
@@ -112,6 +119,48 @@ TEST(Ions, WholeRunOnTheCpu) {
     // Frame 0: e of the initial cai (minCai 1e-4 mM, xo 2.5 mM by the key, 34 °C).
     EXPECT_NEAR(ref.at(0, 1), nernst(1e-4, 2.5, 2, 34.0), 1e-12);
     EXPECT_GT(cai_max, 1e-3) << "the calcium current should raise cai well above its floor";
+    for (const char* v : {"cpu:lanes=1", "cpu:lanes=2", "cpu:lanes=4", "omp"}) {
+        const CaptureSink other = run_model(m, v, 2);
+        EXPECT_EQ(other.rows, ref.rows) << v;
+        EXPECT_EQ(other.spikes_seen, ref.spikes_seen) << v;
+    }
+}
+
+// A probe of a mechanism's current records what the mechanism computed in the currents
+// phase of the step that ends at the frame: at the step's starting voltage and states
+// (NEURON's ina_NaTs recorded at t is the BREAKPOINT value of the step ending at t), and at
+// frame 0 the current at v_init and the initial states. Frames every step, so that frame
+// f's v and gates are step f's start: hh's own current function on them gives frame f + 1's
+// value bit for bit. The soma's only calcium current is test_ica's, so ca.i (summed over the
+// currents phase) is test_ica.ica, and its whole current too. Every CPU variant: the same bits.
+TEST(Ions, CurrentProbesRecordTheStepsCurrents) {
+    if (!have_test_mechanisms()) GTEST_SKIP() << "built without ARBOLITO_TEST_MECHANISMS";
+    const Model m = read_model(test_data("ions/current_probes.json"));
+    const CaptureSink ref = run_model(m, "cpu");
+    constexpr long per_cell = 12;
+    ASSERT_EQ(ref.ncol, 3 * per_cell);
+    ASSERT_GE(ref.spikes_seen.size(), 3u);
+    const hh::Globals gl = hh::globals(m.run.celsius);
+    const double p[] = {0.0, 0.036, 0.0003, 50.0, -77.0, -54.3};  // gnabar 0 by the model, the rest hh's defaults
+    double ica_max = 0, pas_max = 0;
+    for (std::size_t f = 0; f < ref.n_frames; ++f)
+        for (int c = 0; c < 3; ++c) {
+            const long b = per_cell * c;
+            if (f + 1 < ref.n_frames) {  // frame f's v and gates give frame f + 1's hh.i (and frame 0's)
+                const double s[] = {ref.at(f, b + 1), ref.at(f, b + 2), ref.at(f, b + 3)};
+                double i, g;
+                hh::current<double>(ref.at(f, b), 0.0, gl, p, s, nullptr, i, g);
+                EXPECT_EQ(ref.at(f + 1, b + 4), i) << "cell " << c << ", frame " << f + 1;
+                if (f == 0) EXPECT_EQ(ref.at(0, b + 4), i) << "cell " << c << " at t = 0";
+            }
+            EXPECT_EQ(ref.at(f, b + 6), ref.at(f, b + 7)) << "frame " << f;  // test_ica's ica is its whole current
+            EXPECT_EQ(ref.at(f, b + 8), ref.at(f, b + 6)) << "frame " << f;  // ca.i: the step's sum, test_ica's alone
+            EXPECT_EQ(ref.at(f, b + 11), 0.0);                               // test_cad carries no current
+            ica_max = std::max(ica_max, std::fabs(ref.at(f, b + 6)));
+            pas_max = std::max(pas_max, std::fabs(ref.at(f, b + 9)));
+        }
+    EXPECT_GT(ica_max, 1e-4) << "the calcium current should flow";
+    EXPECT_GT(pas_max, 1e-6) << "the dendrite's leak should carry current";
     for (const char* v : {"cpu:lanes=1", "cpu:lanes=2", "cpu:lanes=4", "omp"}) {
         const CaptureSink other = run_model(m, v, 2);
         EXPECT_EQ(other.rows, ref.rows) << v;

@@ -304,18 +304,24 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
             for (auto& g : groups) g->set_stop_check({});
         }
     } unset{groups_};
+    // The order CPU groups are handed to the update's threads: the previous epoch's
+    // costliest first (longest processing time first). Groups of equal CVs differ in cost
+    // (the 10,000-cell Allen network: 1.6x between its fits' groups, whose cells bring
+    // different counts of somata and channels), and handed out in gid order the costliest
+    // came last: replayed on their measured times, 16 threads' epochs took 1.11x the even
+    // share, 1.05x so (bench/RESULTS.md). The order changes no result: groups do not
+    // depend on one another within an epoch. Before the first epoch, a group's cells stand
+    // for its cost (of equal CVs, the group of more cells has more somata).
+    std::vector<int> order(ng);
+    std::vector<double> group_cost(ng);  // the latest epoch's seconds, per group
+    for (int g = 0; g < ng; ++g) {
+        order[g] = g;
+        group_cost[g] = static_cast<double>((g + 1 < ng ? group_first_gid_[g + 1] : gid_end_) - group_first_gid_[g]);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](int a, int c) { return group_cost[a] > group_cost[c]; });
     // Pipelined: one thread for the run's exchanges, handed each epoch's (declared after
     // everything the exchange reads, so that it is joined before they go).
     std::vector<EpochTimes> epoch_times;  // with opt_.epoch_times
-    // The order CPU groups are handed to the update's threads: the previous epoch's
-    // costliest first (longest processing time first). Groups of equal CVs differ in cost
-    // (the 10,000-cell Allen network: 2.5x between its fits' groups, whose cells bring
-    // different counts of somata and channels), and handed out in gid order the costliest
-    // came last: on 16 threads its epochs ran 1.13x the even share against 1.01x so. The
-    // order changes no result: groups do not depend on one another within an epoch.
-    std::vector<int> order(ng);
-    std::vector<double> group_cost(ng, 0.0);  // the latest epoch's seconds, per group
-    for (int g = 0; g < ng; ++g) order[g] = g;
     std::unique_ptr<ExchangeWorker> worker;
     if (opt_.pipeline) worker = std::make_unique<ExchangeWorker>();
     for (long b = 0; b < n_steps_; b += epoch_steps_) {

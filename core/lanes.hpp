@@ -96,25 +96,53 @@ struct Lanes {
 
 namespace math {
 
+// exp, log and pow: lane by lane, on the raw vector type and [[gnu::const]], so that GCC
+// computes a repeated call once, as it does for the scalar body it inlines. The lane
+// bodies are too long to inline; a Lanes argument (a struct, passed in memory) hid the
+// repeats from GCC, and every repeat of exp(x) in a translated mechanism was a call of
+// its own (NaV's advance: 16 calls for its 2 distinct rates). The vector type is passed
+// in a register, where the target's registers are as wide.
+namespace lane_calls {
+
+template <int W>
+[[gnu::const]] typename Lanes<W>::vec exp(typename Lanes<W>::vec x) {
+    Lanes<W> r;
+    const Lanes<W> a = Lanes<W>::from(x);
+    for (int l = 0; l < W; ++l) r.set(l, exp_log::exp(a[l]));
+    return r.v;
+}
+
+template <int W>
+[[gnu::const]] typename Lanes<W>::vec log(typename Lanes<W>::vec x) {
+    Lanes<W> r;
+    const Lanes<W> a = Lanes<W>::from(x);
+    for (int l = 0; l < W; ++l) r.set(l, exp_log::log(a[l]));
+    return r.v;
+}
+
+template <int W>
+[[gnu::const]] typename Lanes<W>::vec pow(typename Lanes<W>::vec x, typename Lanes<W>::vec y) {
+    Lanes<W> r;
+    const Lanes<W> a = Lanes<W>::from(x), b = Lanes<W>::from(y);
+    for (int l = 0; l < W; ++l) r.set(l, std::pow(a[l], b[l]));
+    return r.v;
+}
+
+}  // namespace lane_calls
+
 template <int W>
 Lanes<W> exp(Lanes<W> x) {
-    Lanes<W> r;
-    for (int l = 0; l < W; ++l) r.set(l, exp_log::exp(x[l]));
-    return r;
+    return Lanes<W>::from(lane_calls::exp<W>(x.v));
 }
 
 template <int W>
 Lanes<W> log(Lanes<W> x) {
-    Lanes<W> r;
-    for (int l = 0; l < W; ++l) r.set(l, exp_log::log(x[l]));
-    return r;
+    return Lanes<W>::from(lane_calls::log<W>(x.v));
 }
 
 template <int W>
 Lanes<W> pow(Lanes<W> x, Lanes<W> y) {
-    Lanes<W> r;
-    for (int l = 0; l < W; ++l) r.set(l, std::pow(x[l], y[l]));
-    return r;
+    return Lanes<W>::from(lane_calls::pow<W>(x.v, y.v));
 }
 
 template <int W>

@@ -57,7 +57,9 @@ struct LaneInstances {
     const int* cv;
     bool contiguous;  // the W CVs are consecutive: vector loads and stores of per-CV values
 
-    LaneInstances(const MechColumns& m, int k, const double* volt) : cv(m.cv + k) {
+    // Always inlined: out of line (as GCC left exp2syn's) it loaded everything, where the
+    // states phase of a mechanism with step constants reads its states alone.
+    [[gnu::always_inline]] LaneInstances(const MechColumns& m, int k, const double* volt) : cv(m.cv + k) {
         // Density instances have distinct CVs (sorted), so consecutive is first + W - 1; point
         // instances may share a CV and always go lane by lane, in instance order.
         contiguous = M::kind == MechKind::density && cv[W - 1] - cv[0] == W - 1;
@@ -463,7 +465,9 @@ struct CpuCellGroup::ChunkStep {
         const LaneBlocks& blocks = g.blocks_;
         for (int c : ck.cells)
             for (auto j = f.detector_offset[c]; j < f.detector_offset[c + 1]; ++j) g.det_v_[j] = v[f.detector_cv[j]];
-        auto assemble_rows = [&](int i, L vi) {
+        // The pointers by value: captured by reference they were reloaded from the stack
+        // after every store of the sweep (a store through double* may alias them).
+        auto assemble_rows = [d_base, cap_dt, d, rhs](int i, L vi) {
             L di, ri;
             assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), vi, di, ri);
             di.store(d + i);

@@ -2,14 +2,19 @@
 // Hines systems for cells placed in a solver's layout and the CPU's serial solve of them,
 // compared bit for bit: the tests that a GPU solver's sweeps give the host's bits
 // (test_solver_bits.cpp on the host, the GPU tests on the device).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <exception>
+#include <filesystem>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "solvers/hines.hpp"
 #include "solvers/layout.hpp"
+#include "tests/support/cell_trees.hpp"
 
 namespace arbolito::host_bits {
 
@@ -92,6 +97,34 @@ inline long differing(const std::vector<std::vector<double>>& a, const std::vect
         }
     }
     return n;
+}
+
+// Random trees (a branch point every 2 to 40 CVs), random parents (bushy), a star, a comb,
+// single CVs, a chain, busyring cells, and every morphology in tests/data that the reader
+// accepts (the Allen cells among them; a few are there to be refused).
+inline std::vector<trees::Tree> test_cells(std::mt19937& gen) {
+    std::vector<trees::Tree> cells = trees::random_batch(60, 1, 300, 2, gen);
+    for (int reach : {1, 3, 20}) cells.push_back(trees::random_parents(200, reach, gen));
+    cells.push_back(trees::star(50));
+    cells.push_back(trees::comb(30));
+    cells.push_back(trees::chain(257));
+    cells.push_back({-1});
+    for (auto& t : trees::busyring(4)) cells.push_back(t);
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir()))
+        if (e.path().extension() == ".swc") files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    int real = 0;
+    for (const auto& f : files) {
+        try {
+            if (auto t = trees::real(f, 800); !t.empty()) cells.push_back(t), ++real;
+        } catch (const std::exception&) {
+        }
+    }
+#ifdef ARBOLITO_WITH_SWC
+    if (real < 14) throw std::runtime_error("host_bits::test_cells: fewer than 14 morphologies read");
+#endif
+    return cells;
 }
 
 }  // namespace arbolito::host_bits

@@ -6,56 +6,21 @@
 // (rhs - u x_p) / d. gpu-fine with reroot=off (a re-rooted cell is another elimination
 // and rounds differently), gpu-branch with the fold coupling (EDD solves a junction
 // system instead: another algorithm). gpu-cell's sweeps: test_gpu_cell_sweeps.cu (built
-// with the CUDA backend). The device's bits: test_gpu_fine.cu, test_gpu_solvers.cu.
-#include <algorithm>
-#include <exception>
-#include <filesystem>
+// with the CUDA backend). The device's bits: test_gpu_solver_bits.cu.
 #include <random>
-#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "solvers/branch_layout.hpp"
 #include "solvers/fine_layout.hpp"
-#include "tests/support/cell_trees.hpp"
 #include "tests/support/host_bits.hpp"
 
 using namespace arbolito;
 
-namespace {
-
-// Random trees (a branch point every 2 to 40 CVs), random parents (bushy), a star, a comb,
-// single CVs, a chain, busyring cells, and every morphology in tests/data that the reader
-// accepts (the Allen cells among them; a few are there to be refused).
-std::vector<trees::Tree> test_cells(std::mt19937& gen) {
-    std::vector<trees::Tree> cells = trees::random_batch(60, 1, 300, 2, gen);
-    for (int reach : {1, 3, 20}) cells.push_back(trees::random_parents(200, reach, gen));
-    cells.push_back(trees::star(50));
-    cells.push_back(trees::comb(30));
-    cells.push_back(trees::chain(257));
-    cells.push_back({-1});
-    for (auto& t : trees::busyring(4)) cells.push_back(t);
-    std::vector<std::string> files;
-    for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir()))
-        if (e.path().extension() == ".swc") files.push_back(e.path().string());
-    std::sort(files.begin(), files.end());
-    int real = 0;
-    for (const auto& f : files) {
-        try {
-            if (auto t = trees::real(f, 800); !t.empty()) cells.push_back(t), ++real;
-        } catch (const std::exception&) {
-        }
-    }
-    EXPECT_GE(real, 14);
-    return cells;
-}
-
-}  // namespace
-
 TEST(SolverBits, LevelOrderIsNaturalOrder) {
     std::mt19937 gen(11);
-    const auto cells = test_cells(gen);
+    const auto cells = host_bits::test_cells(gen);
     const auto natural = host_bits::serial_solution(cells, contiguous_layout(cells), 5);
     const auto level = host_bits::serial_solution(cells, level_layout(cells), 5);
     EXPECT_EQ(host_bits::differing(natural, level), 0);
@@ -63,7 +28,7 @@ TEST(SolverBits, LevelOrderIsNaturalOrder) {
 
 TEST(SolverBits, FineSweepsGiveTheSerialSolvesBits) {
     std::mt19937 gen(12);
-    const auto cells = test_cells(gen);
+    const auto cells = host_bits::test_cells(gen);
     const auto ref = host_bits::serial_solution(cells, level_layout(cells), 7);
     for (int m = 0; m < 6; ++m) {
         FineOptions o;
@@ -84,7 +49,7 @@ TEST(SolverBits, FineSweepsGiveTheSerialSolvesBits) {
 
 TEST(SolverBits, BranchFoldSweepsGiveTheSerialSolvesBits) {
     std::mt19937 gen(13);
-    const auto cells = test_cells(gen);
+    const auto cells = host_bits::test_cells(gen);
     const auto ref = host_bits::serial_solution(cells, level_layout(cells), 9);
     for (int block : {1, 32}) {
         const BranchNumbering b = branch_level_layout(cells, block, Coupling::fold);

@@ -4,7 +4,7 @@
 // into one multiply-add (--fmad=true, its default) and round once. The GPU solvers' sweeps
 // use these where the serial Hines solve (hines.hpp) multiplies and subtracts, so that
 // they give its bits (tests/unit/test_solver_bits.cpp). The host side of a .cu file is
-// compiled without -march (no FMA instructions on x86-64), so it cannot fuse either.
+// compiled with -ffp-contract=off too (CMakeLists.txt).
 #include "core/hd.hpp"
 
 namespace arbolito {

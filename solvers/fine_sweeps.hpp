@@ -67,9 +67,9 @@ ARB_HD double inverse_power_of_two(double x) {
 // a tail's extra loads are harmless). A GPU issues each warp's instructions in order, so
 // the code is written in the order it should run: the continuant's chain, then every
 // row's approximate reciprocal, then their Newton steps (each waits on nothing by then),
-// then the pivots' chain, each row's d' and rhs' stored as its step starts (computed by the
-// step before: a store waits for its value, and stalls what comes after it). p: row i's
-// on entry, row i-N's on return.
+// then the pivots' chain, each row's d' and rhs' stored as its step starts (the step before
+// computed them: a store waits for its value, and stalls what comes after it, so none is
+// stored as soon as computed). p: row i's on entry, row i-N's on return.
 template <int N, int M>
 ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R, Pivots& p,
                            int (&xs)[M]) {
@@ -141,9 +141,10 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
 
 // x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x:
 // (rhs' - u x_p) / d' with the quotient's reciprocal taken before the chain reaches the
-// row (it waits on the loads only); each x stored a row late (a store waits for its value). The indices come in xs (rows i ... i+N-1, loaded a chunk
-// before, as in eliminate_rows), and xs leaves holding the next chunk's, rows i+N ...
-// i+N+A-1 (clamped at the last row).
+// row (it waits on the loads only); each x stored a row late (a store waits for its
+// value). The indices come in xs (rows i ... i+N-1, loaded a chunk before, as in
+// eliminate_rows), and xs leaves holding the next chunk's, rows i+N ... i+N+A-1 (clamped
+// at the last row).
 template <int N, int A>
 ARB_HD void substitute_rows(int i, int base, const int* pos, int k, int last, const double* D, const double* U,
                             double* R, double& xp, int (&xs)[A]) {

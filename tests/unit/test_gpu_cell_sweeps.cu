@@ -124,7 +124,9 @@ TEST(GpuCellSweeps, OnTheHostTheSerialSolvesBits) {
                     case 2: case 7: gpu::sweeps::cell_pipelined<2>(k, c.slot.data(), br, b, d, u, rhs, f_at, fs); break;
                     case 3: case 8: gpu::sweeps::cell_pipelined<4>(k, c.slot.data(), br, b, d, u, rhs, f_at, fs); break;
                     case 4: case 9: gpu::sweeps::cell_pipelined<8>(k, c.slot.data(), br, b, d, u, rhs, f_at, fs); break;
-                    case 5: case 10: gpu::sweeps::cell_pipelined<16>(k, c.slot.data(), br, b, d, u, rhs, f_at, fs); break;
+                    case 5: case 10:
+                        gpu::sweeps::cell_pipelined<16>(k, c.slot.data(), br, b, d, u, rhs, f_at, fs);
+                        break;
                     case 11: gpu::sweeps::cell_rowparent<2>(k, c.slot.data(), c.dist.data(), d, u, rhs); break;
                     case 12: gpu::sweeps::cell_rowparent<4>(k, c.slot.data(), c.dist.data(), d, u, rhs); break;
                     case 13: gpu::sweeps::cell_rowparent<8>(k, c.slot.data(), c.dist.data(), d, u, rhs); break;

@@ -79,7 +79,9 @@ TEST(GpuSolverBits, CellEveryKernelAndLayout) {
     o.block_shared = true;
     for (CellKernel k : {CellKernel::rowparent4, CellKernel::rowparent8}) {
         const GpuCellPlan plan = make_gpu_cell_plan(g.layout, g.slots, k, o);
-        const auto x = on_device(g.layout, [&](double* d, double* u, double* r) { gpu_cell_solve(plan, d, u, r, nullptr); });
+        const auto x = on_device(g.layout, [&](double* d, double* u, double* r) {
+            gpu_cell_solve(plan, d, u, r, nullptr);
+        });
         EXPECT_EQ(host_bits::differing(ref.x, x), 0) << "block-shared:32 / " << to_string(k);
     }
 }
@@ -97,7 +99,9 @@ TEST(GpuSolverBits, FineEveryPassWithoutReroot) {
         const FineNumbering f = fine_layout(ref.cells, o);
         for (int ahead : {4, 8}) {
             const GpuFinePlan plan = make_gpu_fine_plan(f.schedule, ahead);
-            const auto x = on_device(f.layout, [&](double* d, double* u, double* r) { gpu_fine_solve(plan, d, u, r, nullptr); });
+            const auto x = on_device(f.layout, [&](double* d, double* u, double* r) {
+                gpu_fine_solve(plan, d, u, r, nullptr);
+            });
             EXPECT_EQ(host_bits::differing(ref.x, x), 0)
                 << "of " << host_bits::count(ref.x) << " values; passes " << m << ", rows ahead " << ahead;
         }

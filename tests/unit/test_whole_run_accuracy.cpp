@@ -153,7 +153,9 @@ TEST(WholeRunAccuracy, FineAndFoldSweepsGiveTheCpusRun) {
     Model ring = read_model(test_models::source_path("examples/ring.json"));
     ring.run.tfinal = 60;
     const std::vector<std::pair<std::string, Model>> cases = {
-        {"ring", ring}, {"busyring 64", test_models::busyring(64, 20, 30)}, {"mixed sizes", test_models::mixed_model(true)}};
+        {"ring", ring},
+        {"busyring 64", test_models::busyring(64, 20, 30)},
+        {"mixed sizes", test_models::mixed_model(true)}};
     for (const auto& [name, m] : cases) {
         const Result cpu = run(m, "cpu:lanes=1");
         for (const auto& [way, make] : {std::pair<std::string, SolveMaker>{"fine", fine_solve()},

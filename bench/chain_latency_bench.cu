@@ -52,7 +52,7 @@ __device__ double sweep(bool back, int rows, int lane, const int* pos, const int
         fine_sweeps::backward<8>(0, lane, 0, pos, rows, no_child, no_child, D, U, R, fold, fold + 1);
         return fold[0];
     }
-    fine_sweeps::forward<8>(lane, 0, pos, rows, -1, D, R);
+    fine_sweeps::forward<8>(lane, 0, pos, rows, -1, D, U, R);
     return R[(rows - 1) * 32 + lane];
 }
 

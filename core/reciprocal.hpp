@@ -82,4 +82,18 @@ ARB_HD float reciprocal(float x) {
 #endif
 }
 
+// divide_by and divide in float: the reciprocal above (one Newton step) and one correction
+// step. On the host: a / b.
+ARB_HD float reciprocal_once(float x) { return reciprocal(x); }
+ARB_HD float divide_by(float a, float b, float r) {
+#ifdef __CUDA_ARCH__
+    const float q = a * r;
+    return fmaf(fmaf(-q, b, a), r, q);
+#else
+    (void)r;
+    return a / b;
+#endif
+}
+ARB_HD float divide(float a, float b) { return divide_by(a, b, reciprocal_once(b)); }
+
 }  // namespace arbolito::gpu

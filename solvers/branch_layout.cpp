@@ -1,6 +1,7 @@
 #include "solvers/branch_layout.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -305,21 +306,26 @@ BranchSchedule branch_schedule(const Layout& l, const BranchSlots& sl) {
     s.level_first.assign(n_levels + 1, ns);
     for (int i = ns - 1; i >= 0; --i) s.level_first[level[i]] = i;
     // Coupling lists: per level, the parent CVs in ascending order, each with its child
-    // slots in slot order.
+    // slots in the order the serial Hines solve (hines.hpp) subtracts their terms: by their
+    // first CV's natural number, descending (its elimination runs from the last CV to the
+    // first), so that the fold gives its bits.
+    std::vector<int> natural(l.n_cv, -1);  // layout index -> natural CV of its cell
+    for (const auto& cell : l.index)
+        for (std::size_t i = 0; i < cell.size(); ++i) natural[cell[i]] = static_cast<int>(i);
     s.couple_level.push_back(0);
     s.couple_level.push_back(0);  // level 0 couples into nothing
     s.couple_first.push_back(0);
     for (int lv = 1; lv < n_levels; ++lv) {
-        std::vector<std::pair<int, int>> pairs;  // (parent CV, slot)
+        std::vector<std::array<int, 3>> pairs;  // (parent CV, -natural CV of the slot's first, slot)
         for (int i = s.level_first[lv]; i < s.level_first[lv + 1]; ++i)
-            if (s.parent[i] >= 0) pairs.push_back({s.parent[i], i});
+            if (s.parent[i] >= 0) pairs.push_back({s.parent[i], -natural[sl.first[i]], i});
         std::sort(pairs.begin(), pairs.end());
         for (std::size_t k = 0; k < pairs.size(); ++k) {
-            if (k == 0 || pairs[k].first != pairs[k - 1].first) {
+            if (k == 0 || pairs[k][0] != pairs[k - 1][0]) {
                 if (k > 0) s.couple_first.push_back(static_cast<int>(s.couple_slot.size()));
-                s.couple_cv.push_back(pairs[k].first);
+                s.couple_cv.push_back(pairs[k][0]);
             }
-            s.couple_slot.push_back(pairs[k].second);
+            s.couple_slot.push_back(pairs[k][2]);
         }
         if (!pairs.empty()) s.couple_first.push_back(static_cast<int>(s.couple_slot.size()));
         s.couple_level.push_back(static_cast<int>(s.couple_cv.size()));
@@ -341,7 +347,7 @@ void branch_layout_solve(const BranchSchedule& s, double* d, const double* u, do
     }
     for (int lv = 0; lv < s.n_levels(); ++lv)
         for (int i = s.level_first[lv]; i < s.level_first[lv + 1]; ++i)
-            bs::forward(i, s.first.data(), s.stride.data(), walk, s.parent.data(), d, rhs);
+            bs::forward(i, s.first.data(), s.stride.data(), walk, s.parent.data(), d, u, rhs);
 }
 
 EddSchedule edd_schedule(const Layout& l, const BranchSlots& sl, const Junctions& j) {

@@ -6,13 +6,18 @@
 // fixed order (no atomics). walk[s]: the positions slot s computes, its padded length or
 // its own (Padding): padding rows (d = 1, u = 0, rhs = 0) end as x = 0 either way.
 //
-// As in gpu-fine (fine_sweeps.hpp): the backward step leaves f = u / d' in d and
-// g = rhs' / d' in rhs, so that the forward step reads two arrays and does one
-// multiply-add per row; rows go in chunks of Ahead whose loads are all issued before
-// their arithmetic (a branch's rows change only by its own thread here), so a thread
-// waits one memory latency per chunk, not one per row.
+// As in gpu-fine (fine_sweeps.hpp), the arithmetic is the serial Hines solve's (hines.hpp),
+// so that the fold coupling gives its bits (tests/unit/test_solver_bits.cpp): f = u / d'
+// correctly rounded, the next row's d and rhs less f u and f rhs' (product rounded, then
+// the difference), each parent CV's folds subtracted one by one in the serial solve's
+// order (branch_schedule's coupling lists), x = (rhs' - u x_p) / d'. The backward step
+// leaves the pivots d' in d and rhs' in rhs for the forward step; rows go in chunks of
+// Ahead whose loads are all issued before their arithmetic (a branch's rows change only
+// by its own thread here), so a thread waits one memory latency per chunk, not one per
+// row.
 #include "core/hd.hpp"
 #include "core/reciprocal.hpp"
+#include "core/uncontracted.hpp"
 
 namespace arbolito::branch_sweeps {
 
@@ -64,45 +69,50 @@ ARB_HD void backward(int s, const int* first, const int* stride, const int* walk
         ARB_UNROLL
         for (int j = 0; j < Ahead; ++j) {
             const int row = k - j, x = x0 + row * st;
-            const double inv = gpu::reciprocal_once(dk), f = gpu::divide_by(uu[j], dk, inv);
-            d[x] = f;
-            rhs[x] = gpu::divide_by(rk, dk, inv);
+            const double f = gpu::divide(uu[j], dk);
+            d[x] = dk;
+            rhs[x] = rk;
             if (row == 0) {
-                if (parent[s] >= 0) fold_d[s] = f * uu[j], fold_r[s] = f * rk;
+                if (parent[s] >= 0) fold_d[s] = product(f, uu[j]), fold_r[s] = product(f, rk);
                 return;
             }
-            dk = dp[j] - f * uu[j];
-            rk = rp[j] - f * rk;
+            dk = minus_product(dp[j], f, uu[j]);
+            rk = minus_product(rp[j], f, rk);
         }
         k -= Ahead;
     }
 }
 
-// Parent CV j of a level's coupling list takes the folds of its child slots, in order.
+// Parent CV j of a level's coupling list takes the folds of its child slots, one by one in
+// order (as the serial solve subtracts its children's terms).
 ARB_HD void couple(int j, const int* couple_cv, const int* couple_first, const int* couple_slot, const double* fold_d,
                    const double* fold_r, double* d, double* rhs) {
-    double sd = 0.0, sr = 0.0;
+    double sd = d[couple_cv[j]], sr = rhs[couple_cv[j]];
     for (int k = couple_first[j]; k < couple_first[j + 1]; ++k) {
-        sd += fold_d[couple_slot[k]];
-        sr += fold_r[couple_slot[k]];
+        sd -= fold_d[couple_slot[k]];
+        sr -= fold_r[couple_slot[k]];
     }
-    d[couple_cv[j]] -= sd;
-    rhs[couple_cv[j]] -= sr;
+    d[couple_cv[j]] = sd;
+    rhs[couple_cv[j]] = sr;
 }
 
-// x along slot s from position 0 (its parent's x final: an earlier level) outwards.
+// x along slot s from position 0 (its parent's x final: an earlier level) outwards:
+// (rhs' - u x_p) / d', the quotient's reciprocal taken off the chain (it waits on the
+// chunk's loads only).
 template <int Ahead = ahead>
 ARB_HD void forward(int s, const int* first, const int* stride, const int* walk, const int* parent, const double* d,
-                    double* rhs) {
+                    const double* u, double* rhs) {
     const int x0 = first[s], st = stride[s], n = walk[s];
     double xp = parent[s] >= 0 ? rhs[parent[s]] : 0.0;
     for (int i = 0; i < n; i += Ahead) {
-        double f[Ahead], g[Ahead];
-        load_down<Ahead>(x0, st, i, n, d, rhs, nullptr, f, g, nullptr);
+        double dd[Ahead], g[Ahead], uu[Ahead] = {}, r[Ahead];
+        load_down<Ahead>(x0, st, i, n, d, rhs, u, dd, g, uu);
+        ARB_UNROLL
+        for (int j = 0; j < Ahead; ++j) r[j] = gpu::reciprocal_once(i + j < n ? dd[j] : 1.0);
         ARB_UNROLL
         for (int j = 0; j < Ahead; ++j) {
             if (i + j >= n) return;
-            xp = g[j] - f[j] * xp;
+            xp = gpu::divide_by(minus_product(g[j], uu[j], xp), dd[j], r[j]);
             rhs[x0 + (i + j) * st] = xp;
         }
     }

@@ -359,15 +359,18 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         blk.n_branches = static_cast<int>(last_cv.size());
         blk.threads = std::min(o.max_threads, std::max(32, (widest + 31) / 32 * 32));
 
-        // Children of each block-local branch, in block-local order (a fixed order).
-        std::vector<std::vector<int>> children(blk.n_branches);
+        // Children of each block-local branch in the order the serial Hines solve (hines.hpp)
+        // subtracts their terms from the parent CV: by their first CV's natural number,
+        // descending (its elimination runs from the last CV to the first), so that the
+        // solve gives its bits.
+        std::vector<std::vector<std::pair<int, int>>> children(blk.n_branches);  // (natural CV, branch)
         for (int c = c0; c < c1; ++c)
             for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b)
                 if (const int pb = cells[c].parent[b]; pb >= 0)
-                    children[local_id[c - c0][pb]].push_back(local_id[c - c0][b]);
+                    children[local_id[c - c0][pb]].push_back({cells[c].cv[cells[c].offset[b]], local_id[c - c0][b]});
         for (auto& ch : children) {
-            std::sort(ch.begin(), ch.end());
-            P.child.insert(P.child.end(), ch.begin(), ch.end());
+            std::sort(ch.begin(), ch.end(), [](auto x, auto y) { return x.first > y.first; });
+            for (const auto& e : ch) P.child.push_back(e.second);
             P.child_count.push_back(static_cast<int>(ch.size()));
         }
         blk.n_child = static_cast<int>(P.child.size());
@@ -489,7 +492,7 @@ void solve_blocks(const FineSchedule& s, double* d, const double* u, double* rhs
             const auto& lev = s.levels[blk.level0 + L];
             for (int k = 0; k < lev.n; ++k)
                 fine_sweeps::forward<Ahead>(k, lev.base, s.pos_base.data() + lev.pos0, len[lev.branch0 + k],
-                                            s.parent_cv[blk.branch0 + lev.branch0 + k], D, R);
+                                            s.parent_cv[blk.branch0 + lev.branch0 + k], D, U, R);
         }
     }
 }

@@ -4,11 +4,14 @@
 // at the block's first CV (in shared memory or device memory), FD, FR at its folds, pos
 // at the level's position offsets.
 //
-// The backward step leaves, per row, f = u / d' in D and g = rhs' / d' in R (d', rhs':
-// after elimination), so that the forward step is one multiply-add per row; the fold of
-// the branch's first CV into its parent CV (what the parent's d and rhs lose) goes to the
-// branch's own slot in FD, FR, and the parent's thread subtracts its children's folds in
-// a fixed order: no atomics, the same sums every run.
+// The arithmetic is the serial Hines solve's (hines.hpp), so that the solve gives its bits
+// (tests/unit/test_solver_bits.cpp): per row f = u / d' correctly rounded, d and rhs of
+// the next row less f u and f rhs' (each product rounded, then the difference: never
+// fused), and x = (rhs' - u x_p) / d'. The backward step leaves, per row, the pivot d' in
+// D and rhs' in R (after elimination) for the forward step; the fold of the branch's first
+// CV into its parent CV (what the parent's d and rhs lose) goes to the branch's own slot
+// in FD, FR, and the parent's thread subtracts its children's folds one by one in the
+// serial solve's order (fine_layout's child lists): no atomics, the same bits every run.
 //
 // Rows go in chunks of Ahead: a chunk's indices and values are all loaded before its
 // arithmetic starts, so a thread waits one load latency per chunk, not one per row (the
@@ -21,20 +24,22 @@
 
 #include "core/hd.hpp"
 #include "core/reciprocal.hpp"
+#include "core/uncontracted.hpp"
 
 namespace arbolito::fine_sweeps {
 
-// A row's pivot d' = d - u^2 / d'_before hangs on the row before's reciprocal: ~70 cycles
+// A row's pivot d' = d - (u / d'_before) u hangs on the row before's quotient: ~70 cycles
 // a row on an H100, 54 of them the reciprocal (bench/RESULTS.md, the chain bench). So each
 // row's 1 / d' is predicted ahead, off that chain, by the continuant of the branch's rows,
 // a three-term recurrence with no division in it:
 //     pb <- d pb - u^2 pa,    pa <- pb        (d' = pb / pa at every row),
-// and the chain only corrects the prediction r by one Newton step: e = 1 - d' r,
-// f = u r (1 + e), 1 / d' = r (1 + e), then d' of the next row = d - f u as before: three
-// multiply-adds a row. The prediction is good to ~1e-13 (the continuant is the dominant
-// solution of a diagonally dominant matrix's recurrence), so one step leaves f and 1 / d'
-// within rounding of u / d' and 1 / d' from the very pivots the chain computes: the
-// arithmetic is the pivot form's, the continuant only says where to look. pa, pb grow as
+// and the chain only takes the quotient's correction step with the prediction r
+// (gpu::divide_by: q = u r off the chain, then f = q + (u - q d') r, two multiply-adds),
+// then d' of the next row = d - f u (a product and a difference): four operations a row.
+// The prediction is good to ~1e-13 (the continuant is the dominant solution of a
+// diagonally dominant matrix's recurrence), so the correction leaves f the correctly
+// rounded u / d' (but in rare ties) from the very pivots the chain computes: the
+// arithmetic is the serial solve's, the continuant only says where to look. pa, pb grow as
 // the product of the pivots; every chunk scales them by a power of two near 1 / pa,
 // which is exact, so where the chunks fall changes no bit (either Ahead gives the same
 // results). Pivots between about 1e-30 and 1e30 never overflow a chunk: far outside any
@@ -62,9 +67,9 @@ ARB_HD double inverse_power_of_two(double x) {
 // a tail's extra loads are harmless). A GPU issues each warp's instructions in order, so
 // the code is written in the order it should run: the continuant's chain, then every
 // row's approximate reciprocal, then their Newton steps (each waits on nothing by then),
-// then the pivots' chain, each row's results stored a row late (a store waits for its
-// value, and stalls what comes after it). p: row i's on entry, row i-N's on return. Per
-// row, f = u / d' into D and g = rhs' / d' into R.
+// then the pivots' chain, each row's d' and rhs' stored as its step starts (the step before
+// computed them: a store waits for its value, and stalls what comes after it, so none is
+// stored as soon as computed). p: row i's on entry, row i-N's on return.
 template <int N, int M>
 ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, const double* U, double* R, Pivots& p,
                            int (&xs)[M]) {
@@ -89,20 +94,14 @@ ARB_HD void eliminate_rows(int i, int base, const int* pos, int k, double* D, co
     for (int j = 0; j < N; ++j) r[j] = gpu::reciprocal_approx(pb[j]);
     ARB_UNROLL
     for (int j = 0; j < N; ++j) r[j] = (j ? pb[j - 1] : p.pa) * gpu::newton_step(r[j], pb[j]);
-    double dx = p.d, rx = p.r, f_late = 0, g_late = 0;
+    double dx = p.d, rx = p.r;
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
-        const double e = std::fma(-dx, r[j], 1.0), ur = u[j] * r[j];
-        const double f = std::fma(ur, e, ur);
-        dx = dp[j] - f * u[j];  // the chain: e, f, d'
-        const double g = rx * std::fma(r[j], e, r[j]);
-        rx = rp[j] - f * rx;
-        if (j) D[x[j - 1]] = f_late, R[x[j - 1]] = g_late;
-        f_late = f;
-        g_late = g;
+        D[x[j]] = dx, R[x[j]] = rx;
+        const double f = gpu::divide_by(u[j], dx, r[j]);
+        dx = minus_product(dp[j], f, u[j]);  // the chain: f's correction, f u, d'
+        rx = minus_product(rp[j], f, rx);
     }
-    D[x[N - 1]] = f_late;
-    R[x[N - 1]] = g_late;
     const double s = inverse_power_of_two(pb[N - 1]);
     p = {dx, rx, pb[N - 1] * s, pb[N] * s};
 }
@@ -133,37 +132,41 @@ ARB_HD void backward(int b, int k, int base, const int* pos, int len, const int*
         if (i >= 4) eliminate_rows<4>(i, base, pos, k, D, U, R, p, xs), i -= 4;
     if (i >= 2) eliminate_rows<2>(i, base, pos, k, D, U, R, p, xs), i -= 2;
     if (i >= 1) eliminate_rows<1>(i, base, pos, k, D, U, R, p, xs);
-    const double inv = gpu::reciprocal(p.d), f = u0 * inv;  // row 0 (a root's u is 0: its fold is 0)
-    D[x0] = f;
-    R[x0] = p.r * inv;
-    FD[b] = f * u0;
-    FR[b] = f * p.r;
+    const double f = gpu::divide(u0, p.d);  // row 0 (a root's u is 0: its fold is 0)
+    D[x0] = p.d;
+    R[x0] = p.r;
+    FD[b] = product(f, u0);
+    FR[b] = product(f, p.r);
 }
 
-// x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x; each x
-// stored a row late as in eliminate_rows (here no faster nor slower: the chain bench's
-// 26-29 cycles a row either way, bench/chain_latency_bench.cu). The indices come in xs
-// (rows i ... i+N-1, loaded a chunk before, as in eliminate_rows), and xs leaves holding
-// the next chunk's, rows i+N ... i+N+A-1 (clamped at the last row).
+// x at rows i ... i+N-1 of a branch (all < len), from xp, the row before's x:
+// (rhs' - u x_p) / d' with the quotient's reciprocal taken before the chain reaches the
+// row (it waits on the loads only); each x stored a row late (a store waits for its
+// value). The indices come in xs (rows i ... i+N-1, loaded a chunk before, as in
+// eliminate_rows), and xs leaves holding the next chunk's, rows i+N ... i+N+A-1 (clamped
+// at the last row).
 template <int N, int A>
-ARB_HD void substitute_rows(int i, int base, const int* pos, int k, int last, const double* D, double* R, double& xp,
-                            int (&xs)[A]) {
+ARB_HD void substitute_rows(int i, int base, const int* pos, int k, int last, const double* D, const double* U,
+                            double* R, double& xp, int (&xs)[A]) {
     static_assert(N <= A, "a chunk's indices come from the chunk before");
     int x[N];
-    double f[N], g[N];
+    double d[N], u[N], g[N], r[N];
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
         x[j] = xs[j];
-        f[j] = D[x[j]];
+        d[j] = D[x[j]];
+        u[j] = U[x[j]];
         g[j] = R[x[j]];
     }
     ARB_UNROLL
     for (int j = 0; j < A; ++j) xs[j] = base + pos[i + N + j < last ? i + N + j : last] + k;
+    ARB_UNROLL
+    for (int j = 0; j < N; ++j) r[j] = gpu::reciprocal_once(d[j]);
     double late = 0;
     ARB_UNROLL
     for (int j = 0; j < N; ++j) {
         if (j) R[x[j - 1]] = late;
-        xp = g[j] - f[j] * xp;
+        xp = gpu::divide_by(minus_product(g[j], u[j], xp), d[j], r[j]);
         late = xp;
     }
     R[x[N - 1]] = late;
@@ -172,17 +175,18 @@ ARB_HD void substitute_rows(int i, int base, const int* pos, int k, int last, co
 // x along the branch from position 0 (its parent CV's x final: an earlier level), in
 // chunks as backward's.
 template <int Ahead>
-ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, double* R) {
+ARB_HD void forward(int k, int base, const int* pos, int len, int parent_cv, const double* D, const double* U,
+                    double* R) {
     double xp = parent_cv >= 0 ? R[parent_cv] : 0.0;
     const int last = len - 1;
     int i = 0, xs[Ahead];  // the first chunk's indices
     ARB_UNROLL
     for (int j = 0; j < Ahead; ++j) xs[j] = base + pos[j < last ? j : last] + k;
-    for (; i + Ahead <= len; i += Ahead) substitute_rows<Ahead>(i, base, pos, k, last, D, R, xp, xs);
+    for (; i + Ahead <= len; i += Ahead) substitute_rows<Ahead>(i, base, pos, k, last, D, U, R, xp, xs);
     if constexpr (Ahead == 8)
-        if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, last, D, R, xp, xs), i += 4;
-    if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, last, D, R, xp, xs), i += 2;
-    if (i < len) substitute_rows<1>(i, base, pos, k, last, D, R, xp, xs);
+        if (i + 4 <= len) substitute_rows<4>(i, base, pos, k, last, D, U, R, xp, xs), i += 4;
+    if (i + 2 <= len) substitute_rows<2>(i, base, pos, k, last, D, U, R, xp, xs), i += 2;
+    if (i < len) substitute_rows<1>(i, base, pos, k, last, D, U, R, xp, xs);
 }
 
 }  // namespace arbolito::fine_sweeps

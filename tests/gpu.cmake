@@ -6,6 +6,7 @@
 if(ARBOLITO_HAVE_CUDA)
   add_executable(gpu_tests ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_solvers.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_cell_sweeps.cu
+  ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_solver_bits.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_cell_group.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_allen.cu
   ${PROJECT_SOURCE_DIR}/tests/unit/test_gpu_groups.cu

@@ -78,7 +78,8 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
     for (int L = 0; L < s.n_levels; ++L) {
         const FineSchedule::Level l = s.lev[L];
         for (int k = t; k < l.n; k += nt)
-            fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, R);
+            fine_sweeps::forward<Ahead>(k, l.base, s.pos + l.pos0, s.len[l.branch0 + k], s.pcv[l.branch0 + k], D, U,
+                                        R);
         __syncthreads();
         after_level(1, L, l.positions);
     }

@@ -6,6 +6,7 @@
 
 #include "solvers/gpu/loads.hpp"
 #include "core/reciprocal.hpp"
+#include "core/uncontracted.hpp"
 
 namespace arbolito::gpu::sweeps {
 
@@ -19,19 +20,27 @@ __host__ __device__ __forceinline__ void red_add(V* p, V v) {
 #endif
 }
 
-// Eliminates one row of the backward sweep: stores f = u/d' and rhs'/d' for the forward
-// sweep and returns what the parent row loses, f u from its d and f rhs' from its rhs.
+// Eliminates one row of the backward sweep in hines_solve's arithmetic: f = u/d' (divide:
+// the correctly rounded quotient), d' and rhs' kept for the forward sweep (d_out, r_out),
+// and returns what the parent row loses, f u from its d and f rhs' from its rhs, each
+// product rounded on its own (the parent subtracts it: two roundings, as on the host).
 template <class V>
 struct RowLoss {
     V d, r;
 };
 template <class V>
-__host__ __device__ __forceinline__ RowLoss<V> eliminate(V d, V u, V r, V* f_out, V* r_out) {
-    const V inv = reciprocal(d);
-    const V f = u * inv;
-    *f_out = f;
-    *r_out = r * inv;
-    return {f * u, f * r};
+__host__ __device__ __forceinline__ RowLoss<V> eliminate(V d, V u, V r, V* d_out, V* r_out) {
+    const V f = divide(u, d);
+    *d_out = d;
+    *r_out = r;
+    return {product(f, u), product(f, r)};
+}
+
+// Row x of the forward sweep from its parent's x_p, as hines_solve: (rhs' - u x_p) / d'.
+// The quotient's reciprocal waits on nothing of the chain (d' is loaded ahead).
+template <class V>
+__host__ __device__ __forceinline__ V substitute(V d, V u, V r, V xp) {
+    return divide(minus_product(r, u, xp), d);
 }
 
 // The serial Hines elimination (hines.hpp) per slot, padding rows included (their d = 1,
@@ -47,13 +56,13 @@ __host__ __device__ inline void cell_plain(int s, const int4* __restrict__ slot,
         const int p = ld_ro(parent + x);
         const double ux = ld_ro(u + x);
         const double f = ux / d[x];
-        d[p] -= f * ux;
-        rhs[p] -= f * rhs[x];
+        d[p] = minus_product(d[p], f, ux);
+        rhs[p] = minus_product(rhs[p], f, rhs[x]);
     }
     rhs[first] /= d[first];
     for (int i = 1; i < np; ++i) {
         const int x = first + i * stride;
-        rhs[x] = (rhs[x] - ld_ro(u + x) * rhs[ld_ro(parent + x)]) / d[x];
+        rhs[x] = minus_product(rhs[x], ld_ro(u + x), rhs[ld_ro(parent + x)]) / d[x];
     }
 }
 
@@ -76,13 +85,13 @@ __host__ __device__ inline void cell_plain(int s, const int4* __restrict__ slot,
 // waits for the load: one memory latency per row, whatever K (measured: about 650 ns
 // per row with few warps per SM).
 //
-// The backward sweep leaves f_i = u_i/d'_i in d and rhs'_i/d'_i in rhs, so the forward
-// sweep is x_i = rhs_i - f_i x_p: two loads per row, no u, no division. Its rows are
-// prefetched K ahead too (nothing writes them before their own step), the chain parent
-// is the previous x in a register, and a branch point's parent x is loaded as soon as it
-// is written, long before it is needed.
+// The backward sweep leaves each row's pivot d'_i in d and rhs'_i in rhs, so the forward
+// sweep is hines_solve's x_i = (rhs'_i - u_i x_p) / d'_i (substitute): three loads per
+// row. Its rows are prefetched K ahead too (nothing writes them before their own step),
+// the chain parent is the previous x in a register, and a branch point's parent x is
+// loaded as soon as it is written, long before it is needed.
 //
-// f of row i goes to f_at[i * f_stride]: in place of d (f_at = d + first, f_stride =
+// d' of row i goes to f_at[i * f_stride]: in place of d (f_at = d + first, f_stride =
 // stride), or in the resident kernel's scratch (Stream: d and u loaded evict-first).
 template <int K, bool Stream = false>
 __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ slot,
@@ -152,15 +161,17 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
 
     // Forward sweep over the lane's own rows 1 .. n-1 (all lanes start at row 1 together);
     // row 1 + t in slot t % K.
-    double ff[K], fr[K];
+    double ff[K], fr[K], fu[K];
 #pragma unroll
     for (int k = 0; k < K; ++k) {
         const int j = 1 + k;
-        ff[k] = 0.0;
+        ff[k] = 1.0;
         fr[k] = 0.0;
+        fu[k] = 0.0;
         if (j < n) {
             ff[k] = f_at[j * f_stride];
             fr[k] = rhs[first + j * stride];
+            fu[k] = ld_input<Stream>(u + first + j * stride);
         }
     }
     e = br.x;
@@ -176,11 +187,12 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
         for (int r = 0; r < K; ++r) {
             const int i = 1 + t0 + r;
             if (i >= n) break;
-            const double fi = ff[r], ri = fr[r];
+            const double di = ff[r], ri = fr[r], ui = fu[r];
             const int j = i + K;
             if (j < n) {
                 ff[r] = f_at[j * f_stride];
                 fr[r] = rhs[first + j * stride];
+                fu[r] = ld_input<Stream>(u + first + j * stride);
             }
             double xp = xprev;
             if (i == bp.x) {
@@ -189,7 +201,7 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
                 bp = e < br.y ? ld_ro(branch + e) : none;
                 have = false;
             }
-            const double xi = ri - fi * xp;
+            const double xi = substitute(di, ui, ri, xp);
             rhs[first + i * stride] = xi;
             xprev = xi;
             if (!have && bp.x >= 0 && bp.y <= i) {
@@ -213,14 +225,14 @@ __host__ __device__ inline void cell_pipelined(int s, const int4* __restrict__ s
 // in registers (updated there), a parent further back gets a fire-and-forget atomic add
 // before its row is loaded, as in cell_pipelined.
 //
-// Forward sweep, rows 1 .. n-1, row 1+t in slot t % S (f, rhs' and dist, loaded S rows
-// ahead). The parent's x of row j is (a) the previous x, (b) one of the last H = S/2 x
+// Forward sweep, rows 1 .. n-1, row 1+t in slot t % S (d', rhs', u and dist, loaded S
+// rows ahead). The parent's x of row j is (a) the previous x, (b) one of the last H = S/2 x
 // values, kept in a ring of registers, or (c) loaded from memory H rows ahead (at step
 // j - H every x before row j - H is final; the load needs row j's dist, loaded S - H
 // steps earlier).
 //
 // Pad (padding=compute, cuHinesVBatch's "computing padding"): the padding rows are walked as
-// real ones (loaded, eliminated, written: f = 0 into d, 0 into rhs), so every lane of a
+// real ones (loaded, eliminated, written: d' = 1 into d, 0 into rhs), so every lane of a
 // block does the same rows; without it (stop) a lane neither reads nor writes past its
 // own size. Same bits on the real rows (padding rows d = 1, u = 0, rhs = 0 subtract 0).
 //
@@ -284,14 +296,15 @@ __host__ __device__ inline void cell_rowparent_at(int4 sl, const unsigned short*
     V xprev = root_r / root_d;
     rhs[first] = xprev;
 
-    V ff[S], fr[S], fx[S], xr[S];
+    V ff[S], fr[S], fu[S], fx[S], xr[S];
     int fp[S];
     auto fload = [&](int k, int j) {
-        ff[k] = 0, fr[k] = 0, fp[k] = 1;
+        ff[k] = 1, fr[k] = 0, fu[k] = 0, fp[k] = 1;
         if (j < n) {
             const int x = first + j * stride;
             ff[k] = d[x];
             fr[k] = rhs[x];
+            fu[k] = ld_ro(u + x);
             fp[k] = ld_ro(dist + x);
         }
     };
@@ -312,7 +325,7 @@ __host__ __device__ inline void cell_rowparent_at(int4 sl, const unsigned short*
                 for (int q = 2; q <= H; ++q)
                     if (k == q) xp = xr[(r - q + S) % S];
             }
-            const V xi = fr[r] - ff[r] * xp;
+            const V xi = substitute(ff[r], fu[r], fr[r], xp);
             rhs[first + i * stride] = xi;
             xprev = xi;
             xr[r] = xi;

@@ -33,9 +33,10 @@ __global__ void branch_couple(int j0, int j1, const int* __restrict__ couple_cv,
 
 __global__ void branch_forward(int s0, int s1, const int* __restrict__ first, const int* __restrict__ stride,
                                const int* __restrict__ walk, const int* __restrict__ parent,
-                               const double* __restrict__ d, double* __restrict__ rhs) {
+                               const double* __restrict__ d, const double* __restrict__ u,
+                               double* __restrict__ rhs) {
     const int s = s0 + thread_index();
-    if (s < s1) branch_sweeps::forward(s, first, stride, walk, parent, d, rhs);
+    if (s < s1) branch_sweeps::forward(s, first, stride, walk, parent, d, u, rhs);
 }
 
 __global__ void edd_eliminate(int n, const int* __restrict__ first, const int* __restrict__ stride,
@@ -257,7 +258,7 @@ void enqueue_fold(const GpuBranchPlan& p, double* d, const double* u, double* rh
         const int s0 = p.level_first[l], s1 = p.level_first[l + 1], t = threads_for(p, s1 - s0);
         if (s1 <= s0) continue;
         branch_forward<<<blocks(s1 - s0, t), t, 0, stream>>>(s0, s1, p.first.data(), p.stride.data(), p.walk.data(),
-                                                             p.parent.data(), d, rhs);
+                                                             p.parent.data(), d, u, rhs);
         CUDA_CHECK_LAUNCH();
     }
 }

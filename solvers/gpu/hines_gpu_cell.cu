@@ -85,7 +85,8 @@ __global__ void __launch_bounds__(128) cell_solve_block_shared(const int4* __res
 }
 
 // Warp w of W takes the warps' worth of slots w, w + W, ... (32 slots each); its lanes
-// keep f in rows of 32 at scratch + w * 32 * max_padded, reused from one batch to the next.
+// keep the pivots d' in rows of 32 at scratch + w * 32 * max_padded, reused from one batch
+// to the next.
 template <int K>
 __global__ void cell_solve_resident(int n_slots, const int4* __restrict__ slot, const int2* __restrict__ branch_range,
                                     const int2* __restrict__ branch, double* __restrict__ d,

@@ -20,16 +20,17 @@ enum class CellKernel {
     plain,
     // Rows prefetched 1, 2 or 4 steps ahead, the unbranched-chain update kept in
     // registers, branch points (parent != previous CV) from a short per-cell list, the
-    // forward sweep reading f = u/d' and rhs'/d' left by the backward sweep (no u, no
-    // division), padding rows skipped without leaving the warp's row.
+    // forward sweep reading the pivots d' and rhs' left by the backward sweep and u (the
+    // serial solve's arithmetic, hines_cell_sweeps.hpp), padding rows skipped without
+    // leaving the warp's row.
     pipelined1,
     pipelined2,
     pipelined4,
     // The pipelined sweeps, "L2-resident": only resident_warps warps per SM run, each
-    // looping over its share of the warps' worth of cells and keeping f in one scratch of
-    // 32 x (largest padded cell) doubles that it reuses, so that f and rhs' of the cells in
-    // flight stay in L2 and device memory sees little more than d, u, rhs read and x
-    // written (32 B per CV). Deep prefetch (resident_prefetch rows) makes up for the few
+    // looping over its share of the warps' worth of cells and keeping the pivots d' in one
+    // scratch of 32 x (largest padded cell) doubles that it reuses, so that d' and rhs' of
+    // the cells in flight stay in L2 and device memory sees little more than d, u, rhs read
+    // (u twice: the forward sweep reads it again) and x written. Deep prefetch (resident_prefetch rows) makes up for the few
     // warps. For many small or medium cells; big cells overflow L2 (the scratch size says).
     resident,
     // The pipelined sweeps with each row's parent distance loaded with the row (a uint16

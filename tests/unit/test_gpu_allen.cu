@@ -95,10 +95,11 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 }  // namespace
 
 // Every GPU solver whose arithmetic is the CPU's but for the device's own (gpu-cell's
-// Hines sweeps, gpu-fine's block solve streaming and resident, gpu-branch's fold) against
-// the CPU, and the resident step against the streaming one bit for bit. Both backends call
-// the same __host__ __device__ mechanism and ion functions; what differs is the device's
-// pow (within an ulp or two of the host's; exp and log are core/exp_log.hpp's, the same
+// Hines sweeps, gpu-fine's block solve streaming and resident, re-rooted and not,
+// gpu-branch's fold) against the CPU, and the resident step against the streaming one bit
+// for bit. The solves but the re-rooted one give the CPU's bits (GpuSolverBits.*); both
+// backends call the same __host__ __device__ mechanism and ion functions; what differs is
+// the re-rooted elimination, the device's pow (within an ulp or two of the host's; exp and log are core/exp_log.hpp's, the same
 // bits on both, GpuExpLog.*) and its fused multiply-adds (the host's build contracts
 // none). Measured on the host over these four runs: arbolito built with
 // -ffp-contract=fast (FMA, as the device contracts) against the project's
@@ -123,22 +124,22 @@ TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
         const Model m = convert(allen, a);
         const Result cpu = run(m, "cpu");
         ASSERT_GE(cpu.rec.spikes_seen.size(), 1u) << "the step must make the cell spike";
-        std::vector<double> streaming_rows, streaming_v;  // gpu-fine's
-        std::vector<Spike> streaming_spikes;
-        for (const std::string solver : {"gpu-cell", "gpu-fine", "gpu-fine:step=resident", "gpu-branch"}) {
+        Result streaming[2];  // gpu-fine's, re-rooted and not
+        // gpu-fine with reroot=off: the solve of the CPU's bits (GpuSolverBits.*).
+        for (const std::string solver : {"gpu-cell", "gpu-fine", "gpu-fine:step=resident", "gpu-fine:reroot=off",
+                                         "gpu-fine:step=resident:reroot=off", "gpu-branch"}) {
             SCOPED_TRACE(solver);
             const Result gpu = run(m, solver);
             // The resident step calls the streaming step's functions (one cell: one block
             // either way, the same layout): the same bits.
-            if (solver == "gpu-fine") {
-                streaming_rows = gpu.rec.rows;
-                streaming_v = gpu.v_end;
-                streaming_spikes = gpu.rec.spikes_seen;
-            }
-            if (solver == "gpu-fine:step=resident") {
-                EXPECT_EQ(gpu.rec.rows, streaming_rows) << "resident against streaming";
-                EXPECT_EQ(gpu.v_end, streaming_v) << "resident against streaming";
-                EXPECT_EQ(gpu.rec.spikes_seen, streaming_spikes) << "resident against streaming";
+            const bool natural_root = solver.find("reroot=off") != std::string::npos;
+            if (solver.rfind("gpu-fine", 0) == 0 && solver.find("step=resident") == std::string::npos)
+                streaming[natural_root] = gpu;
+            if (solver.find("step=resident") != std::string::npos) {
+                const Result& s = streaming[natural_root];
+                EXPECT_EQ(gpu.rec.rows, s.rec.rows) << "resident against streaming";
+                EXPECT_EQ(gpu.v_end, s.v_end) << "resident against streaming";
+                EXPECT_EQ(gpu.rec.spikes_seen, s.rec.spikes_seen) << "resident against streaming";
             }
             ASSERT_EQ(gpu.rec.rows.size(), cpu.rec.rows.size());
             ASSERT_EQ(gpu.v_end.size(), cpu.v_end.size());

@@ -10,7 +10,6 @@
 #include "gpu/resident_profile.cuh"
 #include "lowered_cell/step_sequence.hpp"
 #include "mechanisms/assemble.hpp"
-#include "mechanisms/probed_current.hpp"
 #include "mechanisms/instance_currents.hpp"
 #include "mechanisms/instance_ions.hpp"
 #include "mechanisms/threshold.hpp"
@@ -60,7 +59,6 @@ struct Args {
     const ResidentProbeSource* probe_source;  // null: every column records v
     const int* nernst_range;                  // ResidentPlan::nernst_range
     bool defer_density;  // density mechanisms without ions advance at the next step's start (BlockStep::states)
-    bool reads_currents; // some column records a mechanism's current (ResidentState::probe_current)
     long b, e;
     long frame0;           // the piece's first frame: step n samples into row frame_after(n) - frame0
     StepSettings steps;    // dt, the sampling, the event rules
@@ -387,7 +385,7 @@ struct BlockStep {
     // Column k's value where it may record other than v (ResidentProbeSource).
     __device__ __forceinline__ double probe_value(const ResidentProbeSource& p, int c, int k) const {
         switch (p.kind) {
-            case ProbeVariable::mech_current: return a.st.probe_current[a.probe_col[k]];
+            case ProbeVariable::mech_current: return a.st.probe_current[a.probe_col[k]];  // set before the step
             case ProbeVariable::mech_state: {
                 const MechColumns& m = loc[p.index];
                 return m.s[static_cast<long>(p.state) * m.n + p.instance];
@@ -500,30 +498,7 @@ struct BlockStep {
                 __syncthreads();
             }
         });
-        if constexpr (Extended)
-            if (a.reads_currents && a.steps.frame_after(step) >= 0) probed_currents();
         clock.lap(prof_currents);
-    }
-
-    // The columns recording a mechanism's current, at the step's start (probed_current), for
-    // the frame at its end; each read back in sample() by the thread that wrote it.
-    __device__ __forceinline__ void probed_currents() {
-        for (int j = threadIdx.x; j < rb.probe_n; j += blockDim.x) {
-            const int k = rb.probe_begin + j;
-            const ResidentProbeSource p = a.probe_source[k];
-            if (p.kind != ProbeVariable::mech_current) continue;
-            const int c = a.probe_cv[k];
-            double value = 0.0;
-            for_mechs::run([&](auto tag) {
-                using M = typename decltype(tag)::type;
-                constexpr int m = mech_index<M>;
-                if constexpr (M::kind == MechKind::density)
-                    if (p.index == m)
-                        value = probed_current<M>(loc[m], p.instance, c, block_mech_ions<M>(a, first), globals_of<M>(a.g),
-                                                  x.V[c], t_mid, p.state);
-            });
-            a.st.probe_current[a.probe_col[k]] = value;
-        }
     }
 
     // The solution in R is the new V; the old one stays for the detectors.
@@ -852,8 +827,8 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
 
 ResidentEpoch::~ResidentEpoch() { print_resident_profile(); }
 
-void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, long e, const StepSettings& s,
-                        cudaStream_t stream) {
+void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, long e, long frame0,
+                        const StepSettings& s, cudaStream_t stream) {
     if (plan_.blocks.empty() || e <= b) return;
     Args a;
     a.st = st;
@@ -873,10 +848,9 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.probe_source = probe_source_.size() ? probe_source_.data() : nullptr;
     a.nernst_range = nernst_range_.data();
     a.defer_density = !plan_.probes_read_states;
-    a.reads_currents = plan_.probes_read_currents && st.probe_current;
     a.b = b;
     a.e = e;
-    a.frame0 = s.first_frame_from(b);
+    a.frame0 = frame0;
     a.steps = s;
     a.g = globals_;
     auto kernel = extended_ ? (wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128, true> : resident_kernel<8, 128, true>)

@@ -66,8 +66,8 @@ struct ResidentState {
     unsigned* spike_count = nullptr;
     unsigned spike_capacity = 0;
     double* frames = nullptr;  // rows of n_columns, the piece's first row at frames
-    // Per column: where it records a mechanism's current (ResidentPlan::probes_read_currents),
-    // its value, computed in the currents phase of each sampled step.
+    // Per column: where it records a mechanism's current (ProbeVariable::mech_current), its
+    // value at a sampled step, computed before the step by the streaming step's kernel.
     double* probe_current = nullptr;
     int n_columns = 0;
     unsigned* phase_trace = nullptr;  // tests: null, or a count then the phases block 0 runs, by their Phase value
@@ -98,8 +98,8 @@ public:
     int threads() const { return threads_; }
 
     // Steps [b, e) of the epoch whose events `ev` holds; step n samples (where s says it
-    // completes a frame) into row s.frame_after(n) - s.first_frame_from(b) of st.frames.
-    void run(const ResidentState& st, const BlockEvents& ev, long b, long e, const StepSettings& s,
+    // completes a frame) into row s.frame_after(n) - frame0 of st.frames.
+    void run(const ResidentState& st, const BlockEvents& ev, long b, long e, long frame0, const StepSettings& s,
              cudaStream_t stream);
 
 private:

@@ -81,7 +81,6 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
             if (src.kind == ProbeVariable::mech_state || src.kind == ProbeVariable::mech_current)
                 r.instance -= p.blocks[b].inst_begin[src.index];
             if (src.kind == ProbeVariable::mech_state) p.probes_read_states = true;
-            if (src.kind == ProbeVariable::mech_current) p.probes_read_currents = true;
             p.probe_source.push_back(r);
         }
     }

@@ -50,7 +50,6 @@ struct ResidentPlan {
     std::vector<int> probe_col, probe_cv;      // per block: probe columns and their block-local CVs
     std::vector<ResidentProbeSource> probe_source;  // beside probe_col; empty where every column records v
     bool probes_read_states = false;           // some column records a mechanism's state
-    bool probes_read_currents = false;         // some column records a mechanism's current
     // Species q's CVs where e follows Nernst (IonSpecies::nernst_cv) in block b: entries
     // [nernst_range[2·(b·n_species + q)], nernst_range[2·(b·n_species + q) + 1]) of its list.
     std::vector<int> nernst_range;

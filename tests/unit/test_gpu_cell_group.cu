@@ -824,8 +824,9 @@ TEST(GpuIons, ResidentSameBitsAsStreaming) {
 // Probes of mechanisms' currents (tests/data/ions/current_probes.json: hh's, the ion
 // currents of test_ina and test_ica, pas's on a dendrite, every step): every GPU solver
 // within 1e-9 of the CPU, as StreamingMatchesCpu (the same function computes them from
-// the same states and voltages); the resident step, which computes them in its currents
-// phase, the streaming step's bits, staged and in device memory.
+// the same states and voltages); the resident step, whose kernel ends before each sampled
+// step for the streaming step's kernel to compute them, the streaming step's bits, staged
+// and in device memory.
 TEST(GpuIons, CurrentProbesMatchCpu) {
     SKIP_WITHOUT_GPU();
     if (!find_mechanism("test_cad")) GTEST_SKIP() << "built without ARBOLITO_TEST_MECHANISMS";

@@ -10,11 +10,13 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "solvers/hines.hpp"
 #include "solvers/layout.hpp"
 #include "tests/support/cell_trees.hpp"
+#include "tests/support/layout_systems.hpp"
 
 namespace arbolito::host_bits {
 
@@ -23,35 +25,12 @@ struct Systems {
 };
 
 // Diagonally dominant systems (the cable equation's form), drawn from `seed` cell by cell
-// in natural order: the same values whatever the layout. Each edge's u goes to its child
-// end in the layout (the CV, or its natural parent where the layout re-rooted the cell).
+// in natural order (layout_systems.hpp's random_systems): the same values whatever the
+// layout.
 inline Systems systems(const std::vector<std::vector<int>>& cells, const Layout& l, unsigned seed) {
     std::mt19937 gen(seed);
-    std::uniform_real_distribution<double> g(0.1, 2.0), r(-1.0, 1.0);
-    Systems s;
-    s.d.assign(l.n_cv, 1.0), s.u.assign(l.n_cv, 0.0), s.rhs.assign(l.n_cv, 0.0);
-    for (std::size_t k = 0; k < cells.size(); ++k) {
-        const auto& p = cells[k];
-        const int n = static_cast<int>(p.size());
-        std::vector<double> cd(n), cu(n, 0.0), cr(n);
-        for (int i = 0; i < n; ++i) cd[i] = g(gen), cr[i] = r(gen);
-        for (int i = 1; i < n; ++i) {
-            const double gi = g(gen);
-            cu[i] = -gi;
-            cd[i] += gi;
-            cd[p[i]] += gi;
-        }
-        for (int i = 0; i < n; ++i) {
-            const int x = l.index[k][i];
-            s.d[x] = cd[i], s.rhs[x] = cr[i];
-            if (i == 0) continue;
-            const int px = l.index[k][p[i]];
-            if (l.parent[x] == px) s.u[x] = cu[i];
-            else if (l.parent[px] == x) s.u[px] = cu[i];
-            else throw std::logic_error("host_bits::systems: a tree edge the layout does not keep");
-        }
-    }
-    return s;
+    test_systems::LayoutSystems r = test_systems::random_systems(cells, l, gen);
+    return {std::move(r.d), std::move(r.u), std::move(r.rhs)};
 }
 
 // x (layout numbering) cell by cell, each cell's CVs in natural order.

@@ -84,10 +84,7 @@ std::string describe_mechanisms() {
         if (m.kind == MechKind::density) {
             std::string probes;
             for (const Quantity& q : m.states) probes += std::string(", ") + q.name;
-            probes += ", i";
-            if (!m.nonspecific_current.empty()) probes += " (" + m.nonspecific_current + ")";
-            for (const IonUse& u : m.ions)
-                if (u.flags & ion_write_i) probes += std::string(", i") + u.name;
+            for (const MechCurrent& c : mechanism_currents(m)) probes += ", " + c.name;
             out += "; probes: " + probes.substr(2);
         }
         out += "\n";

@@ -126,7 +126,7 @@ ProbeVariable probe_variable(const Reader& r, const json& j, const std::string& 
         if (info->kind != MechKind::density)
             r.fail(path, "'" + head + "' is a point mechanism: probes record density mechanisms' states and currents");
         v.mechanism = head;
-        std::string states, currents = "i";
+        std::string states;
         for (std::size_t k = 0; k < info->states.size(); ++k) {
             if (tail == info->states[k].name) {
                 v.kind = ProbeVariable::mech_state;
@@ -135,21 +135,14 @@ ProbeVariable probe_variable(const Reader& r, const json& j, const std::string& 
             }
             states += (states.empty() ? "" : ", ") + std::string(info->states[k].name);
         }
-        if (tail == "i" || (!info->nonspecific_current.empty() && tail == info->nonspecific_current)) {
-            v.kind = ProbeVariable::mech_current;
-            v.state = -1;
-            return v;
-        }
-        if (!info->nonspecific_current.empty()) currents += ", " + info->nonspecific_current;
-        for (std::size_t k = 0; k < info->ions.size(); ++k) {
-            if ((info->ions[k].flags & ion_write_i) == 0) continue;
-            const std::string name = "i" + std::string(info->ions[k].name);
-            if (tail == name) {
+        std::string currents;
+        for (const MechCurrent& c : mechanism_currents(*info)) {
+            if (tail == c.name) {
                 v.kind = ProbeVariable::mech_current;
-                v.state = static_cast<int>(k);
+                v.state = c.which;
                 return v;
             }
-            currents += ", " + name;
+            currents += (currents.empty() ? "" : ", ") + c.name;
         }
         r.fail(path, "'" + head + "' has no state or current '" + tail + "' (states: " +
                          (states.empty() ? "none" : states) + "; currents: " + currents + ")");

@@ -26,6 +26,14 @@ const std::vector<MechInfo>& mechanism_infos() {
     return infos;
 }
 
+std::vector<MechCurrent> mechanism_currents(const MechInfo& m) {
+    std::vector<MechCurrent> out{{"i", -1}};
+    if (!m.nonspecific_current.empty() && m.nonspecific_current != "i") out.push_back({m.nonspecific_current, -1});
+    for (std::size_t k = 0; k < m.ions.size(); ++k)
+        if (m.ions[k].flags & ion_write_i) out.push_back({"i" + std::string(m.ions[k].name), static_cast<int>(k)});
+    return out;
+}
+
 const MechInfo* find_mechanism(const std::string& name) {
     for (const MechInfo& m : mechanism_infos())
         if (m.name == name) return &m;

@@ -19,6 +19,15 @@ struct MechInfo {
     std::string nonspecific_current;  // M::nonspecific_current, or empty
 };
 
+// What a probe may record of a density mechanism's current ("<name>.<current>"): "i", its
+// whole current (also by its one NONSPECIFIC_CURRENT's name, where that is the whole), and
+// "i<ion>" for each ion current it writes; which: -1 the whole, else the ion slot.
+struct MechCurrent {
+    std::string name;
+    int which;
+};
+std::vector<MechCurrent> mechanism_currents(const MechInfo& m);
+
 // Null when the name is unknown.
 const MechInfo* find_mechanism(const std::string& name);
 std::vector<std::string> mechanism_names();  // sorted

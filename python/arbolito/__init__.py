@@ -24,7 +24,8 @@ __all__ = ["Model", "run", "compare", "catalogue", "solvers", "describe_solvers"
 
 def catalogue():
     """The mechanisms a model may name: {name: {"kind", "parameters": {name: {"default",
-    "unit", "min"}}, "states"}} (docs/mechanisms.md)."""
+    "unit", "min"}}, "states", "currents"}} (docs/mechanisms.md; a density mechanism's
+    states and currents are what probes may record of it)."""
     return {m["name"]: {k: v for k, v in m.items() if k != "name"} for m in _arbolito.mechanisms()}
 
 

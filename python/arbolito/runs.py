@@ -39,17 +39,21 @@ class Spikes:
 
 
 class Traces:
-    """Voltage traces (mV): `time` (ms, n_frames) and `data` (n_frames x n_columns), one
-    column per probe, named "GID:BRANCH:X" (`columns`; gids, branches and positions as
-    arrays too), in the SONATA report's order."""
+    """Traces: `time` (ms, n_frames) and `data` (n_frames x n_columns), one column per
+    probe, in the SONATA report's order. `variables` says what each records ("v" in mV,
+    "NaTs.ina" in mA/cm2, "ca.xi" in mM, ...); a column is named "GID:BRANCH:X" where it
+    records v, else "GID:BRANCH:X:VARIABLE" (`columns`; gids, branches and positions as
+    arrays too)."""
 
-    def __init__(self, time, data, gids, branches, positions):
+    def __init__(self, time, data, gids, branches, positions, variables=None):
         self.time, self.data = time, data
         self.gids, self.branches, self.positions = gids, branches, positions
-        self.columns = [f"{g}:{b}:{x:g}" for g, b, x in zip(gids.tolist(), branches.tolist(), positions.tolist())]
+        self.variables = list(variables) if variables is not None else ["v"] * len(gids)
+        self.columns = [f"{g}:{b}:{x:g}" + ("" if var == "v" else ":" + var)
+                        for g, b, x, var in zip(gids.tolist(), branches.tolist(), positions.tolist(), self.variables)]
 
     def __getitem__(self, column):
-        """One column by name ("3:0:0.5") or index."""
+        """One column by name ("3:0:0.5", "3:0:0.5:NaTs.ina") or index."""
         if isinstance(column, str):
             try:
                 column = self.columns.index(column)
@@ -79,7 +83,7 @@ class Result:
     def __init__(self, raw):
         self.spikes = Spikes(raw["spike_gids"], raw["spike_sources"], raw["spike_times"])
         self.traces = Traces(raw["time"], raw["data"], raw["column_gids"], raw["column_branches"],
-                             raw["column_positions"])
+                             raw["column_positions"], raw["column_variables"])
         self.timings = raw["timings"]
         self.solver = raw["solver"]
         self.output = raw["output"] or None

@@ -82,7 +82,8 @@ py::dict timings_dict(const InMemoryRecord& r, int threads, int exchange_threads
 }
 
 // The record as numpy arrays: spikes (gids uint64, detectors uint32, times float64),
-// frame times and frames (n_frames x n_columns float64), the columns (gid, branch, position).
+// frame times and frames (n_frames x n_columns float64), the columns (gid, branch, position,
+// what each records).
 py::dict record_dict(InMemoryRecord&& r, int threads, int exchange_threads, const std::string& output) {
     py::dict d;
     d["timings"] = timings_dict(r, threads, exchange_threads);
@@ -113,6 +114,19 @@ py::dict record_dict(InMemoryRecord&& r, int threads, int exchange_threads, cons
         for (auto k = r.mapping.index_pointers[c]; k < r.mapping.index_pointers[c + 1]; ++k)
             column_gid.push_back(r.mapping.node_ids[c]);
     std::vector<double> pos(r.mapping.element_pos.begin(), r.mapping.element_pos.end());
+    // What each column records ("v", "NaTs.ina", "ca.xi", ...): the report's variables.
+    py::list variables;
+    std::size_t at = 0;
+    for (std::size_t c = 0; c < nv; ++c) {
+        if (r.mapping.variables.empty()) {
+            variables.append("v");
+            continue;
+        }
+        const std::size_t end = std::min(r.mapping.variables.find(';', at), r.mapping.variables.size());
+        variables.append(r.mapping.variables.substr(at, end - at));
+        at = end + 1;
+    }
+    d["column_variables"] = variables;
     d["column_gids"] = to_numpy(std::move(column_gid));
     d["column_branches"] = to_numpy(std::move(r.mapping.element_ids));
     d["column_positions"] = to_numpy(std::move(pos));
@@ -287,6 +301,10 @@ py::list mechanisms() {
         py::list states;
         for (const Quantity& q : mi.states) states.append(q.name);
         d["states"] = states;
+        py::list currents;  // what probes may record of its current ("<name>.<current>")
+        if (mi.kind == MechKind::density)
+            for (const MechCurrent& c : mechanism_currents(mi)) currents.append(c.name);
+        d["currents"] = currents;
         out.append(d);
     }
     return out;

@@ -91,6 +91,23 @@ def test_dtypes_and_shapes(examples):
     assert np.array_equal(s.spikes.times, r.spikes.times)
 
 
+def test_columns_say_what_they_record():
+    # v, a gate and two channels' currents at the soma, the leak's on the dendrite: each
+    # column names its variable; a v column keeps the plain "GID:BRANCH:X".
+    m = arbolito.Model.from_dict({
+        "run": {"dt": 0.025, "tfinal": 5, "sample_dt": 0.1},
+        "cells": [{"morphology": {"builder": "ball_and_stick"},
+                   "paint": [{"region": "soma", "mechanism": "hh"}, {"region": "dend", "mechanism": "pas"}],
+                   "probes": [{"location": "soma"}, {"location": "soma", "variable": "hh.m"},
+                              {"location": "soma", "variable": "hh.i"},
+                              {"location": {"branch": 1, "x": 0.5}, "variable": "pas.i"}]}]})
+    r = arbolito.run(m, "cpu")
+    assert r.traces.variables == ["v", "hh.m", "hh.i", "pas.i"]
+    assert r.traces.columns[0] == "0:0:0.5" and r.traces.columns[2] == "0:0:0.5:hh.i"
+    assert np.array_equal(r.traces["0:0:0.5:hh.i"], r.traces.data[:, 2])
+    assert np.all(np.isfinite(r.traces.data)) and np.any(r.traces["0:0:0.5:hh.i"] != 0)
+
+
 def test_model_from_dict_and_set(examples):
     d = json.loads((examples / "ring.json").read_text())
     m = arbolito.Model.from_dict(d, base_dir=examples).set("network.weight", 0.0).set("run.tfinal", 20)
@@ -208,6 +225,8 @@ def test_catalogue_and_solvers():
     cat = arbolito.catalogue()
     assert cat["hh"]["kind"] == "density" and cat["expsyn"]["kind"] == "synapse"
     assert cat["expsyn"]["parameters"]["tau"]["unit"] == "ms"
+    assert cat["hh"]["states"] == ["m", "h", "n"] and cat["hh"]["currents"] == ["i"]
+    assert cat["expsyn"]["currents"] == []  # probes record density mechanisms only
     names = {s["name"]: s for s in arbolito.solvers()}
     assert names["cpu"]["available"] and "gpu-fine" in names
     assert "cpu" in arbolito.describe_solvers()

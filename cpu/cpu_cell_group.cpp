@@ -267,10 +267,7 @@ void CpuCellGroup::solve_cells_by(CellSolve solve) {
     cell_solve_ = std::move(solve);
 }
 
-MechColumns CpuCellGroup::columns(int x) {
-    const MechInstances& mi = f_.mechs[x];
-    return {mi.size(), mi.cv.data(), mi.weight.data(), mi.params.data(), mech_[x].states.data(), mech_[x].derived.data()};
-}
+MechColumns CpuCellGroup::columns(int x) { return host_columns(f_, mech_, x); }
 
 void CpuCellGroup::deliver(const StepEvent& e) {
     const int x = f_.target_mech[e.target], k = f_.target_instance[e.target];

@@ -78,9 +78,10 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
             if (f.probe_source.empty()) continue;
             const FvmData::ProbeSource& src = f.probe_source[k];
             ResidentProbeSource r{src.kind, src.index, src.state, src.instance};
-            if (src.kind == ProbeVariable::mech_state || src.kind == ProbeVariable::mech_current)
+            if (src.kind == ProbeVariable::mech_state) {
                 r.instance -= p.blocks[b].inst_begin[src.index];
-            if (src.kind == ProbeVariable::mech_state) p.probes_read_states = true;
+                p.probes_read_states = true;
+            }
             p.probe_source.push_back(r);
         }
     }

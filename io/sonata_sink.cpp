@@ -22,7 +22,9 @@ std::string probe_variable_name(const FvmData& f, std::size_t k) {
         }
         case ProbeVariable::mech_current: {
             const MechInfo& mi = mechanism_infos()[s.index];
-            return mi.name + (s.state < 0 ? std::string(".i") : ".i" + std::string(mi.ions[s.state].name));
+            for (const MechCurrent& c : mechanism_currents(mi))
+                if (c.which == s.state) return mi.name + "." + c.name;  // "i" first: the whole's name
+            return mi.name + ".i";
         }
         case ProbeVariable::ion_e: return f.ions[s.index].name + ".e";
         case ProbeVariable::ion_xi: return f.ions[s.index].name + ".xi";

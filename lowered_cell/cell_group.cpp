@@ -106,6 +106,11 @@ void initial_ion_currents(const FvmData& f, const all_mechanisms::Globals& globa
     });
 }
 
+MechColumns host_columns(const FvmData& f, MechStates& mech, int x) {
+    const MechInstances& mi = f.mechs[x];
+    return {mi.size(), mi.cv.data(), mi.weight.data(), mi.params.data(), mech[x].states.data(), mech[x].derived.data()};
+}
+
 bool probes_current(const FvmData& f, std::size_t p) {
     return p < f.probe_source.size() && f.probe_source[p].kind == ProbeVariable::mech_current;
 }
@@ -119,10 +124,8 @@ double probed_current_at(const FvmData& f, const all_mechanisms::Globals& global
         constexpr int x = mech_index<M>;
         if constexpr (M::kind == MechKind::density) {
             if (src.index != x) return;
-            const MechInstances& mi = f.mechs[x];
-            const MechColumns m{mi.size(), mi.cv.data(), mi.weight.data(), mi.params.data(),
-                                mech[x].states.data(), mech[x].derived.data()};
-            const int cv = mi.cv[src.instance];
+            const MechColumns m = host_columns(f, mech, x);
+            const int cv = m.cv[src.instance];
             MechIons<M> a;
             if constexpr (n_ions<M> > 0) a = mech_ions<M>(f, ions);
             out = probed_current<M>(m, src.instance, cv, a, std::get<x>(globals), v[cv], t_mid, src.state);

@@ -12,6 +12,7 @@
 #include "lowered_cell/spike.hpp"
 #include "lowered_cell/step_sequence.hpp"
 #include "lowered_cell/timings.hpp"
+#include "mechanisms/instance.hpp"
 #include "mechanisms/instance_ions.hpp"
 
 namespace arbolito {
@@ -183,6 +184,8 @@ void initial_ion_currents(const FvmData& f, const all_mechanisms::Globals& globa
 // currents[p] (probed_current_at fills it). Empty where every column records v.
 std::vector<const double*> probe_pointers(const FvmData& f, const double* v, const MechStates& mech,
                                           const IonStates& ions, const double* currents);
+// Mechanism x's instances as columns over a host group's arrays: f's instances, mech's states.
+MechColumns host_columns(const FvmData& f, MechStates& mech, int x);
 // Whether column p records a mechanism's current (ProbeVariable::mech_current).
 bool probes_current(const FvmData& f, std::size_t p);
 // Column p's mechanism current (mechanisms/probed_current.hpp) at voltages v (per CV) from

@@ -943,7 +943,7 @@ def step_mpi_tests(ctx, a):
 
 
 @step("scaling", "CELLS GPUS [--weak] [--modes \"process ranks\"] [--solver S] [--tfinal MS] [--model FILE] "
-      "[--rounds N] [--timeline]",
+      "[--rounds N] [--timeline] [--bin NAME]",
       "busyring (default examples/busyring.json: Arbor's 1,000 unconnected synapses a cell, 200 ms, spikes only) "
       "on each count of GPUS (e.g. \"1 2 4\"): CELLS in all (strong) or per GPU (--weak); mode process: one "
       "process, --gpus N; mode ranks: mpiexec -n N, one rank per GPU (--gpus 1, each rank cores/N - 1 exchange "
@@ -951,8 +951,9 @@ def step_mpi_tests(ctx, a):
       "speed-up (strong) or efficiency (weak) against 1 GPU of its mode, exposed exchange; the spikes of every "
       "run of one cell count compared bit for bit with the first run's (h5py); --timeline: each run's "
       "--timeline into the output folder (scaling_MODE_NgpuCELLS.csv and its .epochs.csv) and its breakdown (integration "
-      "of the mean group, load imbalance, exposed exchange, rest) into the log",
-      positional=(2, 2), flags=("weak", "timeline"), options=("modes", "solver", "tfinal", "model", "rounds"))
+      "of the mean group, load imbalance, exposed exchange, rest) into the log; --bin: another packed arbolito "
+      "(process mode needs no MPI in it)",
+      positional=(2, 2), flags=("weak", "timeline"), options=("modes", "solver", "tfinal", "model", "rounds", "bin"))
 def step_scaling(ctx, a):
     cells, gpus = int(a.pos[0]), ints(a.pos[1], "scaling GPUS")
     modes = a.opt.get("modes", "process ranks").split()
@@ -960,7 +961,7 @@ def step_scaling(ctx, a):
         raise UsageError("scaling --modes: process and/or ranks")
     solver, tfinal = a.opt.get("solver", "gpu-fine:step=resident"), a.opt.get("tfinal", "200")
     base, rounds, weak = a.opt.get("model", "examples/busyring.json"), int(a.opt.get("rounds", 1)), a.opt.get("weak")
-    binary = ctx.bin("arbolito")
+    binary = ctx.bin(a.opt.get("bin", "arbolito"))
     ok, rows, first_h5, t1 = True, [], {}, {}
     for r in range(rounds):
         for mode in modes:

@@ -17,6 +17,7 @@ struct ResidentRequest {
     const gpu::GpuFinePlan* plan = nullptr;  // the schedule on the device
     int shared_bytes = 0;                    // per CUDA block
     int threads = 0;                         // per CUDA block (gpu-fine's `threads`)
+    bool cheapest_last = true;               // launch order (gpu-fine's `launch`): cost, else the schedule's
 };
 
 class GpuSolve {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -58,6 +59,7 @@ struct Args {
     const int *probe_col, *probe_cv;
     const ResidentProbeSource* probe_source;  // null: every column records v
     const int* nernst_range;                  // ResidentPlan::nernst_range
+    const int* launch_order;                  // resident_launch_order: CUDA block i runs block launch_order[i]
     bool defer_density;  // density mechanisms without ions advance at the next step's start (BlockStep::states)
     long b, e;
     long frame0;           // the piece's first frame: step n samples into row frame_after(n) - frame0
@@ -359,6 +361,7 @@ struct BlockStep {
     const ResidentBlock& rb;
     const MechColumns* loc;
     const FineBlockSchedule& sched;
+    const int blk;  // the schedule's block this CUDA block runs
     StepArrays x;  // V and R trade places after each solve (unless CopyV)
     const int first, n;
     Clock& clock;
@@ -427,7 +430,7 @@ struct BlockStep {
                 const IonArrays io = ion_arrays(a, q, first);
                 for (int i = threadIdx.x; i < n; i += blockDim.x) io.i[i] = 0.0;
                 const ResidentIon& sp = a.st.ions[q];
-                const int r = 2 * (static_cast<int>(blockIdx.x) * nq + q);
+                const int r = 2 * (blk * nq + q);
                 for (int j = a.nernst_range[r] + static_cast<int>(threadIdx.x); j < a.nernst_range[r + 1];
                      j += blockDim.x) {
                     const int c = sp.nernst_cv[j] - first;
@@ -640,12 +643,12 @@ struct BlockStep {
 // (32-bit shared loads and stores) instead of generic pointers chosen at run time.
 template <int Ahead, bool CopyV, bool Extended, class Clock, class AfterLevel>
 __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock& rb, const MechColumns* loc,
-                                             const FineBlockSchedule& sched, StepArrays x, int first, int n,
-                                             Clock& clock, AfterLevel after_level, const short* lane0) {
-    const unsigned* eo = a.ev.offset ? a.ev.offset + blockIdx.x * (a.ev.n_steps + 1) : nullptr;
-    const bool tracing = a.st.phase_trace && blockIdx.x == 0 && threadIdx.x == 0;
-    BlockStep<Ahead, CopyV, Extended, Clock, AfterLevel> s{a, rb, loc, sched, x, first, n, clock, after_level, eo, tracing,
-                                                          lane0};
+                                             const FineBlockSchedule& sched, int blk, StepArrays x, int first,
+                                             int n, Clock& clock, AfterLevel after_level, const short* lane0) {
+    const unsigned* eo = a.ev.offset ? a.ev.offset + static_cast<long>(blk) * (a.ev.n_steps + 1) : nullptr;
+    const bool tracing = a.st.phase_trace && blk == 0 && threadIdx.x == 0;
+    BlockStep<Ahead, CopyV, Extended, Clock, AfterLevel> s{a, rb, loc, sched, blk, x, first, n, clock, after_level, eo,
+                                                          tracing, lane0};
     s.find_side_by_side();
     for (long step = a.b; step < a.e; ++step) {
         if (step > a.b) s.states_deferred();  // the last step's
@@ -672,9 +675,10 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     __shared__ MechColumns loc[n_mechanisms];
     __shared__ ResidentBlock rb;
     __shared__ short lane0[n_mechanisms];
-    const FineSchedule::Block B = a.fine_blocks[blockIdx.x];
+    const int blk = a.launch_order[blockIdx.x];
+    const FineSchedule::Block B = a.fine_blocks[blk];
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, first = B.first_cv;
-    if (t == 0) rb = a.blocks[blockIdx.x];
+    if (t == 0) rb = a.blocks[blk];
     __syncthreads();
     if (t == 0) {
         if constexpr (Extended) {
@@ -739,12 +743,12 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
         y.FR = y.FD + B.n_branches;
         if (rb.offset[res_v] >= 0) {
             y.V = in_shared(res_v);
-            V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, y, first, n, clock, after_level, lane0);
+            V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, blk, y, first, n, clock, after_level, lane0);
         } else {
-            V = run_steps<Ahead, true, Extended>(a, rb, loc, sched, y, first, n, clock, after_level, lane0);  // v: the group's
+            V = run_steps<Ahead, true, Extended>(a, rb, loc, sched, blk, y, first, n, clock, after_level, lane0);  // v: the group's
         }
     } else {
-        V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, x, first, n, clock, after_level, lane0);
+        V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, blk, x, first, n, clock, after_level, lane0);
     }
     if (t == 0) clock.flush();
 
@@ -783,6 +787,14 @@ SharedPerSm shared_per_sm() {
     return {d.shared_per_sm, d.shared_reserved + static_bytes};
 }
 
+// The kernel instance a group runs (ResidentEpoch's extended_, wide_registers_, the solve's ahead).
+auto kernel_for(bool extended, bool wide_registers, int ahead) {
+    return extended ? (wide_registers ? (ahead == 4 ? resident_kernel<4, 128, true> : resident_kernel<8, 128, true>)
+                                      : (ahead == 4 ? resident_kernel<4, 256, true> : resident_kernel<8, 256, true>))
+                    : (wide_registers ? (ahead == 4 ? resident_kernel<4, 128, false> : resident_kernel<8, 128, false>)
+                                      : (ahead == 4 ? resident_kernel<4, 256, false> : resident_kernel<8, 256, false>));
+}
+
 }  // namespace
 
 int resident_shared_kib_for(int blocks_per_sm) {
@@ -790,7 +802,7 @@ int resident_shared_kib_for(int blocks_per_sm) {
 }
 
 ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
-                             int threads, const all_mechanisms::Globals& globals)
+                             int threads, bool cheapest_last, const all_mechanisms::Globals& globals)
     : plan_(resident_plan(f, s, budget_bytes)), solve_(solve), threads_(std::max(threads, solve.threads)) {
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
@@ -823,6 +835,11 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     probe_cv_ = DeviceArray<int>(plan_.probe_cv);
     if (!plan_.probe_source.empty()) probe_source_ = DeviceArray<ResidentProbeSource>(plan_.probe_source);
     if (!plan_.nernst_range.empty()) nernst_range_ = DeviceArray<int>(plan_.nernst_range);
+    // The blocks the device runs at once: the kernel instance's occupancy on every SM.
+    auto kernel = kernel_for(extended_, wide_registers_, solve_.ahead);
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads_, std::max(plan_.shared_bytes, 1)));
+    launch_order_ = DeviceArray<int>(resident_launch_order(s, cheapest_last ? per_sm * device_shape().sms : 0));
 }
 
 ResidentEpoch::~ResidentEpoch() { print_resident_profile(); }
@@ -847,16 +864,14 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.probe_cv = probe_cv_.data();
     a.probe_source = probe_source_.size() ? probe_source_.data() : nullptr;
     a.nernst_range = nernst_range_.data();
+    a.launch_order = launch_order_.data();
     a.defer_density = !plan_.probes_read_states;
     a.b = b;
     a.e = e;
     a.frame0 = frame0;
     a.steps = s;
     a.g = globals_;
-    auto kernel = extended_ ? (wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128, true> : resident_kernel<8, 128, true>)
-                                               : (solve_.ahead == 4 ? resident_kernel<4, 256, true> : resident_kernel<8, 256, true>))
-                            : (wide_registers_ ? (solve_.ahead == 4 ? resident_kernel<4, 128, false> : resident_kernel<8, 128, false>)
-                                               : (solve_.ahead == 4 ? resident_kernel<4, 256, false> : resident_kernel<8, 256, false>));
+    auto kernel = kernel_for(extended_, wide_registers_, solve_.ahead);
     kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
     CUDA_CHECK_LAUNCH();
 }

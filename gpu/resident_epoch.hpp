@@ -87,10 +87,11 @@ struct alignas(8) MechGlobals {
 class ResidentEpoch {
 public:
     // s: gpu-fine's schedule of the group's layout, solve: its device copy (kept alive by
-    // the group). budget_bytes: shared memory a CUDA block may use; threads: its size.
+    // the group). budget_bytes: shared memory a CUDA block may use; threads: its size;
+    // cheapest_last: the last wave of blocks sorted (resident_launch_order), else the schedule's order.
     // Throws std::invalid_argument where the device cannot run it.
     ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes, int threads,
-                  const all_mechanisms::Globals& globals);
+                  bool cheapest_last, const all_mechanisms::Globals& globals);
     ~ResidentEpoch();  // prints the phase profile in an ARBOLITO_RESIDENT_PROFILE build
     ResidentEpoch(const ResidentEpoch&) = delete;
     ResidentEpoch& operator=(const ResidentEpoch&) = delete;
@@ -113,6 +114,7 @@ private:
     DeviceArray<int> probe_col_, probe_cv_;
     DeviceArray<ResidentProbeSource> probe_source_;
     DeviceArray<int> nernst_range_;
+    DeviceArray<int> launch_order_;
 };
 
 }  // namespace arbolito::gpu

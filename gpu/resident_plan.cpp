@@ -140,4 +140,27 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
     return p;
 }
 
+std::vector<int> resident_launch_order(const FineSchedule& s, int slots) {
+    const int nb = s.n_blocks(), last = std::clamp(slots, 0, nb);
+    std::vector<double> cost(nb);
+    for (int b = 0; b < nb; ++b) cost[b] = resident_block_cost(s, s.blocks[b]);
+    std::vector<int> by_cost(nb);
+    std::iota(by_cost.begin(), by_cost.end(), 0);
+    std::stable_sort(by_cost.begin(), by_cost.end(), [&](int a, int c) { return cost[a] > cost[c]; });
+    std::vector<char> in_last(nb, 0);
+    for (int k = nb - last; k < nb; ++k) in_last[by_cost[k]] = 1;
+    std::vector<int> order;
+    order.reserve(nb);
+    for (int b = 0; b < nb; ++b)
+        if (!in_last[b]) order.push_back(b);
+    order.insert(order.end(), by_cost.end() - last, by_cost.end());
+    return order;
+}
+
+double resident_block_cost(const FineSchedule& s, const FineSchedule::Block& b) {
+    double chain = 0;
+    for (int l = 0; l < b.n_levels; ++l) chain += s.levels[b.level0 + l].positions;
+    return chain + static_cast<double>(b.n_cv) / std::max(b.threads, 1);
+}
+
 }  // namespace arbolito

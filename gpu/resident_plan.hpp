@@ -63,6 +63,21 @@ struct ResidentPlan {
 // constants, CV indices; rounded up to 8). An ion array: 8 per CV (where its species exists).
 long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst);
 
+// A block's estimated time per step, in rows of the solve's dependent chain: the chain
+// (each level's longest branch) plus the CVs each thread takes in the per-CV phases. It
+// orders the launch only (resident_launch_order).
+double resident_block_cost(const FineSchedule& s, const FineSchedule::Block& b);
+
+// The order the kernel launches the blocks of `s` in, where the device runs `slots` of
+// them at once: the schedule's order, but the `slots` cheapest blocks last, costliest of
+// them first (ties by index), so that each epoch ends on a wave of the cheapest blocks
+// instead of whichever came last. Busyring's cells, one a block, range from about 550 to
+// 3,100 CVs. Only the last wave is sorted: sorting every block (largest first) lost 1.1 %
+// at 32,768 busyring cells and 1.4 % on the Allen network against the schedule's order,
+// where it won 1-2 % with few waves (H200, bench/HISTORY.md). Any order gives the same
+// result: the cells of an epoch are independent.
+std::vector<int> resident_launch_order(const FineSchedule& s, int slots);
+
 // Every block of `s` over `f` (built with s's numbering). Each array is staged where it
 // fits what remains of budget_bytes after the block's schedule, in ResidentArray order,
 // mechanisms smallest first; what does not fit stays in device memory (same arithmetic,

@@ -21,6 +21,9 @@ if(ARBOLITO_HAVE_CUDA)
   # Engine headers bring Eigen into the .cu files; its constexpr functions need this.
   target_compile_options(gpu_tests PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)
   target_compile_definitions(gpu_tests PRIVATE ARBOLITO_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  if(ARBOLITO_CUDA_CONTRACT)  # the device fuses multiply-adds: GpuAllen's looser bound
+    target_compile_definitions(gpu_tests PRIVATE ARBOLITO_CUDA_CONTRACT_ON)
+  endif()
   if(EXISTS ${PROJECT_SOURCE_DIR}/io/swc.cpp)
     target_compile_definitions(gpu_tests PRIVATE ARBOLITO_WITH_SWC)
   endif()

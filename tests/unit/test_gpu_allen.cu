@@ -94,21 +94,22 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 
 }  // namespace
 
-// Every GPU solver whose arithmetic is the CPU's but for the device's own (gpu-cell's
-// Hines sweeps, gpu-fine's block solve streaming and resident, re-rooted and not,
-// gpu-branch's fold) against the CPU, and the resident step against the streaming one bit
-// for bit. The solves but the re-rooted one give the CPU's bits (GpuSolverBits.*); both
-// backends call the same __host__ __device__ mechanism and ion functions; what differs is
-// the re-rooted elimination, the device's pow (within an ulp or two of the host's; exp and log are core/exp_log.hpp's, the same
-// bits on both, GpuExpLog.*) and its fused multiply-adds (the host's build contracts
-// none). Measured on the host over these four runs: arbolito built with
-// -ffp-contract=fast (FMA, as the device contracts) against the project's
-// -ffp-contract=off gives the same spikes at the same times (difference 0) and soma traces
-// 4.2e-10, 3.5e-9, 3.6e-9 and 4.1e-10 mV apart (472363762, 473863510, 473863035,
-// 472912177): the upstrokes amplify last-bit differences past the 1e-9 mV the smaller
-// test cells meet. So spike times are held to 1e-9 ms and voltages to 1e-7 mV (about 30
-// times the FMA difference, room for the device's pow); a real difference (an ion
-// value read before it is written, a phase out of order) moves them by far more.
+// Every GPU solver against the CPU (gpu-cell's Hines sweeps, gpu-fine's block solve
+// streaming and resident, re-rooted and not, gpu-branch's fold), and the resident step
+// against the streaming one bit for bit. The solves but the re-rooted one do the CPU's
+// elimination (GpuSolverBits.*); both backends call the same __host__ __device__
+// mechanism and ion functions, and device code fuses no multiply-add (the default
+// -DARBOLITO_CUDA_CONTRACT=OFF), so those runs differ from the CPU's only by the device's
+// pow (within an ulp or two of the host's; exp and log are core/exp_log.hpp's, the same
+// bits on both, GpuExpLog.*): measured on an H200, 0, 0, 1.9e-12 and 1.6e-11 mV (472363762,
+// 473863510, 473863035, 472912177), held to
+// docs/allen-validation.md's 1e-9 mV. The re-rooted solve is
+// another elimination; its rounding, amplified by the upstrokes, was 9.1e-8 and 7.9e-8 mV
+// on the first two: held to 1e-7 mV, as every solver is where the device fuses
+// (-DARBOLITO_CUDA_CONTRACT=ON: 4.2e-10 to 6.4e-9 mV, and the host built with
+// -ffp-contract=fast against the project's -ffp-contract=off gave 4.2e-10 to 3.6e-9 mV).
+// Spike times to 1e-9 ms. A real difference (an ion value read before it is written, a
+// phase out of order) moves them by far more.
 TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
     SKIP_WITHOUT_GPU();
     const std::string allen = allen_dir();
@@ -118,7 +119,7 @@ TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
         if (!find_mechanism(channel))
             GTEST_SKIP() << "built without the Allen channels (" << channel
                          << " missing): configure with -DARBOLITO_MECHANISMS=<root>/../shared/models/allen/mechanisms";
-    const double v_tol = 1e-7, t_tol = 1e-9;  // mV, ms (see above)
+    const double t_tol = 1e-9;  // ms (see above)
     for (const AllenModel& a : allen_models) {
         SCOPED_TRACE(a.fit);
         const Model m = convert(allen, a);
@@ -144,6 +145,12 @@ TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
             ASSERT_EQ(gpu.rec.rows.size(), cpu.rec.rows.size());
             ASSERT_EQ(gpu.v_end.size(), cpu.v_end.size());
             const double dv = std::max(max_abs_diff(gpu.rec.rows, cpu.rec.rows), max_abs_diff(gpu.v_end, cpu.v_end));
+#ifdef ARBOLITO_CUDA_CONTRACT_ON
+            const double v_tol = 1e-7;  // mV (see above)
+#else
+            const bool rerooted = solver.rfind("gpu-fine", 0) == 0 && !natural_root;
+            const double v_tol = rerooted ? 1e-7 : 1e-9;  // mV (see above)
+#endif
             EXPECT_LE(dv, v_tol);
             ASSERT_EQ(gpu.rec.spikes_seen.size(), cpu.rec.spikes_seen.size());
             double dt = 0;

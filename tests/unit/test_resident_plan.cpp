@@ -163,6 +163,39 @@ TEST(ResidentPlan, ArborsBusyringSynapses) {
     }
 }
 
+// Busyring's cells differ in size (one a block here): the kernel launches every block
+// once, in the schedule's order but for the `slots` cheapest, which come last, costliest
+// of them first; the estimate is the solve's chain of rows plus the CVs per thread.
+TEST(ResidentPlan, CheapestBlocksLaunchLast) {
+    const Built b = build(ring_of(40, 8), 1);  // blocks of one cell each
+    const FineSchedule& s = b.s;
+    const int nb = s.n_blocks();
+    ASSERT_EQ(nb, 40);
+    std::vector<double> cost(nb);
+    for (int k = 0; k < nb; ++k) cost[k] = resident_block_cost(s, s.blocks[k]);
+    std::vector<int> all(nb);
+    std::iota(all.begin(), all.end(), 0);
+    ASSERT_NE(*std::min_element(cost.begin(), cost.end()), *std::max_element(cost.begin(), cost.end()));
+    for (int slots : {0, 1, 7, 40, 100}) {
+        SCOPED_TRACE(slots);
+        const std::vector<int> order = resident_launch_order(s, slots);
+        std::vector<int> seen(order);
+        std::sort(seen.begin(), seen.end());
+        EXPECT_EQ(seen, all);  // a permutation
+        const int last = std::min(slots, nb), head = nb - last;
+        for (int k = 1; k < head; ++k) EXPECT_LT(order[k - 1], order[k]);  // the schedule's order
+        for (int k = head + 1; k < nb; ++k) EXPECT_GE(cost[order[k - 1]], cost[order[k]]);  // then by cost
+        for (int k = 0; k < head; ++k)  // no block of the head is cheaper than one of the tail
+            for (int j = head; j < nb; ++j) EXPECT_GE(cost[order[k]], cost[order[j]]);
+    }
+    EXPECT_EQ(resident_launch_order(s, 0), all);
+    // One block's cost by hand: its levels' longest branches plus its CVs per thread.
+    const FineSchedule::Block& b0 = s.blocks[0];
+    double chain = 0;
+    for (int l = 0; l < b0.n_levels; ++l) chain += s.levels[b0.level0 + l].positions;
+    EXPECT_DOUBLE_EQ(cost[0], chain + static_cast<double>(b0.n_cv) / b0.threads);
+}
+
 TEST(ResidentPlan, ScheduleOverBudgetRejected) {
     const Built b = build(ring_of(2, 4), 100000);
     EXPECT_THROW(resident_plan(b.f, b.s, 64), std::invalid_argument);

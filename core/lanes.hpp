@@ -146,6 +146,11 @@ Lanes<W> pow(Lanes<W> x, Lanes<W> y) {
 }
 
 template <int W>
+Lanes<W> square(Lanes<W> x) {
+    return x * x;
+}
+
+template <int W>
 Lanes<W> fabs(Lanes<W> x) {
     typename Lanes<W>::bits b;
     std::memcpy(&b, &x.v, sizeof b);

@@ -2,9 +2,11 @@
 // The few functions the per-CV physics calls besides + - * /, for one value (double, both
 // backends) and, on the host, for Lanes<W> (W values side by side, the CPU's SIMD path;
 // core/lanes.hpp). A mechanism is written once as a template over its value type and
-// calls them as math::exp, math::fabs, math::log, math::pow, math::select. exp and log
-// are the project's own (core/exp_log.hpp): the same bits on the host, in every SIMD
-// lane and on the GPU. pow is the library's (glibc's on the host, CUDA's on the device).
+// calls them as math::exp, math::fabs, math::log, math::pow, math::square,
+// math::select. exp and log are the project's own (core/exp_log.hpp): the same bits on
+// the host, in every SIMD lane and on the GPU. pow is the library's (glibc's on the host,
+// CUDA's on the device); x^2 is math::square, x * x on both (the host's compiler turns
+// pow(x, 2.0) into that product, CUDA's pow does not always give its bits).
 #include <cmath>
 
 #include "core/exp_log.hpp"
@@ -16,6 +18,7 @@ ARB_HD double exp(double x) { return exp_log::exp(x); }
 ARB_HD double fabs(double x) { return std::fabs(x); }
 ARB_HD double log(double x) { return exp_log::log(x); }
 ARB_HD double pow(double x, double y) { return std::pow(x, y); }
+ARB_HD double square(double x) { return x * x; }
 // Both values are computed (as in every SIMD lane); c chooses one.
 ARB_HD double select(bool c, double a, double b) { return c ? a : b; }
 

@@ -141,7 +141,10 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
 }
 
 std::vector<int> resident_launch_order(const FineSchedule& s, int slots) {
-    const int nb = s.n_blocks(), last = std::clamp(slots, 0, nb);
+    const int nb = s.n_blocks();
+    long cells = 0;  // the branches hung from no CV: one a cell
+    for (int p : s.parent_cv) cells += p < 0;
+    const int last = 2 * cells <= 3L * nb ? std::clamp(slots, 0, nb) : 0;
     std::vector<double> cost(nb);
     for (int b = 0; b < nb; ++b) cost[b] = resident_block_cost(s, s.blocks[b]);
     std::vector<int> by_cost(nb);

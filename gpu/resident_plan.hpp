@@ -69,13 +69,15 @@ long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst);
 double resident_block_cost(const FineSchedule& s, const FineSchedule::Block& b);
 
 // The order the kernel launches the blocks of `s` in, where the device runs `slots` of
-// them at once: the schedule's order, but the `slots` cheapest blocks last, costliest of
-// them first (ties by index), so that each epoch ends on a wave of the cheapest blocks
-// instead of whichever came last. Busyring's cells, one a block, range from about 550 to
-// 3,100 CVs. Only the last wave is sorted: sorting every block (largest first) lost 1.1 %
-// at 32,768 busyring cells and 1.4 % on the Allen network against the schedule's order,
-// where it won 1-2 % with few waves (H200, bench/HISTORY.md). Any order gives the same
-// result: the cells of an epoch are independent.
+// them at once. Where the blocks hold about one cell each (at most 1.5 on average), the
+// schedule's order but the `slots` cheapest blocks last, costliest of them first (ties by
+// index), so that each epoch ends on a wave of the cheapest blocks instead of whichever
+// came last: busyring's cells range from about 550 to 3,100 CVs, and this is 0.2-2.8 %
+// faster on one H200 and 2.4 % on four at 8,192 cells a GPU. Only the last wave: sorting
+// every block lost 1.1 % at 32,768 cells. Blocks of several cells keep the schedule's
+// order: the estimate misses what their somata's channels cost, and on the Allen network
+// (about 8 cells a block) the sorted last wave lost 1.5 % (bench/HISTORY.md). Any order
+// gives the same result: the cells of an epoch are independent.
 std::vector<int> resident_launch_order(const FineSchedule& s, int slots);
 
 // Every block of `s` over `f` (built with s's numbering). Each array is staged where it

@@ -483,7 +483,10 @@ class Emitter:
         raise self.refuse(op, "operator %s is not supported" % op)
 
     def pow(self, a, da, b, db):
-        x = "math::pow(%s, %s)" % (as_t(a), as_t(b))
+        # a^2 as a product: what the host's compiler makes of pow(a, 2.0) already, and CUDA's
+        # pow (a call to its general routine) is not always that product's bits.
+        square = b.strip("() ") == "2.0"
+        x = "math::square(%s)" % as_t(a) if square else "math::pow(%s, %s)" % (as_t(a), as_t(b))
         if da == ZERO and db == ZERO:
             return x, ZERO
         if db == ZERO:  # d a^b = b a^(b-1) da
@@ -663,6 +666,8 @@ class Emitter:
             base, ex = e.args
             if ex == -1:
                 return "(1.0 / %s)" % self.sympy_text(base)
+            if ex == 2:
+                return "math::square(%s)" % as_t(self.sympy_text(base))
             return "math::pow(%s, %s)" % (as_t(self.sympy_text(base)), as_t(self.sympy_text(ex)))
         if isinstance(e, sympy.exp):
             return "math::exp(%s)" % as_t(self.sympy_text(e.args[0]))

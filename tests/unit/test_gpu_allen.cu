@@ -99,13 +99,12 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 // against the streaming one bit for bit. The solves but the re-rooted one do the CPU's
 // elimination (GpuSolverBits.*); both backends call the same __host__ __device__
 // mechanism and ion functions, and device code fuses no multiply-add (the default
-// -DARBOLITO_CUDA_CONTRACT=OFF), so those runs differ from the CPU's only by the device's
-// pow (within an ulp or two of the host's; exp and log are core/exp_log.hpp's, the same
-// bits on both, GpuExpLog.*): measured on an H200, 0, 0, 1.9e-12 and 1.6e-11 mV (472363762,
-// 473863510, 473863035, 472912177), held to
-// docs/allen-validation.md's 1e-9 mV. The re-rooted solve is
-// another elimination; its rounding, amplified by the upstrokes, was 9.1e-8 and 7.9e-8 mV
-// on the first two: held to 1e-7 mV, as every solver is where the device fuses
+// -DARBOLITO_CUDA_CONTRACT=OFF; exp and log are core/exp_log.hpp's, the same bits on both,
+// GpuExpLog.*; pow is the library's on each side): measured on an H200, 0, 0, 1.9e-12 and
+// 1.6e-11 mV (472363762, 473863510, 473863035, 472912177), held to docs/allen-validation.md's
+// 1e-9 mV. The re-rooted solve is another elimination; its rounding, amplified by the
+// upstrokes, was 9.1e-8 and 7.9e-8 mV on the first two: held to 1e-7 mV, as every solver
+// is where the device fuses
 // (-DARBOLITO_CUDA_CONTRACT=ON: 4.2e-10 to 6.4e-9 mV, and the host built with
 // -ffp-contract=fast against the project's -ffp-contract=off gave 4.2e-10 to 3.6e-9 mV).
 // Spike times to 1e-9 ms. A real difference (an ion value read before it is written, a

@@ -165,7 +165,8 @@ TEST(ResidentPlan, ArborsBusyringSynapses) {
 
 // Busyring's cells differ in size (one a block here): the kernel launches every block
 // once, in the schedule's order but for the `slots` cheapest, which come last, costliest
-// of them first; the estimate is the solve's chain of rows plus the CVs per thread.
+// of them first; the estimate is the solve's chain of rows plus the CVs per thread. Blocks
+// of several cells keep the schedule's order.
 TEST(ResidentPlan, CheapestBlocksLaunchLast) {
     const Built b = build(ring_of(40, 8), 1);  // blocks of one cell each
     const FineSchedule& s = b.s;
@@ -189,6 +190,15 @@ TEST(ResidentPlan, CheapestBlocksLaunchLast) {
             for (int j = head; j < nb; ++j) EXPECT_GE(cost[order[k]], cost[order[j]]);
     }
     EXPECT_EQ(resident_launch_order(s, 0), all);
+    long roots = 0;
+    for (int p : s.parent_cv) roots += p < 0;
+    EXPECT_EQ(roots, 40);  // one a cell
+    // Blocks of several cells (here 8 of about 5 cells) keep the schedule's order.
+    const Built packed = build(ring_of(40, 8), 5 * s.blocks[0].n_cv);
+    ASSERT_LT(packed.s.n_blocks(), 27);
+    std::vector<int> identity(packed.s.n_blocks());
+    std::iota(identity.begin(), identity.end(), 0);
+    EXPECT_EQ(resident_launch_order(packed.s, 4), identity);
     // One block's cost by hand: its levels' longest branches plus its CVs per thread.
     const FineSchedule::Block& b0 = s.blocks[0];
     double chain = 0;

@@ -146,8 +146,9 @@ SolverInfo gpu_fine_solver() {
                        {"auto"}),
         number_list_option("threads", {64, 128, 256}, "128", "step=resident: threads per CUDA block"),
         choice_option("launch", {"cost", "index"}, "cost",
-                      "step=resident: the order blocks are launched in: cost, the schedule's with the cheapest blocks "
-                      "last (a wave's worth, costliest of them first); index, the schedule's; the same bits either way"),
+                      "step=resident: the order blocks are launched in: cost, where blocks hold about one cell each, "
+                      "the schedule's with the cheapest blocks last (a wave's worth, costliest of them first), else the "
+                      "schedule's; index, the schedule's; the same bits either way"),
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA

@@ -318,7 +318,10 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
         order[g] = g;
         group_cost[g] = static_cast<double>((g + 1 < ng ? group_first_gid_[g + 1] : gid_end_) - group_first_gid_[g]);
     }
-    std::stable_sort(order.begin(), order.end(), [&](int a, int c) { return group_cost[a] > group_cost[c]; });
+    auto costliest_first = [&] {
+        std::stable_sort(order.begin(), order.end(), [&](int a, int c) { return group_cost[a] > group_cost[c]; });
+    };
+    costliest_first();
     // Pipelined: one thread for the run's exchanges, handed each epoch's (declared after
     // everything the exchange reads, so that it is joined before they go).
     std::vector<EpochTimes> epoch_times;  // with opt_.epoch_times
@@ -365,7 +368,7 @@ RunReport Simulation::run(RecordSink& sink, const std::function<void(double)>& p
                         if (!update_error) update_error = std::current_exception();
                     }
                 }
-                std::stable_sort(order.begin(), order.end(), [&](int a, int c) { return group_cost[a] > group_cost[c]; });
+                costliest_first();
             }
             // Once per epoch: a voltage gone to NaN or inf ends the run here, so that the
             // epoch's record never reaches the sink.

@@ -482,6 +482,16 @@ namespace {
 
 // Resident and streaming gpu-fine on the same blocks: identical spikes, traces and final
 // voltages. `shared` is the resident budget (KiB), `block` both runs' block size.
+// Every GPU solver (streaming, and the resident step) within 1e-9 of the CPU on m, which
+// must spike at least three times: the ion tests' comparison (the same functions on both,
+// only the Hines sweeps' arithmetic may differ).
+void expect_every_gpu_solver_close(const Model& m, const std::string& what) {
+    const Result cpu = run(m, "cpu");
+    ASSERT_GE(cpu.rec.spikes_seen.size(), 3u) << what;
+    for (const char* solver : {"gpu-cell", "gpu-fine", "gpu-branch", "gpu-fine:step=resident"})
+        expect_close(run(m, solver), cpu, 1e-9, std::string(solver) + " " + what);
+}
+
 void expect_resident_identical(const Model& m, const std::string& block, const std::string& shared,
                                const std::string& what) {
     const Result streaming = run(m, "gpu-fine", "block=" + block);
@@ -795,10 +805,7 @@ TEST(GpuIons, StreamingMatchesCpu) {
     SKIP_WITHOUT_GPU();
     if (!find_mechanism("test_cad")) GTEST_SKIP() << "built without ARBOLITO_TEST_MECHANISMS";
     const Model m = read_model(source_path("tests/data/ions/three_cells_ions.json"));
-    const Result cpu = run(m, "cpu");
-    ASSERT_GE(cpu.rec.spikes_seen.size(), 3u);
-    for (const char* solver : {"gpu-cell", "gpu-fine", "gpu-branch", "gpu-fine:step=resident"})
-        expect_close(run(m, solver), cpu, 1e-9, std::string(solver) + " with ions");
+    expect_every_gpu_solver_close(m, "with ions");
 }
 
 // The resident step with ions calls the streaming step's functions on the block's ion
@@ -831,10 +838,7 @@ TEST(GpuIons, CurrentProbesMatchCpu) {
     SKIP_WITHOUT_GPU();
     if (!find_mechanism("test_cad")) GTEST_SKIP() << "built without ARBOLITO_TEST_MECHANISMS";
     const Model m = read_model(source_path("tests/data/ions/current_probes.json"));
-    const Result cpu = run(m, "cpu");
-    ASSERT_GE(cpu.rec.spikes_seen.size(), 3u);
-    for (const char* solver : {"gpu-cell", "gpu-fine", "gpu-branch", "gpu-fine:step=resident"})
-        expect_close(run(m, solver), cpu, 1e-9, std::string(solver) + " with current probes");
+    expect_every_gpu_solver_close(m, "with current probes");
     expect_resident_identical(m, "2000", "110", "current probes, staged");
     expect_resident_identical(m, "2000", "12", "current probes, in device memory");
 }
@@ -850,8 +854,5 @@ TEST(GpuIons, PointMechanismWithIonsMatchesCpu) {
     SKIP_WITHOUT_GPU();
     if (!find_mechanism("test_casyn")) GTEST_SKIP() << "built without ARBOLITO_TEST_MECHANISMS";
     const Model m = read_model(source_path("tests/data/ions/point_ions.json"));
-    const Result cpu = run(m, "cpu");
-    ASSERT_GE(cpu.rec.spikes_seen.size(), 3u);
-    for (const char* solver : {"gpu-cell", "gpu-fine", "gpu-branch", "gpu-fine:step=resident"})
-        expect_close(run(m, solver), cpu, 1e-9, std::string(solver) + " with a point mechanism with ions");
+    expect_every_gpu_solver_close(m, "with a point mechanism with ions");
 }

@@ -315,7 +315,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const Step
             mech_ion_species_ = DeviceArray<int>(species);
         }
         resident_ = std::make_unique<ResidentEpoch>(f_, *r->schedule, *r->plan, r->shared_bytes, r->threads,
-                                                   r->cheapest_last, globals_);
+                                                   r->launch, globals_);
         events_.sort_by_block(resident_->plan().target_block, static_cast<int>(resident_->plan().blocks.size()));
         if (opt_.phase_times)
             for (cudaEvent_t& e : piece_events_) CUDA_CHECK(cudaEventCreate(&e));

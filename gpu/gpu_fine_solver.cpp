@@ -47,7 +47,11 @@ ResidentRequest resident_request(const SolverOptions& o) {
     if (o.choice("step") == "resident") {
         r.shared_bytes = 1024 * o.number_or("shared", gpu::resident_shared_kib_for(gpu::resident_blocks_per_sm));
         r.threads = o.number_or("threads", 128);
-        r.cheapest_last = o.choice("launch") == "cost";
+        const std::string l = o.choice("launch");
+        r.launch = l == "index"      ? LaunchOrder::index
+                   : l == "measured" ? LaunchOrder::measured
+                   : l == "longest"  ? LaunchOrder::longest
+                                     : LaunchOrder::cost;
     }
     return r;
 }
@@ -145,10 +149,11 @@ SolverInfo gpu_fine_solver() {
                        "multiprocessor, 74 on an H100); what does not fit stays in device memory",
                        {"auto"}),
         number_list_option("threads", {64, 128, 256}, "128", "step=resident: threads per CUDA block"),
-        choice_option("launch", {"cost", "index"}, "cost",
+        choice_option("launch", {"cost", "index", "measured", "longest"}, "cost",
                       "step=resident: the order blocks are launched in: cost, where blocks hold about one cell each, "
                       "the schedule's with the cheapest blocks last (a wave's worth, costliest of them first), else the "
-                      "schedule's; index, the schedule's; the same bits either way"),
+                      "schedule's; index, the schedule's; measured, the cheapest wave last by each block's clock cycles "
+                      "in earlier epochs; longest, every block by those cycles, longest first; the same bits any way"),
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA

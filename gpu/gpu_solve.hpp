@@ -3,6 +3,8 @@
 // set up once for the group's layout, then called once per step.
 #include <cuda_runtime.h>
 
+#include "gpu/resident_plan.hpp"
+
 namespace arbolito {
 
 struct FineSchedule;
@@ -17,7 +19,7 @@ struct ResidentRequest {
     const gpu::GpuFinePlan* plan = nullptr;  // the schedule on the device
     int shared_bytes = 0;                    // per CUDA block
     int threads = 0;                         // per CUDA block (gpu-fine's `threads`)
-    bool cheapest_last = true;               // launch order (gpu-fine's `launch`): cost, else the schedule's
+    LaunchOrder launch = LaunchOrder::cost;  // the blocks' order (gpu-fine's `launch`)
 };
 
 class GpuSolve {

@@ -58,7 +58,8 @@ struct Args {
     const int *probe_col, *probe_cv;
     const ResidentProbeSource* probe_source;  // null: every column records v
     const int* nernst_range;                  // ResidentPlan::nernst_range
-    const int* launch_order;                  // resident_launch_order: CUDA block i runs block launch_order[i]
+    const int* launch_order;                  // CUDA block i runs block launch_order[i] (LaunchOrder)
+    long long* block_cycles;                  // null, or each block's clock cycles in this run, by block
     bool defer_density;  // density mechanisms without ions advance at the next step's start (BlockStep::states)
     long b, e;
     long frame0;           // the piece's first frame: step n samples into row frame_after(n) - frame0
@@ -674,6 +675,7 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     __shared__ MechColumns loc[n_mechanisms];
     __shared__ ResidentBlock rb;
     __shared__ short lane0[n_mechanisms];
+    const long long clock0 = clock64();
     const int blk = a.launch_order[blockIdx.x];
     const FineSchedule::Block B = a.fine_blocks[blk];
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, first = B.first_cv;
@@ -765,6 +767,7 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
                 const double* from = block_ions[q][f];
                 for (int i = t; i < n; i += nt) g[i] = from[i];
             }
+    if (t == 0 && a.block_cycles) a.block_cycles[blk] = clock64() - clock0;  // one SM's clock: a difference only
 }
 
 // The current device's shared memory per SM, and what a block takes of it beside its
@@ -801,8 +804,11 @@ int resident_shared_kib_for(int blocks_per_sm) {
 }
 
 ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes,
-                             int threads, bool cheapest_last, const all_mechanisms::Globals& globals)
-    : plan_(resident_plan(f, s, budget_bytes)), solve_(solve), threads_(std::max(threads, solve.threads)) {
+                             int threads, LaunchOrder launch, const all_mechanisms::Globals& globals)
+    : plan_(resident_plan(f, s, budget_bytes)),
+      solve_(solve),
+      threads_(std::max(threads, solve.threads)),
+      launch_(launch) {
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
     const int optin = device_shape().shared_optin;
@@ -838,10 +844,37 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
     auto kernel = kernel_for(extended_, wide_registers_, solve_.ahead);
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads_, std::max(plan_.shared_bytes, 1)));
-    launch_order_ = DeviceArray<int>(resident_launch_order(s, cheapest_last ? per_sm * device_shape().sms : 0));
+    slots_ = per_sm * device_shape().sms;
+    launch_order_ = DeviceArray<int>(resident_launch_order(s, launch_ == LaunchOrder::index ? 0 : slots_));
+    if (launch_ == LaunchOrder::measured || launch_ == LaunchOrder::longest) {
+        block_cycles_ = DeviceArray<long long>(plan_.blocks.size());
+        host_cycles_.reserve(plan_.blocks.size());
+        total_cycles_.assign(plan_.blocks.size(), 0.0);
+        CUDA_CHECK(cudaEventCreateWithFlags(&cycles_ready_, cudaEventDisableTiming));
+    }
 }
 
-ResidentEpoch::~ResidentEpoch() { print_resident_profile(); }
+ResidentEpoch::~ResidentEpoch() {
+    print_resident_profile();
+    if (cycles_ready_) cudaEventDestroy(cycles_ready_);  // no throw from a destructor
+}
+
+// Where the last copy of the blocks' cycles has arrived, their sums so far order the next
+// runs (queued on `stream` before them: the order in use is never overwritten while a
+// kernel reads it). Every few runs a new copy is queued behind the kernel.
+void ResidentEpoch::reorder_from_cycles(cudaStream_t stream) {
+    if (cycles_pending_) {
+        const cudaError_t q = cudaEventQuery(cycles_ready_);
+        if (q == cudaErrorNotReady) return;
+        CUDA_CHECK(q);
+        cycles_pending_ = false;
+        for (std::size_t b = 0; b < total_cycles_.size(); ++b) total_cycles_[b] += static_cast<double>(host_cycles_[b]);
+        const std::vector<int> order = launch_ == LaunchOrder::longest ? costliest_first_order(total_cycles_)
+                                                                       : cheapest_last_order(total_cycles_, slots_);
+        CUDA_CHECK(cudaMemcpyAsync(launch_order_.data(), order.data(), order.size() * sizeof(int),
+                                   cudaMemcpyHostToDevice, stream));  // pageable: staged before the call returns
+    }
+}
 
 void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, long e, long frame0,
                         const StepSettings& s, cudaStream_t stream) {
@@ -864,6 +897,14 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.probe_source = probe_source_.size() ? probe_source_.data() : nullptr;
     a.nernst_range = nernst_range_.data();
     a.launch_order = launch_order_.data();
+    a.block_cycles = nullptr;
+    // Measured orders: the cycles of runs 0, 4, 8, ... (their sums converge; a copy and an
+    // order every run would cost the group's thread each epoch for little).
+    constexpr long measure_every = 4;
+    if (block_cycles_.size() > 0) reorder_from_cycles(stream);
+    const bool measure = block_cycles_.size() > 0 && !cycles_pending_ && runs_ % measure_every == 0;
+    if (measure) a.block_cycles = block_cycles_.data();
+    ++runs_;
     a.defer_density = !plan_.probes_read_states;
     a.b = b;
     a.e = e;
@@ -873,6 +914,12 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     auto kernel = kernel_for(extended_, wide_registers_, solve_.ahead);
     kernel<<<static_cast<unsigned>(plan_.blocks.size()), threads_, plan_.shared_bytes, stream>>>(a);
     CUDA_CHECK_LAUNCH();
+    if (measure) {
+        CUDA_CHECK(cudaMemcpyAsync(host_cycles_.data(), block_cycles_.data(), block_cycles_.size() * sizeof(long long),
+                                   cudaMemcpyDeviceToHost, stream));
+        CUDA_CHECK(cudaEventRecord(cycles_ready_, stream));
+        cycles_pending_ = true;
+    }
 }
 
 }  // namespace arbolito::gpu

@@ -88,10 +88,10 @@ class ResidentEpoch {
 public:
     // s: gpu-fine's schedule of the group's layout, solve: its device copy (kept alive by
     // the group). budget_bytes: shared memory a CUDA block may use; threads: its size;
-    // cheapest_last: the last wave of blocks sorted (resident_launch_order), else the schedule's order.
-    // Throws std::invalid_argument where the device cannot run it.
+    // launch: the order the blocks run in (LaunchOrder). Throws std::invalid_argument where
+    // the device cannot run it.
     ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuFinePlan& solve, int budget_bytes, int threads,
-                  bool cheapest_last, const all_mechanisms::Globals& globals);
+                  LaunchOrder launch, const all_mechanisms::Globals& globals);
     ~ResidentEpoch();  // prints the phase profile in an ARBOLITO_RESIDENT_PROFILE build
     ResidentEpoch(const ResidentEpoch&) = delete;
     ResidentEpoch& operator=(const ResidentEpoch&) = delete;
@@ -115,6 +115,17 @@ private:
     DeviceArray<ResidentProbeSource> probe_source_;
     DeviceArray<int> nernst_range_;
     DeviceArray<int> launch_order_;
+    // The measured orders: each block's cycles of the last run that recorded them, copied
+    // back without waiting (cycles_ready_) and summed over the runs read so far.
+    void reorder_from_cycles(cudaStream_t stream);
+    LaunchOrder launch_;
+    int slots_ = 0;  // blocks the device runs at once
+    DeviceArray<long long> block_cycles_;
+    PinnedArray<long long> host_cycles_;
+    std::vector<double> total_cycles_;
+    cudaEvent_t cycles_ready_ = nullptr;
+    bool cycles_pending_ = false;
+    long runs_ = 0;
 };
 
 }  // namespace arbolito::gpu

@@ -140,16 +140,15 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
     return p;
 }
 
-std::vector<int> resident_launch_order(const FineSchedule& s, int slots) {
-    const int nb = s.n_blocks();
-    long cells = 0;  // the branches hung from no CV: one a cell
-    for (int p : s.parent_cv) cells += p < 0;
-    const int last = 2 * cells <= 3L * nb ? std::clamp(slots, 0, nb) : 0;
-    std::vector<double> cost(nb);
-    for (int b = 0; b < nb; ++b) cost[b] = resident_block_cost(s, s.blocks[b]);
+std::vector<int> cheapest_last_order(const std::vector<double>& cost, int last) {
+    const int nb = static_cast<int>(cost.size());
+    last = std::clamp(last, 0, nb);
     std::vector<int> by_cost(nb);
     std::iota(by_cost.begin(), by_cost.end(), 0);
-    std::stable_sort(by_cost.begin(), by_cost.end(), [&](int a, int c) { return cost[a] > cost[c]; });
+    const auto costlier = [&](int a, int c) { return cost[a] > cost[c] || (cost[a] == cost[c] && a < c); };
+    // The `last` cheapest at the end, then sorted among themselves.
+    std::nth_element(by_cost.begin(), by_cost.begin() + (nb - last), by_cost.end(), costlier);
+    std::sort(by_cost.begin() + (nb - last), by_cost.end(), costlier);
     std::vector<char> in_last(nb, 0);
     for (int k = nb - last; k < nb; ++k) in_last[by_cost[k]] = 1;
     std::vector<int> order;
@@ -158,6 +157,23 @@ std::vector<int> resident_launch_order(const FineSchedule& s, int slots) {
         if (!in_last[b]) order.push_back(b);
     order.insert(order.end(), by_cost.end() - last, by_cost.end());
     return order;
+}
+
+std::vector<int> costliest_first_order(const std::vector<double>& cost) {
+    std::vector<int> order(cost.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int c) { return cost[a] > cost[c]; });
+    return order;
+}
+
+std::vector<int> resident_launch_order(const FineSchedule& s, int slots) {
+    const int nb = s.n_blocks();
+    long cells = 0;  // the branches hung from no CV: one a cell
+    for (int p : s.parent_cv) cells += p < 0;
+    const int last = 2 * cells <= 3L * nb ? slots : 0;
+    std::vector<double> cost(nb);
+    for (int b = 0; b < nb; ++b) cost[b] = resident_block_cost(s, s.blocks[b]);
+    return cheapest_last_order(cost, last);
 }
 
 double resident_block_cost(const FineSchedule& s, const FineSchedule::Block& b) {

@@ -70,15 +70,28 @@ double resident_block_cost(const FineSchedule& s, const FineSchedule::Block& b);
 
 // The order the kernel launches the blocks of `s` in, where the device runs `slots` of
 // them at once. Where the blocks hold about one cell each (at most 1.5 on average), the
-// schedule's order but the `slots` cheapest blocks last, costliest of them first (ties by
-// index), so that each epoch ends on a wave of the cheapest blocks instead of whichever
-// came last: busyring's cells range from about 550 to 3,100 CVs, and this is 0.2-2.8 %
-// faster on one H200 and 2.4 % on four at 8,192 cells a GPU. Only the last wave: sorting
-// every block lost 1.1 % at 32,768 cells. Blocks of several cells keep the schedule's
-// order: the estimate misses what their somata's channels cost, and on the Allen network
-// (about 8 cells a block) the sorted last wave lost 1.5 % (bench/HISTORY.md). Any order
-// gives the same result: the cells of an epoch are independent.
+// schedule's order but the `slots` cheapest blocks by resident_block_cost last
+// (cheapest_last_order), so that each epoch ends on a wave of the cheapest blocks instead
+// of whichever came last: busyring's cells range from about 550 to 3,100 CVs, and this is
+// 0.2-2.8 % faster on one H200 and 2.4 % on four at 8,192 cells a GPU. Only the last
+// wave: sorting every block lost 1.1 % at 32,768 cells. Blocks of several cells keep the
+// schedule's order: the estimate misses what their somata's channels cost, and on the
+// Allen network (about 8 cells a block) the sorted last wave lost 1.5 % (bench/HISTORY.md);
+// there the measured orders below know the cost. Any order gives the same result: the
+// cells of an epoch are independent.
 std::vector<int> resident_launch_order(const FineSchedule& s, int slots);
+
+// The blocks 0..cost.size()-1 in index order but the `last` cheapest by `cost` at the end,
+// costliest of them first (ties by index).
+std::vector<int> cheapest_last_order(const std::vector<double>& cost, int last);
+// Every block, costliest first (ties by index): longest processing time first.
+std::vector<int> costliest_first_order(const std::vector<double>& cost);
+
+// How the resident kernel orders its blocks (gpu-fine's `launch`): index, the schedule's;
+// cost, resident_launch_order; measured and longest, from each block's clock cycles in an
+// earlier epoch (the first epoch as `cost`): measured, cheapest_last_order with a wave's
+// worth; longest, costliest_first_order.
+enum class LaunchOrder { index, cost, measured, longest };
 
 // Every block of `s` over `f` (built with s's numbering). Each array is staged where it
 // fits what remains of budget_bytes after the block's schedule, in ResidentArray order,

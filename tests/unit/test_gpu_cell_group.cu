@@ -694,6 +694,18 @@ TEST(GpuResidentGroup, SameBitsEveryRun) {
     expect_same_bits_every_run("gpu-fine", "step=resident:shared=8");
 }
 
+// The launch orders (gpu-fine's `launch`) change which CUDA block runs which cells, never
+// the cells' arithmetic: the measured orders reorder the blocks every few epochs (busyring
+// of 128 cells of different sizes, a block each, 40 epochs).
+TEST(GpuResidentGroup, LaunchOrdersSameBits) {
+    SKIP_WITHOUT_GPU();
+    const Model m = busyring(128, 20, 100);
+    const Result index = run(m, "gpu-fine", "step=resident:launch=index");
+    ASSERT_GE(index.rec.spikes_seen.size(), 3u);
+    for (const std::string launch : {"cost", "measured", "longest"})
+        expect_identical(run(m, "gpu-fine", "step=resident:launch=" + launch), index, "launch=" + launch);
+}
+
 // Probes of a state and of v without ions: the resident kernel's instance with the probes'
 // sources, hh's gates advanced in the states phase for them rather than at the next
 // step's start: the streaming step's bits.

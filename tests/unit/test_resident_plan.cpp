@@ -206,6 +206,20 @@ TEST(ResidentPlan, CheapestBlocksLaunchLast) {
     EXPECT_DOUBLE_EQ(cost[0], chain + static_cast<double>(b0.n_cv) / b0.threads);
 }
 
+// The measured orders: each block's cycles stand for its cost. The last `last` are the
+// cheapest, costliest of them first, the rest in index order; ties go to the lower index
+// (it stays ahead). Longest first sorts every block.
+TEST(ResidentPlan, MeasuredOrders) {
+    const std::vector<double> cycles{5, 1, 9, 1, 7, 3, 9, 2};
+    EXPECT_EQ(cheapest_last_order(cycles, 0), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_EQ(cheapest_last_order(cycles, 3), (std::vector<int>{0, 2, 4, 5, 6, 7, 1, 3}));
+    EXPECT_EQ(cheapest_last_order(cycles, 4), (std::vector<int>{0, 2, 4, 6, 5, 7, 1, 3}));
+    EXPECT_EQ(cheapest_last_order(cycles, 8), (std::vector<int>{2, 6, 4, 0, 5, 7, 1, 3}));
+    EXPECT_EQ(cheapest_last_order(cycles, 100), cheapest_last_order(cycles, 8));
+    EXPECT_EQ(costliest_first_order(cycles), (std::vector<int>{2, 6, 4, 0, 5, 7, 1, 3}));
+    EXPECT_TRUE(cheapest_last_order({}, 5).empty());
+}
+
 TEST(ResidentPlan, ScheduleOverBudgetRejected) {
     const Built b = build(ring_of(2, 4), 100000);
     EXPECT_THROW(resident_plan(b.f, b.s, 64), std::invalid_argument);

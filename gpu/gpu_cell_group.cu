@@ -714,6 +714,7 @@ int select_gpu(int device, const std::string& solver) {
     }
     const int d = std::max(0, device) % devices;
     CUDA_CHECK(cudaSetDevice(d));
+    gpu::note_device_in_use(d);
     return d;
 }
 

@@ -50,8 +50,8 @@ ResidentRequest resident_request(const SolverOptions& o) {
         const std::string l = o.choice("launch");
         r.launch = l == "index"      ? LaunchOrder::index
                    : l == "measured" ? LaunchOrder::measured
-                   : l == "longest"  ? LaunchOrder::longest
-                                     : LaunchOrder::cost;
+                   : l == "cost"     ? LaunchOrder::cost
+                                     : LaunchOrder::longest;
     }
     return r;
 }
@@ -149,11 +149,12 @@ SolverInfo gpu_fine_solver() {
                        "multiprocessor, 74 on an H100); what does not fit stays in device memory",
                        {"auto"}),
         number_list_option("threads", {64, 128, 256}, "128", "step=resident: threads per CUDA block"),
-        choice_option("launch", {"cost", "index", "measured", "longest"}, "cost",
-                      "step=resident: the order blocks are launched in: cost, where blocks hold about one cell each, "
-                      "the schedule's with the cheapest blocks last (a wave's worth, costliest of them first), else the "
-                      "schedule's; index, the schedule's; measured, the cheapest wave last by each block's clock cycles "
-                      "in earlier epochs; longest, every block by those cycles, longest first; the same bits any way"),
+        choice_option("launch", {"longest", "measured", "cost", "index"}, "longest",
+                      "step=resident: the order blocks are launched in, from each block's clock cycles in earlier "
+                      "epochs (the first epoch as cost): longest, every block, longest first; measured, the schedule's "
+                      "with the cheapest wave last; cost, where blocks hold about one cell each, the schedule's with the "
+                      "cheapest blocks by an estimate last (a wave's worth, costliest of them first), else the "
+                      "schedule's; index, the schedule's; the same bits any way"),
     };
     for (SolverOption& k : gpu_step_keys()) s.options.push_back(std::move(k));
 #ifdef ARBOLITO_HAVE_CUDA

@@ -19,7 +19,7 @@ struct ResidentRequest {
     const gpu::GpuFinePlan* plan = nullptr;  // the schedule on the device
     int shared_bytes = 0;                    // per CUDA block
     int threads = 0;                         // per CUDA block (gpu-fine's `threads`)
-    LaunchOrder launch = LaunchOrder::cost;  // the blocks' order (gpu-fine's `launch`)
+    LaunchOrder launch = LaunchOrder::longest;  // the blocks' order (gpu-fine's `launch`)
 };
 
 class GpuSolve {

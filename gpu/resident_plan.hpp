@@ -88,9 +88,13 @@ std::vector<int> cheapest_last_order(const std::vector<double>& cost, int last);
 std::vector<int> costliest_first_order(const std::vector<double>& cost);
 
 // How the resident kernel orders its blocks (gpu-fine's `launch`): index, the schedule's;
-// cost, resident_launch_order; measured and longest, from each block's clock cycles in an
-// earlier epoch (the first epoch as `cost`): measured, cheapest_last_order with a wave's
-// worth; longest, costliest_first_order.
+// cost, resident_launch_order; measured and longest, from each block's clock cycles summed
+// over earlier epochs (the first epoch as `cost`): measured, cheapest_last_order with a
+// wave's worth; longest (the default), costliest_first_order. Longest was the fastest on
+// one H200 (bench/RESULTS.md): busyring 1.0-1.8 % faster than cost at 8,192 and 32,768
+// cells (1,024 within 0.9 %), the Allen network 2.0 % faster than the schedule's order;
+// with four GPUs, strong scaling 3.93x. Sorting every block by the estimate had lost
+// 1.1 %: the measured cycles rank the blocks, the estimate did not.
 enum class LaunchOrder { index, cost, measured, longest };
 
 // Every block of `s` over `f` (built with s's numbering). Each array is staged where it

@@ -14,7 +14,8 @@ beside it. Exit status: 0 when every step passed, 1 when one failed (or the spee
 found a case slower), 2 for bad arguments or a bad or missing speed reference.
 `python3 bench/gpu_run.py help` lists the steps. `self-test` needs no GPU (CI runs it).
 
-Environment of every step: LD_LIBRARY_PATH with $DEPS/lib, $DEPS/mpi/lib (gpu_pack.sh --mpi) and CUDA's, ARBOLITO_SOURCE_DIR
+Environment of every step: LD_LIBRARY_PATH with $DEPS/lib (unpacked from $DEPS/lib.tgz where gpu_pack.sh
+archived it), $DEPS/mpi/lib (gpu_pack.sh --mpi) and CUDA's, ARBOLITO_SOURCE_DIR
 (the tree: the GPU tests read tests/data), TMPDIR a scratch folder of this run.
 """
 import json
@@ -1606,6 +1607,9 @@ def main(argv):
         z.with_suffix("").chmod(0o755)
     for z in (ctx.deps / "mpi" / "lib").glob("*.gz"):  # libmpi, gzipped by gpu_pack.sh where the carry needs it
         subprocess.run(["gunzip", "-f", str(z)])
+    if (ctx.deps / "lib.tgz").exists():  # the shared libraries as one archive, where the carry needs it
+        (ctx.deps / "lib").mkdir(exist_ok=True)
+        subprocess.run(["tar", "xzf", str(ctx.deps / "lib.tgz"), "-C", str(ctx.deps / "lib")], check=True)
     codes = []
     for s, a in plan:
         t = time.monotonic()

@@ -856,7 +856,10 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
 
 ResidentEpoch::~ResidentEpoch() {
     print_resident_profile();
-    if (cycles_ready_) cudaEventDestroy(cycles_ready_);  // no throw from a destructor
+    if (cycles_ready_) {  // no throw from a destructor; a copy in flight lands before its buffer goes
+        if (cycles_pending_) cudaEventSynchronize(cycles_ready_);
+        cudaEventDestroy(cycles_ready_);
+    }
 }
 
 // Where the last copy of the blocks' cycles has arrived, their sums so far order the next

@@ -104,6 +104,8 @@ public:
              cudaStream_t stream);
 
 private:
+    void reorder_from_cycles(cudaStream_t stream);  // the measured orders, where new cycles arrived
+
     ResidentPlan plan_;
     const GpuFinePlan& solve_;
     int threads_;
@@ -117,7 +119,6 @@ private:
     DeviceArray<int> launch_order_;
     // The measured orders: each block's cycles of the last run that recorded them, copied
     // back without waiting (cycles_ready_) and summed over the runs read so far.
-    void reorder_from_cycles(cudaStream_t stream);
     LaunchOrder launch_;
     int slots_ = 0;  // blocks the device runs at once
     DeviceArray<long long> block_cycles_;

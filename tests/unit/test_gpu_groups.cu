@@ -4,14 +4,17 @@
 // layout is the same in every group (identical cells, or one cell per block), a cell's
 // arithmetic does not depend on its group: spikes, traces and final voltages are the same
 // bits as with one group.
+#include <cstdint>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
+#include "core/gpu/device_scope.hpp"
 #include "lowered_cell/voltage_blowup.hpp"
 #include "run/gpu_binding.hpp"
 #include "run/simulation.hpp"
@@ -116,4 +119,27 @@ TEST(GpuGroups, BlowUpInSecondGroupStopsTheRun) {
             EXPECT_DOUBLE_EQ(e.t_found, 30.0) << gpus << " groups";  // the end of the epoch [20, 30) ms
         }
     }
+}
+
+// A scope gives a thread its earlier device back only where the process works on that
+// device: a thread that never chose one reports device 0, and making 0 current again
+// would create a context there, which slowed ranks bound to other GPUs (docs/mpi.md).
+TEST(GpuGroups, ScopeRestoresOnlyDevicesInUse) {
+    SKIP_WITHOUT_GPU();
+    if (visible_gpus() < 2) GTEST_SKIP() << "needs two visible GPUs";
+    auto& mask = gpu::devices_in_use_mask();
+    const std::uint64_t saved = mask.load();
+    const auto device_after_scope = [](int device) {
+        int after = -1;
+        std::thread([&] {
+            { gpu::DeviceScope on(device); }
+            EXPECT_EQ(cudaGetDevice(&after), cudaSuccess);
+        }).join();
+        return after;
+    };
+    mask = 0;
+    EXPECT_EQ(device_after_scope(1), 1);  // device 0 not in use: left on the scope's
+    gpu::note_device_in_use(0);
+    EXPECT_EQ(device_after_scope(1), 0);  // in use: given back
+    mask = saved;
 }

@@ -696,7 +696,7 @@ TEST(GpuResidentGroup, SameBitsEveryRun) {
 
 // The launch orders (gpu-fine's `launch`) change which CUDA block runs which cells, never
 // the cells' arithmetic: the measured orders reorder the blocks every few epochs (busyring
-// of 128 cells of different sizes, a block each, 40 epochs).
+// of 128 cells of different sizes, 40 epochs).
 TEST(GpuResidentGroup, LaunchOrdersSameBits) {
     SKIP_WITHOUT_GPU();
     const Model m = busyring(128, 20, 100);

@@ -509,7 +509,7 @@ std::vector<double> generator_times(const Reader& r, const json& j, const std::s
 void busyring(const Reader& r, const json& n, Model& m, const json* run) {
     r.only_keys(n, "network", {"builder", "name", "num-cells", "synapses", "unconnected-synapses", "min-delay", "duration",
                                "ring-size", "event-weight", "dt", "depth", "branch-probs", "compartments", "lengths", "record",
-                               "spikes", "complex", "stdp", "cpu-group-size"});
+                               "spikes", "complex", "stdp", "cpu-group-size", "zero-area"});
     for (const char* k : {"complex", "stdp"})
         if (n.contains(k) && !(n[k].is_boolean() && !n[k].get<bool>()))
             r.fail(Reader::join("network", k), "only the simple cell without STDP is supported (false)");
@@ -530,6 +530,12 @@ void busyring(const Reader& r, const json& n, Model& m, const json* run) {
     if (n.contains("record")) {
         if (!n["record"].is_boolean()) r.fail("network.record", "expected true or false");
         p.record = n["record"].get<bool>();
+    }
+    if (n.contains("zero-area")) {
+        const std::string z = r.string(n["zero-area"], "network.zero-area");
+        if (z == "keep") p.zero_area = CvPolicy::keep;
+        else if (z == "fold") p.zero_area = CvPolicy::fold;
+        else r.fail("network.zero-area", "unknown value '" + z + "' (keep, fold)");
     }
     if (n.contains("depth")) p.cell.depth = static_cast<unsigned>(r.integer(n["depth"], "network.depth", 1, 64));
     p.cell.branch_probs = pair(r, n, "network", "branch-probs", p.cell.branch_probs);

@@ -27,6 +27,7 @@ void build_busyring(Model& m, const BusyringNetwork& p, ConnectionsDrawn drawn) 
     const std::uint64_t first = m.cells.size(), n = p.num_cells;
     CellDesc proto;  // all but the morphology
     proto.policy.kind = CvPolicy::every_segment;
+    proto.policy.zero_area = p.zero_area;
     proto.cm[-1] = 1.0;
     proto.ra[-1] = 100.0;
     proto.paints.push_back({tag_soma, "hh", resolve_params("hh", {})});

@@ -22,6 +22,9 @@ struct BusyringNetwork {
     unsigned ring_size = 10;
     double event_weight = 0.05;  // µS
     bool record = false;         // a soma probe on every cell
+    // The cells' zero-area nodes with fewer than two children (the branches' tips): kept, as
+    // NEURON's layout has them, or folded away exactly (CvPolicy::fold; Arbor has none).
+    CvPolicy::ZeroArea zero_area = CvPolicy::keep;
     BusyringParams cell;
 };
 

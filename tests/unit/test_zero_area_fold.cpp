@@ -331,3 +331,52 @@ TEST(ZeroAreaFold, EveryPolicyCountsTheSame) {
             for (int i = 1; i < f.size(); ++i) ASSERT_LT(f.parent[i], i) << m.source;
         }
 }
+
+// Busyring's network key: every cell folds its tips (fewer CVs), a bad value is named, and
+// a ring of 16 cells (events between them) gives the kept layout's spikes, their times
+// within WholeCellRunsAgree's bound for a cell with spikes (50·steps·κ·ε·100 mV over 10).
+TEST(ZeroAreaFold, BusyringNetworkKey) {
+    const auto read = [](const std::string& z) {
+        return parse_model(R"({"network": {"builder": "busyring", "num-cells": 16, "synapses": 4, "ring-size": 4,
+                                "min-delay": 5, "depth": 5, "duration": 60, "event-weight": 0.2, "zero-area": )" +
+                               z + "}}",
+                           "m.json");
+    };
+    const Model mk = read(R"("keep")"), mf = read(R"("fold")");
+    long kept = 0, folded = 0;
+    for (std::size_t g = 0; g < mk.cells.size(); ++g) {
+        EXPECT_EQ(mk.cells[g].policy.zero_area, CvPolicy::keep);
+        EXPECT_EQ(mf.cells[g].policy.zero_area, CvPolicy::fold);
+        kept += count_cell_cvs(mk.cells[g]);
+        folded += count_cell_cvs(mf.cells[g]);
+    }
+    EXPECT_LT(folded, kept);
+    const CellCvs k = discretize_cell(mk.cells[0]), f = discretize_cell(mf.cells[0]);
+    double kappa = 0;
+    for (const CellCvs* c : {&k, &f}) {
+        const Eigen::JacobiSVD<Eigen::MatrixXd> svd(step_matrix(*c));
+        kappa += svd.singularValues()(0) / svd.singularValues()(c->size() - 1);
+    }
+    const double drift = mk.run.tfinal / mk.run.dt * kappa * std::numeric_limits<double>::epsilon() * 100.0;
+    SimOptions o;
+    Simulation sk(mk, o), sf(mf, o);
+    const test_models::RunResult rk = test_models::run_to_end(sk), rf = test_models::run_to_end(sf);
+    ASSERT_GE(rk.rec.spikes_seen.size(), 16u);
+    ASSERT_EQ(rk.rec.spikes_seen.size(), rf.rec.spikes_seen.size());
+    double worst = 0;
+    for (std::size_t s = 0; s < rk.rec.spikes_seen.size(); ++s) {
+        EXPECT_EQ(rk.rec.spikes_seen[s].gid, rf.rec.spikes_seen[s].gid);
+        worst = std::max(worst, std::abs(rk.rec.spikes_seen[s].time - rf.rec.spikes_seen[s].time));
+    }
+    EXPECT_LE(worst, 50 * drift / 10.0);
+    std::cout << "busyring 16: " << kept << " CVs kept, " << folded << " folded; " << rk.rec.spikes_seen.size()
+              << " spikes, largest time difference " << worst << " ms (bound " << 50 * drift / 10.0 << ")\n";
+    for (const char* bad : {R"("drop")", "1"}) {
+        try {
+            read(bad);
+            FAIL() << bad << " was accepted";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("network.zero-area"), std::string::npos) << e.what();
+        }
+    }
+}

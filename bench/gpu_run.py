@@ -357,7 +357,8 @@ def arbor_busyring(ctx, tags, limit):
 def work_note(model):
     net = json.loads((ROOT / model).read_text())["network"]
     u = net.get("unconnected-synapses", "not set (the binary's default)")
-    return f"arbolito's work: {model}, synapses {net.get('synapses')}, unconnected-synapses {u}"
+    z = net.get("zero-area", "keep")  # fold: the branches' tips folded away, Arbor's CV count
+    return f"arbolito's work: {model}, synapses {net.get('synapses')}, unconnected-synapses {u}, zero-area {z}"
 
 
 @step("busyring", "CELLS SOLVERS [TFINAL] [--arbor] [--bin NAME] [--model FILE]",

@@ -904,8 +904,9 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     // Measured orders: the cycles of runs 0, 4, 8, ... (their sums converge; a copy and an
     // order every run would cost the group's thread each epoch for little).
     constexpr long measure_every = 4;
-    if (block_cycles_.size() > 0) reorder_from_cycles(stream);
-    const bool measure = block_cycles_.size() > 0 && !cycles_pending_ && runs_ % measure_every == 0;
+    const bool measured_order = block_cycles_.size() > 0;
+    if (measured_order) reorder_from_cycles(stream);
+    const bool measure = measured_order && !cycles_pending_ && runs_ % measure_every == 0;
     if (measure) a.block_cycles = block_cycles_.data();
     ++runs_;
     a.defer_density = !plan_.probes_read_states;

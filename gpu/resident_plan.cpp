@@ -160,10 +160,7 @@ std::vector<int> cheapest_last_order(const std::vector<double>& cost, int last) 
 }
 
 std::vector<int> costliest_first_order(const std::vector<double>& cost) {
-    std::vector<int> order(cost.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int c) { return cost[a] > cost[c]; });
-    return order;
+    return cheapest_last_order(cost, static_cast<int>(cost.size()));  // every block in the sorted tail
 }
 
 std::vector<int> resident_launch_order(const FineSchedule& s, int slots) {

@@ -294,6 +294,14 @@ std::shared_ptr<const Morphology> morphology(const Reader& r, const json& j, con
 // The most CVs a discretisation policy may cut one branch into.
 constexpr long max_pieces_per_branch = 1000000;
 
+// A zero-area value ("keep" or "fold") at key `path`: a cell's discretization and busyring's network.
+CvPolicy::ZeroArea zero_area_value(const Reader& r, const json& j, const std::string& path) {
+    const std::string z = r.string(j, path);
+    if (z == "fold") return CvPolicy::fold;
+    if (z != "keep") r.fail(path, "unknown value '" + z + "' (keep, fold)");
+    return CvPolicy::keep;
+}
+
 CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
     CvPolicy p;
     r.only_keys(j, path, {"policy", "n", "extent", "length", "zero_area"});
@@ -312,13 +320,7 @@ CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
     } else {
         r.fail(Reader::join(path, "policy"), "unknown policy '" + kind + "' (nseg, per_branch, max_extent, every_segment, odd_per_length)");
     }
-    if (j.contains("zero_area")) {
-        const std::string zp = Reader::join(path, "zero_area");
-        const std::string z = r.string(j["zero_area"], zp);
-        if (z == "keep") p.zero_area = CvPolicy::keep;
-        else if (z == "fold") p.zero_area = CvPolicy::fold;
-        else r.fail(zp, "unknown value '" + z + "' (keep, fold)");
-    }
+    if (j.contains("zero_area")) p.zero_area = zero_area_value(r, j["zero_area"], Reader::join(path, "zero_area"));
 
     return p;
 }
@@ -531,12 +533,7 @@ void busyring(const Reader& r, const json& n, Model& m, const json* run) {
         if (!n["record"].is_boolean()) r.fail("network.record", "expected true or false");
         p.record = n["record"].get<bool>();
     }
-    if (n.contains("zero-area")) {
-        const std::string z = r.string(n["zero-area"], "network.zero-area");
-        if (z == "keep") p.zero_area = CvPolicy::keep;
-        else if (z == "fold") p.zero_area = CvPolicy::fold;
-        else r.fail("network.zero-area", "unknown value '" + z + "' (keep, fold)");
-    }
+    if (n.contains("zero-area")) p.zero_area = zero_area_value(r, n["zero-area"], "network.zero-area");
     if (n.contains("depth")) p.cell.depth = static_cast<unsigned>(r.integer(n["depth"], "network.depth", 1, 64));
     p.cell.branch_probs = pair(r, n, "network", "branch-probs", p.cell.branch_probs);
     p.cell.compartments = pair(r, n, "network", "compartments", p.cell.compartments);

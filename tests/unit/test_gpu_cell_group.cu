@@ -480,8 +480,6 @@ TEST(GpuResidentGroup, MixedSizesEveryMechanismMatchesCpu) {
 
 namespace {
 
-// Resident and streaming gpu-fine on the same blocks: identical spikes, traces and final
-// voltages. `shared` is the resident budget (KiB), `block` both runs' block size.
 // Every GPU solver (streaming, and the resident step) within 1e-9 of the CPU on m, which
 // must spike at least three times: the ion tests' comparison (the same functions on both,
 // only the Hines sweeps' arithmetic may differ).
@@ -492,6 +490,8 @@ void expect_every_gpu_solver_close(const Model& m, const std::string& what) {
         expect_close(run(m, solver), cpu, 1e-9, std::string(solver) + " " + what);
 }
 
+// Resident and streaming gpu-fine on the same blocks: identical spikes, traces and final
+// voltages. `shared` is the resident budget (KiB), `block` both runs' block size.
 void expect_resident_identical(const Model& m, const std::string& block, const std::string& shared,
                                const std::string& what) {
     const Result streaming = run(m, "gpu-fine", "block=" + block);

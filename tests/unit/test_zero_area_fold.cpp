@@ -70,6 +70,16 @@ Eigen::MatrixXd step_matrix(const CellCvs& c) {
     return a;
 }
 
+// The step matrices' condition numbers of both layouts, summed: the κ of the runs' bounds.
+double kappa_of(const CellCvs& k, const CellCvs& f) {
+    double kappa = 0;
+    for (const CellCvs* c : {&k, &f}) {
+        const Eigen::JacobiSVD<Eigen::MatrixXd> svd(step_matrix(*c));
+        kappa += svd.singularValues()(0) / svd.singularValues()(c->size() - 1);
+    }
+    return kappa;
+}
+
 // Per CV of `from`, the CV of `to` at the same (branch, position), or -1.
 std::vector<int> same_nodes(const CellCvs& from, const CellCvs& to) {
     std::map<std::pair<int, double>, int> at;
@@ -245,11 +255,7 @@ TEST(ZeroAreaFold, WholeCellRunsAgree) {
         const Model mk = allen_cell(active, CvPolicy::keep), mf = allen_cell(active, CvPolicy::fold);
         const CellCvs k = discretize_cell(mk.cells[0]), f = discretize_cell(mf.cells[0]);
         ASSERT_LT(f.size(), k.size());
-        double kappa = 0;
-        for (const CellCvs* c : {&k, &f}) {
-            const Eigen::JacobiSVD<Eigen::MatrixXd> svd(step_matrix(*c));
-            kappa += svd.singularValues()(0) / svd.singularValues()(c->size() - 1);
-        }
+        const double kappa = kappa_of(k, f);
         const double steps = mk.run.tfinal / mk.run.dt;
         const double drift = steps * kappa * std::numeric_limits<double>::epsilon() * 100.0;
         const double bound = active ? 50 * drift : drift;
@@ -351,12 +357,7 @@ TEST(ZeroAreaFold, BusyringNetworkKey) {
         folded += count_cell_cvs(mf.cells[g]);
     }
     EXPECT_LT(folded, kept);
-    const CellCvs k = discretize_cell(mk.cells[0]), f = discretize_cell(mf.cells[0]);
-    double kappa = 0;
-    for (const CellCvs* c : {&k, &f}) {
-        const Eigen::JacobiSVD<Eigen::MatrixXd> svd(step_matrix(*c));
-        kappa += svd.singularValues()(0) / svd.singularValues()(c->size() - 1);
-    }
+    const double kappa = kappa_of(discretize_cell(mk.cells[0]), discretize_cell(mf.cells[0]));
     const double drift = mk.run.tfinal / mk.run.dt * kappa * std::numeric_limits<double>::epsilon() * 100.0;
     SimOptions o;
     Simulation sk(mk, o), sf(mf, o);

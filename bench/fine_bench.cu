@@ -60,7 +60,8 @@ struct Variant {
 
 std::vector<Variant> variants() {
     std::vector<Variant> v{{"gpu-cell", false, {}}};
-    FineOptions all;  // the defaults: sort, re-root, split=cost, blocks of 8192 CVs in device memory
+    FineOptions all;  // the defaults (sort, split=cost, blocks of 8192 CVs in device memory), re-rooted
+    all.reroot = true;
     v.push_back({"fine", true, all});
     v.push_back({"fine-a4", true, all, 4});
     FineOptions x = all;

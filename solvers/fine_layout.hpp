@@ -32,7 +32,11 @@ enum class Split { off, median, cost };
 // The passes of Huber's published fine-grained solver, each switchable per run.
 struct FineOptions {
     bool sort = true;     // each level's branches by length, longest first (no padding, less divergence)
-    bool reroot = true;   // each cell re-rooted at the CV that minimises the depth of its branch tree
+    // Each cell re-rooted at the CV that minimises the depth of its branch tree: another
+    // elimination than the CPU's (it rounds differently). Off by default: the solve then
+    // gives the CPU's bits, at no measured cost (resident step, one H200: busyring 0.1-0.4 %
+    // slower, the Allen network 1.3 % faster; bench/RESULTS.md).
+    bool reroot = false;
     Split split = Split::cost;
     // CVs per block to aim at (cells are never split between blocks). Measured on an H100
     // (fine_bench, bench/RESULTS.md): blocks of several cells in device memory beat one

@@ -254,7 +254,7 @@ TEST(FineLayout, RerootNeverDeepens) {
     // A comb rooted at one end of its spine rises a level at every tooth; from the
     // spine's middle, half as many.
     FineOptions a, b;
-    a.reroot = false;
+    a.reroot = false, b.reroot = true;
     a.split = b.split = Split::off;
     const int natural = fine_layout({trees::comb(40)}, a).schedule.blocks[0].n_levels;
     const int rerooted = fine_layout({trees::comb(40)}, b).schedule.blocks[0].n_levels;

@@ -102,7 +102,7 @@ double max_abs_diff(const std::vector<double>& a, const std::vector<double>& b) 
 // -DARBOLITO_CUDA_CONTRACT=OFF; exp and log are core/exp_log.hpp's, the same bits on both,
 // GpuExpLog.*; pow is the library's on each side): measured on an H200, 0, 0, 1.9e-12 and
 // 1.6e-11 mV (472363762, 473863510, 473863035, 472912177), held to docs/allen-validation.md's
-// 1e-9 mV. The re-rooted solve is another elimination; its rounding, amplified by the
+// 1e-9 mV. The re-rooted solve (reroot=on) is another elimination; its rounding, amplified by the
 // upstrokes, was 9.1e-8 and 7.9e-8 mV on the first two: held to 1e-7 mV, as every solver
 // is where the device fuses
 // (-DARBOLITO_CUDA_CONTRACT=ON: 4.2e-10 to 6.4e-9 mV, and the host built with
@@ -125,14 +125,14 @@ TEST(GpuAllen, EveryGpuSolverMatchesCpu) {
         const Result cpu = run(m, "cpu");
         ASSERT_GE(cpu.rec.spikes_seen.size(), 1u) << "the step must make the cell spike";
         Result streaming[2];  // gpu-fine's, re-rooted and not
-        // gpu-fine with reroot=off: the solve of the CPU's bits (GpuSolverBits.*).
-        for (const std::string solver : {"gpu-cell", "gpu-fine", "gpu-fine:step=resident", "gpu-fine:reroot=off",
-                                         "gpu-fine:step=resident:reroot=off", "gpu-branch"}) {
+        // gpu-fine as its default (reroot=off): the solve of the CPU's bits (GpuSolverBits.*).
+        for (const std::string solver : {"gpu-cell", "gpu-fine", "gpu-fine:step=resident", "gpu-fine:reroot=on",
+                                         "gpu-fine:step=resident:reroot=on", "gpu-branch"}) {
             SCOPED_TRACE(solver);
             const Result gpu = run(m, solver);
             // The resident step calls the streaming step's functions (one cell: one block
             // either way, the same layout): the same bits.
-            const bool natural_root = solver.find("reroot=off") != std::string::npos;
+            const bool natural_root = solver.find("reroot=on") == std::string::npos;
             if (solver.rfind("gpu-fine", 0) == 0 && solver.find("step=resident") == std::string::npos)
                 streaming[natural_root] = gpu;
             if (solver.find("step=resident") != std::string::npos) {

@@ -401,7 +401,7 @@ void expect_same_bits_every_run(const std::string& solver, const std::string& op
 // gpu-fine: the same group with fine_layout's numbering and the block-level solve.
 const std::vector<std::string> fine_variants = {"",
                                                 "sort=off",
-                                                "reroot=off",
+                                                "reroot=on",
                                                 "split=off",
                                                 "memory=shared:block=2048",
                                                 "block=1:timing=off",
@@ -465,7 +465,7 @@ const std::vector<std::string> resident_variants = {"step=resident",
                                                     "step=resident:threads=64:ahead=4",
                                                     "step=resident:shared=8",  // most blocks in device memory
                                                     "step=resident:shared=24:sort=off:split=on",
-                                                    "step=resident:split=cost",
+                                                    "step=resident:reroot=on",
                                                     "step=resident:shared=200:block=4000:threads=256:timing=off"};
 
 TEST(GpuResidentGroup, RingAndBusyringMatchCpu) {

@@ -145,7 +145,7 @@ TEST(SolverSpec, DefaultsAndGivenKeys) {
     EXPECT_EQ(f.options.number("threads"), 256);
     EXPECT_EQ(f.options.number("shared"), 50);
     EXPECT_FALSE(f.options.flag("sort"));
-    EXPECT_TRUE(f.options.flag("reroot"));  // default on
+    EXPECT_FALSE(f.options.flag("reroot"));  // default off: the CPU's elimination
     const SolverSpec b = parse_solver_spec_any_build("gpu-branch:cut=8:tile=0");
     EXPECT_EQ(b.options.number("cut"), 8);
     EXPECT_EQ(b.options.number("tile"), 0);  // a number, not auto

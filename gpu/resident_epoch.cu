@@ -370,6 +370,7 @@ struct BlockStep {
     const bool tracing;  // this thread records the phases (enter)
     const short* lane0;  // side_by_side_lanes (Extended groups)
     int my_mech = -1, my_k = 0;  // the side-by-side instance this thread computes, if any
+    MechClock mclock;            // its cycles (profile builds)
     double held[2 + max_ions];   // its terms (density_terms_with_ions) until its turn in list order
     long step = 0;
     double t0 = 0, t_mid = 0;
@@ -464,6 +465,7 @@ struct BlockStep {
                 constexpr int m = mech_index<M>;
                 if constexpr (side_by_side_currents<M>())
                     if (my_mech == m) {
+                        const long long c0 = mclock.start();
                         const MechColumns& mc = loc[m];
                         const int c = mc.cv[my_k] - first;
                         if constexpr (n_ions<M> > 0) {
@@ -474,8 +476,10 @@ struct BlockStep {
                             instance_terms_at<M>(in, mc.weight[my_k], x.V[c], t_mid, globals_of<M>(a.g), held[0],
                                                  held[1]);
                         }
+                        mclock.add(0, c0);
                     }
             });
+            clock.lap(prof_side);
         }
         for_mechs::run([&](auto tag) {  // every mechanism's sums in list order
             using M = typename decltype(tag)::type;
@@ -542,9 +546,11 @@ struct BlockStep {
                                 reads = writes = false;
                             }
                             if (my_mech == m) {
+                                const long long c0 = mclock.start();
                                 const MechColumns& mc = loc[m];
                                 advance_with_ions<M>(mc, my_k, mc.cv[my_k] - first, block_mech_ions<M>(a, first),
                                                      globals_of<M>(a.g), a.steps.dt, Vnew);
+                                mclock.add(1, c0);
                             }
                             reads = reads || r;
                             writes = writes || w;
@@ -564,11 +570,13 @@ struct BlockStep {
                 if constexpr (side_by_side_advance<M>()) {
                     if (lane0[m] >= 0) {  // what states_deferred would compute at the next step's start: the same V
                         if (my_mech == m) {
+                            const long long c0 = mclock.start();
                             const MechColumns& mc = loc[m];
                             Instance<M> in(mc, my_k);
                             M::advance(Vnew[mc.cv[my_k] - first], a.steps.dt, globals_of<M>(a.g), in.p.v, in.s.v,
                                        in.c.v);
                             in.store_states(mc, my_k);
+                            mclock.add(1, c0);
                         }
                         return;
                     }
@@ -593,6 +601,7 @@ struct BlockStep {
                 advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, x.V);
             }
         });
+        clock.lap(prof_deferred);
     }
 
     // The written concentrations reached the ions in the states phase (advance_with_ions,
@@ -661,6 +670,7 @@ __device__ __forceinline__ double* run_steps(const Args& a, const ResidentBlock&
     }
     s.states_deferred();  // the last step's
     __syncthreads();      // before the states are written back
+    s.mclock.flush(s.my_mech, s.my_k);
     return s.x.V;
 }
 
@@ -855,7 +865,7 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
 }
 
 ResidentEpoch::~ResidentEpoch() {
-    print_resident_profile();
+    print_resident_profile<all_mechanisms>();
     if (cycles_ready_) {  // no throw from a destructor; a copy in flight lands before its buffer goes
         if (cycles_pending_) cudaEventSynchronize(cycles_ready_);
         cudaEventDestroy(cycles_ready_);

@@ -3,7 +3,7 @@
 // bench/resident_profile.sh builds arbolito-prof with it): thread 0 of every block adds
 // the clock cycles of each phase of its steps and of each level of its solve, and the
 // host prints the shares when the group goes away. In every normal build PhaseClock and
-// the level hook do nothing and print_resident_profile() prints nothing (the sums are
+// the level hook do nothing and print_resident_profile prints nothing (the sums are
 // the one atomic here, and they time, not compute). Included by resident_epoch.cu alone:
 // its device counters are that file's.
 #include <cstdio>
@@ -15,9 +15,13 @@
 namespace arbolito::gpu {
 namespace {
 
-// prof_advance: the point mechanisms' states (density mechanisms' advance at the start of
-// the next step, in its events lap); prof_states: the detectors, samples and the last barrier.
-enum ProfilePhase { prof_events, prof_assemble, prof_currents, prof_solve, prof_advance, prof_states, prof_n };
+// prof_advance: the states' advance but the deferred density mechanisms' (prof_deferred, at
+// the start of the next step); prof_side: thread 0's own side-by-side terms, before the
+// currents' ordered sums (prof_currents); prof_states: the detectors, samples and the last
+// barrier.
+enum ProfilePhase {
+    prof_events, prof_assemble, prof_currents, prof_solve, prof_advance, prof_states, prof_deferred, prof_side, prof_n
+};
 #ifdef ARBOLITO_RESIDENT_PROFILE
 constexpr int prof_levels = 32;  // deeper levels are counted in the last
 __device__ unsigned long long profile_cycles[prof_n], profile_level[2][prof_levels][2], profile_block_steps;
@@ -55,6 +59,24 @@ struct PhaseClock {
         atomicAdd(&profile_block_steps, static_cast<unsigned long long>(steps));
     }
 };
+// Each side-by-side mechanism's own cycles (its instance 0's thread): its currents' terms
+// and its states' advance, summed over block-steps where it ran side by side.
+constexpr int prof_mechs = 64;
+__device__ unsigned long long profile_mech[prof_mechs][3];  // currents, advance, block-steps
+struct MechClock {
+    long long c[2] = {}, steps = 0;
+    __device__ long long start() const { return now_cycles(); }
+    __device__ void add(int kind, long long t0) {
+        c[kind] += now_cycles() - t0;
+        steps += kind == 1;
+    }
+    __device__ void flush(int m, int k) {
+        if (m < 0 || k != 0 || m >= prof_mechs) return;
+        atomicAdd(&profile_mech[m][0], static_cast<unsigned long long>(c[0]));
+        atomicAdd(&profile_mech[m][1], static_cast<unsigned long long>(c[1]));
+        atomicAdd(&profile_mech[m][2], static_cast<unsigned long long>(steps));
+    }
+};
 #define ARBOLITO_PROFILE_LEVELS                                                      \
     __shared__ long long level_clock[2][prof_levels][2];                            \
     for (int i = threadIdx.x; i < 4 * prof_levels; i += blockDim.x) (&level_clock[0][0][0])[i] = 0; \
@@ -62,6 +84,11 @@ struct PhaseClock {
     PhaseClock clock(level_clock);                                                   \
     auto after_level = [&](int w, int L, int rows) { clock.after_level(w, L, rows); };
 #else
+struct MechClock {
+    __device__ long long start() const { return 0; }
+    __device__ void add(int, long long) {}
+    __device__ void flush(int, int) {}
+};
 struct PhaseClock {
     __device__ void lap(int) {}
     __device__ void flush() {}
@@ -72,20 +99,34 @@ struct PhaseClock {
 #endif
 
 // The shares of the phases and the cycles per level, to stderr (profile builds only).
-inline void print_resident_profile() {
+template <class Mechanisms>
+void print_resident_profile() {
 #ifdef ARBOLITO_RESIDENT_PROFILE
+    unsigned long long mc[prof_mechs][3] = {};
+    if (cudaMemcpyFromSymbol(mc, profile_mech, sizeof mc) == cudaSuccess)
+        Mechanisms::for_each([&](auto tag) {
+            using M = typename decltype(tag)::type;
+            constexpr int m = Mechanisms::template index_of<M>();
+            if (m < prof_mechs && mc[m][2] > 0)
+                std::fprintf(stderr, "resident profile, %s side by side: currents %.0f, advance %.0f cycles a block-step\n",
+                             M::name, static_cast<double>(mc[m][0]) / static_cast<double>(mc[m][2]),
+                             static_cast<double>(mc[m][1]) / static_cast<double>(mc[m][2]));
+        });
     unsigned long long c[prof_n] = {};
     if (cudaMemcpyFromSymbol(c, profile_cycles, sizeof c) != cudaSuccess) return;
     double total = 0;
     for (unsigned long long x : c) total += static_cast<double>(x);
-    const char* name[prof_n] = {"events", "assemble", "currents", "solve", "advance", "detect+sample+barrier"};
+    const char* name[prof_n] = {"events", "assemble", "currents (sums)", "solve", "advance", "detect+sample+barrier",
+                                "deferred states", "currents (own side-by-side terms)"};
     std::fprintf(stderr, "resident profile (block cycles, every block and step):");
     for (int p = 0; p < prof_n; ++p) std::fprintf(stderr, " %s %.1f%%", name[p], 100.0 * static_cast<double>(c[p]) / total);
-    std::fprintf(stderr, " (total %.4e)\n", total);
     unsigned long long lv[2][prof_levels][2] = {}, steps = 0;
     if (cudaMemcpyFromSymbol(lv, profile_level, sizeof lv) != cudaSuccess ||
-        cudaMemcpyFromSymbol(&steps, profile_block_steps, sizeof steps) != cudaSuccess || steps == 0)
+        cudaMemcpyFromSymbol(&steps, profile_block_steps, sizeof steps) != cudaSuccess || steps == 0) {
+        std::fprintf(stderr, " (total %.4e)\n", total);
         return;
+    }
+    std::fprintf(stderr, " (total %.4e, %.0f a block-step)\n", total, total / static_cast<double>(steps));
     for (int w = 0; w < 2; ++w) {
         std::fprintf(stderr, "resident profile, %s by level (cycles/rows per block-step):",
                      w == 0 ? "elimination" : "substitution");

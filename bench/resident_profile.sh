@@ -3,8 +3,10 @@
 # (ARBOLITO_RESIDENT_PROFILE, gpu/resident_epoch.cu), from a configured CUDA build
 # folder: resident_epoch.cu compiled again with the macro into a copy of the run
 # library, then arbolito linked against it. The binary prints, at the end of a
-# step=resident run, the share of block cycles in events, assembly, currents, the solve,
-# the states' advance and the rest. Usage: bash bench/resident_profile.sh BUILD_DIR
+# step=resident run, the share of block cycles in events, assembly, currents (thread 0's own
+# side-by-side channel terms, then the ordered sums), the solve, the states' advance, the
+# deferred density states and the rest, each solve level's cycles, and each side-by-side
+# channel's own cycles (its instance 0's thread: its warp's other channels included). Usage: bash bench/resident_profile.sh BUILD_DIR
 # OUT_BINARY [MACRO...] (other macros in place of, or beside, ARBOLITO_RESIDENT_PROFILE: a
 # bench experiment's variant of the resident kernel).
 set -euo pipefail

@@ -40,8 +40,8 @@ const std::array<std::string, 3> split_names = {"off", "on", "cost"};
 // more of the last wave idle: on the 10,000-cell Allen network (H100, 400 ms,
 // bench/RESULTS.md) 1,000 / 1,150 / 1,300 / 1,450 / 1,578 (48 bytes a CV, the default
 // before) / 1,900 / 2,300 CVs a block ran in 4.38 / 3.86 / 3.53 / 3.67 / 3.84 / 4.30 /
-// 5.03 s, and over 1 s 1,300 was 10 % faster than 1,578. Busyring's cells, of about 1,700 CVs, fill a block alone either way (the
-// same times at 1,024 and 8,192 cells).
+// 5.03 s, and over 1 s 1,300 was 10 % faster than 1,578. Busyring's cells, of about
+// 1,700 CVs, fill a block alone either way (the same times at 1,024 and 8,192 cells).
 constexpr int resident_bytes_per_cv = 58;
 
 // shared_bytes 0: the streaming step.

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "gpu/gpu_cell_group.hpp"
+#include "gpu/resident_plan.hpp"
 #include "run/solver_registry.hpp"
 #include "run/solver_spec.hpp"
 #include "solvers/fine_layout.hpp"
@@ -26,6 +27,8 @@ namespace {
 
 // `split`'s values, in Split's order: off, median (`on`), cost.
 const std::array<std::string, 3> split_names = {"off", "on", "cost"};
+// `launch`'s values, in LaunchOrder's order.
+const std::array<std::string, 4> launch_names = {"index", "cost", "measured", "longest"};
 
 #ifdef ARBOLITO_HAVE_CUDA
 // Shared memory of a resident block by default: as much as lets three blocks
@@ -52,11 +55,8 @@ ResidentRequest resident_request(const SolverOptions& o) {
     if (o.choice("step") == "resident") {
         r.shared_bytes = 1024 * o.number_or("shared", gpu::resident_shared_kib_for(gpu::resident_blocks_per_sm));
         r.threads = o.number_or("threads", 128);
-        const std::string l = o.choice("launch");
-        r.launch = l == "index"      ? LaunchOrder::index
-                   : l == "measured" ? LaunchOrder::measured
-                   : l == "cost"     ? LaunchOrder::cost
-                                     : LaunchOrder::longest;
+        r.launch = static_cast<LaunchOrder>(std::find(launch_names.begin(), launch_names.end(), o.choice("launch")) -
+                                            launch_names.begin());
     }
     return r;
 }
@@ -154,7 +154,8 @@ SolverInfo gpu_fine_solver() {
                        "multiprocessor, 74 on an H100); what does not fit stays in device memory",
                        {"auto"}),
         number_list_option("threads", {64, 128, 256}, "128", "step=resident: threads per CUDA block"),
-        choice_option("launch", {"longest", "measured", "cost", "index"}, "longest",
+        choice_option("launch", {launch_names.begin(), launch_names.end()},
+                      launch_names[static_cast<int>(LaunchOrder::longest)],
                       "step=resident: the order blocks are launched in, from each block's clock cycles in earlier "
                       "epochs (the first epoch as cost): longest, every block, longest first; measured, the schedule's "
                       "with the cheapest wave last; cost, where blocks hold about one cell each, the schedule's with the "

@@ -146,6 +146,11 @@ Lanes<W> pow(Lanes<W> x, Lanes<W> y) {
 }
 
 template <int W>
+Lanes<W> quotient(Lanes<W> a, Lanes<W> b) {
+    return a / b;
+}
+
+template <int W>
 Lanes<W> square(Lanes<W> x) {
     return x * x;
 }

@@ -350,6 +350,17 @@ def as_t(x):
     return "T(%s)" % x
 
 
+LITERAL = re.compile(r"\(?-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?\)?")
+
+
+def quotient(a, b):
+    """C++ of a / b: math::quotient (on the device one copy of the division that callers
+    call, core/math.hpp), but a literal over a literal as such (the compiler folds it)."""
+    if LITERAL.fullmatch(a) and LITERAL.fullmatch(b):
+        return "%s / %s" % (a, b)
+    return "math::quotient(%s, %s)" % (as_t(a), as_t(b))
+
+
 def number(text, value):
     if re.fullmatch(r"(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?", text):
         if re.fullmatch(r"\d+", text):
@@ -476,10 +487,10 @@ class Emitter:
             return "%s * %s" % (a, b), " + ".join("(%s)" % t for t in terms) if terms else ZERO
         if op == "/":
             if db == ZERO:
-                d = ZERO if da == ZERO else ("1.0 / (%s)" % b if da == ONE else "(%s) / (%s)" % (da, b))
+                d = ZERO if da == ZERO else quotient("1.0" if da == ONE else da, b)
             else:
-                d = "((%s) * (%s) - (%s) * (%s)) / ((%s) * (%s))" % (da, b, a, db, b, b)
-            return "%s / %s" % (a, b), d
+                d = quotient("(%s) * (%s) - (%s) * (%s)" % (da, b, a, db), "(%s) * (%s)" % (b, b))
+            return quotient(a, b), d
         raise self.refuse(op, "operator %s is not supported" % op)
 
     def pow(self, a, da, b, db):
@@ -491,7 +502,7 @@ class Emitter:
             return x, ZERO
         if db == ZERO:  # d a^b = b a^(b-1) da
             return x, "T(%s) * math::pow(T(%s), T(%s) - 1.0) * (%s)" % (b, a, b, da)
-        return x, "%s * ((%s) * math::log(T(%s)) + T(%s) * (%s) / (%s))" % (x, db, a, b, da, a)
+        return x, "%s * ((%s) * math::log(T(%s)) + %s)" % (x, db, a, quotient("T(%s) * (%s)" % (b, da), a))
 
     def call(self, e):
         f = e.get_node_name()
@@ -513,7 +524,7 @@ class Emitter:
         if f == "exp":
             return x, "%s * (%s)" % (x, da)
         if f == "log":
-            return x, "(%s) / (%s)" % (da, a)
+            return x, quotient(da, a)
         return x, "math::select(T(%s) < 0.0, T(-(%s)), T(%s))" % (a, da, da)  # fabs
 
     # Statements -----------------------------------------------------------------------------
@@ -632,7 +643,7 @@ class Emitter:
                 if (i, k) not in names:
                     continue
                 f = self.fresh("f")
-                self.emit("const T %s = %s / %s;" % (f, names[i, k], names[k, k]))
+                self.emit("const T %s = %s;" % (f, quotient(names[i, k], names[k, k])))
                 for j in range(k + 1, n):
                     if (k, j) not in names:
                         continue
@@ -645,7 +656,7 @@ class Emitter:
         for k in reversed(range(n)):
             terms = ["%s * %s" % (names[k, j], unknowns[j]) for j in range(k + 1, n) if (k, j) in names]
             num = rhs[k] if not terms else "%s - (%s)" % (rhs[k], " + ".join(terms))
-            self.emit("%s = (%s) / %s;" % (unknowns[k], num, names[k, k]))
+            self.emit("%s = %s;" % (unknowns[k], quotient(num, names[k, k])))
 
     def sympy_text(self, e):
         """C++ text of sympy expression e over this function's names."""
@@ -665,7 +676,7 @@ class Emitter:
         if e.is_Pow:
             base, ex = e.args
             if ex == -1:
-                return "(1.0 / %s)" % self.sympy_text(base)
+                return quotient("1.0", self.sympy_text(base))
             if ex == 2:
                 return "math::square(%s)" % as_t(self.sympy_text(base))
             return "math::pow(%s, %s)" % (as_t(self.sympy_text(base)), as_t(self.sympy_text(ex)))
@@ -1104,7 +1115,7 @@ class Translator:
     RUN_CONSTANT = re.compile(r"^(\s*)(\w+) = (.*math::.*);$")
 
     def hoist_run_constants(self, out, consts):
-        allowed = {"celsius", "T", "math", "pow", "exp", "log", "fabs"} | set(consts)
+        allowed = {"celsius", "T", "math", "pow", "exp", "log", "fabs", "quotient"} | set(consts)
         hoisted = {}
         in_step_function = False
         for k, line in enumerate(out):

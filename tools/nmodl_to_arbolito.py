@@ -327,27 +327,29 @@ PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 4, ">": 4, "<=": 4, ">=":
               "*": 6, "/": 6, "^": 7}
 
 
+def enclosed(x):
+    """Whether x's first parenthesis closes at its end: "(a + b)", not "(a) * (b)"."""
+    if not (x.startswith("(") and x.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(x):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(x) - 1:
+            return False
+    return True
+
+
 def paren(x):
     """x in parentheses, unless it is one name, number or call, or already enclosed."""
-    if re.fullmatch(r"[\w.]+", x) or re.fullmatch(r"[\w:]+\((?:[^()]|\([^()]*\))*\)", x):
+    if re.fullmatch(r"[\w.]+", x) or re.fullmatch(r"[\w:]+\((?:[^()]|\([^()]*\))*\)", x) or enclosed(x):
         return x
-    if x.startswith("(") and x.endswith(")"):
-        depth = 0
-        for i, ch in enumerate(x):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0 and i < len(x) - 1:
-                break
-        else:
-            return x
     return "(%s)" % x
 
 
 def as_t(x):
     """x as a T (a number literal becomes T's value)."""
-    if x.startswith("(") and paren(x[1:-1]) == x:
-        x = x[1:-1]
-    return "T(%s)" % x
+    return "T(%s)" % (x[1:-1] if enclosed(x) else x)
 
 
 LITERAL = re.compile(r"\(?-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?\)?")

@@ -17,8 +17,9 @@
 
 #include "core/hd.hpp"
 
-// On the host inlined into every caller, so that the lane loops see the body (at -O2 GCC
-// would otherwise call it per lane). On the device one copy that its callers call: the
+// Inlined into every caller in the host's own translation units, so that the lane loops
+// see the body (at -O2 GCC would otherwise call it per lane; the host side of a .cu file
+// calls it, at set-up only). On the device one copy that its callers call: the
 // resident kernel holds every channel of a catalogue, and with a copy of exp and log at
 // each of their calls it held more code than the instruction cache keeps (the Allen
 // channels' kernel: 2.4 MB, 30 % of its warps' cycles waiting for instructions; with one

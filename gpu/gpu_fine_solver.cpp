@@ -38,15 +38,14 @@ const std::array<std::string, 4> launch_names = {"index", "cost", "measured", "l
 // all of a cell staged) 23 % slower at 8,192 cells; 50 KiB (four blocks) 7 %; 74 KiB
 // 1.3 % faster than 72 and 75 (two blocks) 36 % slower.
 // CVs per block of a resident schedule when `block=auto`: the budget at 57 bytes per CV
-// (1,311 CVs in the 73 KiB an H100 leaves a block of the build with the Allen channels,
-// whose kernel holds 1.8 KiB of its own; 1,329 in 74 KiB without them). A block's time
-// grows less than its cells (its chains of barriers and the somata's channels are per
-// block), but fewer, larger blocks leave more of the last wave idle: on the 10,000-cell
-// Allen network (H100, 400 ms, bench/RESULTS.md) 1,000 / 1,150 / 1,300 / 1,450 / 1,557
-// (48 bytes a CV, the default before) / 1,900 / 2,300 CVs a block ran in 4.38 / 3.86 /
-// 3.53 / 3.67 / 3.84 / 4.30 / 5.03 s, and over 1 s 1,300 was 10 % faster than 1,557.
-// Just above 1,300, where the times rise more gently than below. Busyring's cells, of
-// about 1,700 CVs, fill a block alone either way (the same times at 1,024 and 8,192 cells).
+// (1,311 CVs in the 73 KiB an H100 leaves a block of the build with the Allen channels;
+// 1,329 in 74 KiB without them). A block's time grows less than its cells (its chains of
+// barriers and the somata's channels are per block), but fewer, larger blocks leave more
+// of the last wave idle: on the 10,000-cell Allen network (H100, 400 ms, bench/RESULTS.md)
+// 1,000 / 1,150 / 1,300 / 1,450 / 1,557 / 1,900 / 2,300 CVs a block ran in 4.38 / 3.86 /
+// 3.53 / 3.67 / 3.84 / 4.30 / 5.03 s, and auto (1,311) stayed the best after the kernel
+// shrank (1,150 / 1,450 / 1,700: 18 / 4 / 21 % slower). Times rise more gently above
+// 1,300 than below. Busyring's cells, of about 1,700 CVs, fill a block alone either way.
 constexpr int resident_bytes_per_cv = 57;
 
 // shared_bytes 0: the streaming step.

@@ -352,7 +352,8 @@ def as_t(x):
     return "T(%s)" % (x[1:-1] if enclosed(x) else x)
 
 
-LITERAL = re.compile(r"\(?-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?\)?")
+UNSIGNED = r"(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?"  # a number literal
+LITERAL = re.compile(r"-?%s|\(-?%s\)" % (UNSIGNED, UNSIGNED))
 
 
 def quotient(a, b):
@@ -364,12 +365,8 @@ def quotient(a, b):
 
 
 def number(text, value):
-    if re.fullmatch(r"(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?", text):
-        if re.fullmatch(r"\d+", text):
-            return text + ".0"
-        if re.fullmatch(r"\d+[eE][-+]?\d+", text):
-            return text
-        return text
+    if re.fullmatch(UNSIGNED, text):
+        return text + ".0" if re.fullmatch(r"\d+", text) else text
     return repr(float(value))
 
 

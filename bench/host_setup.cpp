@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
     auto target = [&](std::uint64_t gid, std::uint32_t syn) {
         int g = 0;
         while (gid >= first[g + 1]) ++g;
-        return SpikeFanout::Target{g, built[g].f.target_offset[gid - first[g]] + syn};
+        return SpikeFanout::Target{g, built[g].f.event_target(static_cast<int>(gid - first[g]), syn)};
     };
     std::vector<Connection> onto = connections_onto(m, gb, ge);
     p.end("connections drawn");

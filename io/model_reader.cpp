@@ -304,7 +304,7 @@ CvPolicy::ZeroArea zero_area_value(const Reader& r, const json& j, const std::st
 
 CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
     CvPolicy p;
-    r.only_keys(j, path, {"policy", "n", "extent", "length", "zero_area"});
+    r.only_keys(j, path, {"policy", "n", "extent", "length", "zero_area", "coalesce_synapses"});
     const std::string kind = r.string(r.require(j, path, "policy"), Reader::join(path, "policy"));
     if (kind == "nseg" || kind == "per_branch") {
         p.kind = CvPolicy::nseg;
@@ -321,6 +321,10 @@ CvPolicy policy(const Reader& r, const json& j, const std::string& path) {
         r.fail(Reader::join(path, "policy"), "unknown policy '" + kind + "' (nseg, per_branch, max_extent, every_segment, odd_per_length)");
     }
     if (j.contains("zero_area")) p.zero_area = zero_area_value(r, j["zero_area"], Reader::join(path, "zero_area"));
+    if (j.contains("coalesce_synapses")) {
+        if (!j["coalesce_synapses"].is_boolean()) r.fail(Reader::join(path, "coalesce_synapses"), "expected true or false");
+        p.coalesce_synapses = j["coalesce_synapses"].get<bool>();
+    }
 
     return p;
 }
@@ -511,7 +515,7 @@ std::vector<double> generator_times(const Reader& r, const json& j, const std::s
 void busyring(const Reader& r, const json& n, Model& m, const json* run) {
     r.only_keys(n, "network", {"builder", "name", "num-cells", "synapses", "unconnected-synapses", "min-delay", "duration",
                                "ring-size", "event-weight", "dt", "depth", "branch-probs", "compartments", "lengths", "record",
-                               "spikes", "complex", "stdp", "cpu-group-size", "zero-area"});
+                               "spikes", "complex", "stdp", "cpu-group-size", "zero-area", "coalesce-synapses"});
     for (const char* k : {"complex", "stdp"})
         if (n.contains(k) && !(n[k].is_boolean() && !n[k].get<bool>()))
             r.fail(Reader::join("network", k), "only the simple cell without STDP is supported (false)");
@@ -534,6 +538,10 @@ void busyring(const Reader& r, const json& n, Model& m, const json* run) {
         p.record = n["record"].get<bool>();
     }
     if (n.contains("zero-area")) p.zero_area = zero_area_value(r, n["zero-area"], "network.zero-area");
+    if (n.contains("coalesce-synapses")) {
+        if (!n["coalesce-synapses"].is_boolean()) r.fail("network.coalesce-synapses", "expected true or false");
+        p.coalesce_synapses = n["coalesce-synapses"].get<bool>();
+    }
     if (n.contains("depth")) p.cell.depth = static_cast<unsigned>(r.integer(n["depth"], "network.depth", 1, 64));
     p.cell.branch_probs = pair(r, n, "network", "branch-probs", p.cell.branch_probs);
     p.cell.compartments = pair(r, n, "network", "compartments", p.cell.compartments);

@@ -24,7 +24,8 @@ void walk_cell_states(const FvmData& f, std::vector<std::vector<std::size_t>>* p
             if (positions) (*positions)[c].push_back(static_cast<std::size_t>(L));
             if (values) (*values)[c].push_back({-1, 0, static_cast<int>(i), -1, false});
         }
-    // Point instances that are synapses: their number on the cell.
+    // Point instances that are synapses: their number on the cell (coalesced synapses: the
+    // first of them).
     std::vector<std::vector<int>> synapse_of(n_mechanisms);
     if (values)
         for (int c = 0; c < nc; ++c)
@@ -32,7 +33,7 @@ void walk_cell_states(const FvmData& f, std::vector<std::vector<std::size_t>>* p
                 auto& of = synapse_of[f.target_mech[t]];
                 const int k = f.target_instance[t];
                 if (static_cast<int>(of.size()) <= k) of.resize(k + 1, -1);
-                of[k] = static_cast<int>(t - f.target_offset[c]);
+                if (of[k] < 0) of[k] = static_cast<int>(t - f.target_offset[c]);
             }
     std::size_t offset = static_cast<std::size_t>(f.n_cv());
     all_mechanisms::for_each([&](auto tag) {

@@ -37,26 +37,52 @@ int count_cell_cvs(const CellDesc& c) {
 
 namespace {
 
-// A point mechanism's placements: layout CV and parameters (catalogue order).
-using Items = std::vector<std::pair<int, const std::vector<double>*>>;
+// A point mechanism's placement: layout CV, parameters (catalogue order), and whether it
+// may share an instance with an equal placement on its CV (a linear synapse of a cell
+// whose policy coalesces synapses).
+struct Item {
+    const std::vector<double>* params;
+    int cv;
+    bool merge;
+};
+using Items = std::vector<Item>;
 
 // Instances of a point mechanism (no weights: theirs is 1) from its items sorted by CV, stably (in
 // order of placement within a CV). Returns the instance of each item. The sort's keys are
-// (CV, item), distinct: the order is the stable sort's on any number of threads.
+// (CV, item), distinct: the order is the stable sort's on any number of threads. An item
+// that may merge joins the instance of the first item of its CV that may merge and has the
+// same parameters; the instances on a CV are in order of their first items.
 std::vector<int> fill_points(MechInstances& mi, std::size_t n_params, const Items& items) {
-    const std::size_t n = items.size();
+    const long n = static_cast<long>(items.size());
     std::vector<int> order(n);  // items by (CV, item)
-    parallel_for(static_cast<long>(n), 1 << 14, [&](long i) { order[i] = static_cast<int>(i); });
-    parallel_sort_distinct(order, [&](int a, int b) { return items[a].first != items[b].first ? items[a].first < items[b].first : a < b; });
+    parallel_for(n, 1 << 14, [&](long i) { order[i] = static_cast<int>(i); });
+    parallel_sort_distinct(order, [&](int a, int b) { return items[a].cv != items[b].cv ? items[a].cv < items[b].cv : a < b; });
+    // first[r]: the sorted position of the first item whose instance item order[r] takes (r: its own).
+    std::vector<int> first(n);
+    parallel_for(n, 1 << 14, [&](long r) {
+        first[r] = static_cast<int>(r);
+        const Item& a = items[order[r]];
+        if (!a.merge) return;
+        for (long q = r - 1; q >= 0 && items[order[q]].cv == a.cv; --q) {
+            const Item& b = items[order[q]];
+            if (b.merge && (b.params == a.params || *b.params == *a.params)) first[r] = static_cast<int>(q);
+        }
+    });
+    // Instance numbers in sorted order: one for each item that is its instance's first.
+    std::vector<int> instance(n);
+    int n_instances = 0;
+    for (long r = 0; r < n; ++r)
+        if (first[r] == r) instance[r] = n_instances++;
     std::vector<int> rank(n);
-    mi.params.resize(n_params * n);
-    mi.cv.resize(n);
-    parallel_for(static_cast<long>(n), 1 << 14, [&](long r) {
-        const int i = order[r];
-        const auto& [cv, params] = items[i];
-        rank[i] = static_cast<int>(r);
-        mi.cv[r] = cv;
-        for (std::size_t q = 0; q < n_params; ++q) mi.params[q * n + r] = params->at(q);
+    mi.params.resize(n_params * n_instances);
+    mi.cv.resize(n_instances);
+    parallel_for(n, 1 << 14, [&](long r) {
+        const int k = instance[first[r]];
+        rank[order[r]] = k;
+        if (first[r] != r) return;
+        const Item& it = items[order[r]];
+        mi.cv[k] = it.cv;
+        for (std::size_t q = 0; q < n_params; ++q) mi.params[q * n_instances + k] = it.params->at(q);
     });
     return rank;
 }
@@ -432,11 +458,12 @@ struct FvmBuilder {
                 const std::uint32_t t = f.target_offset[c] + static_cast<std::uint32_t>(k);
                 f.target_mech[t] = static_cast<std::uint8_t>(x);
                 f.target_instance[t] = static_cast<int>(next[x]);
-                points[x][next[x]++] = {at.synapse[k], &desc.synapse_params(k)};
+                const bool merge = desc.policy.coalesce_synapses && mechanism_infos()[x].linear;
+                points[x][next[x]++] = {&desc.synapse_params(k), at.synapse[k], merge};
             }
             for (std::size_t k = 0; k < desc.stimuli.size(); ++k) {
                 const int x = point_index(desc.stimuli[k].mechanism);
-                points[x][next[x]++] = {at.stimulus[k], &desc.stimuli[k].params};
+                points[x][next[x]++] = {&desc.stimuli[k].params, at.stimulus[k], false};
             }
             // Freed as the items are written, as one after another would (set-up's peak).
             std::vector<int>().swap(at.synapse);
@@ -460,13 +487,33 @@ struct FvmBuilder {
 
         // Point mechanisms: sort by CV, then translate each target to its sorted instance.
         std::array<std::vector<int>, n_mechanisms> rank;
+        bool shared = false;  // some instance stands for several items (coalesced synapses)
         for (int x = 0; x < n_mechanisms; ++x)
             if (!points[x].empty()) {
                 rank[x] = fill_points(f.mechs[x], mechanism_infos()[x].params.size(), points[x]);
+                shared |= f.mechs[x].cv.size() < points[x].size();
                 Items().swap(points[x]);
             }
         parallel_for(static_cast<long>(f.target_instance.size()), 1 << 14,
                      [&](long k) { f.target_instance[k] = rank[f.target_mech[k]][f.target_instance[k]]; });
+        if (shared) key_shared_targets();
+    }
+
+    // Where synapses were coalesced, each target's key: the first target of its instance
+    // (a cell's instances are its own, so cell by cell). Events keyed by it are sorted and
+    // applied per instance on every backend.
+    void key_shared_targets() {
+        std::array<std::vector<std::uint32_t>, n_mechanisms> first_target;  // per instance; each is one cell's
+        for (int x = 0; x < n_mechanisms; ++x)
+            if (mechanism_infos()[x].kind != MechKind::density) first_target[x].assign(f.mechs[x].cv.size(), UINT32_MAX);
+        f.target_key.resize(f.target_instance.size());
+        parallel_for(nc, 64, [&](long c) {
+            for (std::uint32_t t = f.target_offset[c]; t < f.target_offset[c + 1]; ++t) {
+                std::uint32_t& first = first_target[f.target_mech[t]][f.target_instance[t]];
+                if (first == UINT32_MAX) first = t;
+                f.target_key[t] = first;
+            }
+        });
     }
 
     // Every CV's initial voltage, its cell's (padding 0): made last, once the instances'

@@ -62,10 +62,19 @@ struct FvmData {
     std::vector<double> ion_cv_weight;  // per CV 1e-2·area (µm²): a point instance's ion current nA → mA/cm²; with ions only
 
     // Synapse targets numbered across the group: target_offset[c] + synapse index. Each
-    // leads to one instance of a synapse mechanism (its all_mechanisms index).
+    // leads to one instance of a synapse mechanism (its all_mechanisms index); coalesced
+    // synapses (CvPolicy::coalesce_synapses) lead to one instance together.
     std::vector<std::uint32_t> target_offset;  // n_cells + 1
     std::vector<std::uint8_t> target_mech;
     std::vector<int> target_instance;
+    // Where some instance is shared: each target's key, the first target of its instance;
+    // else empty. Events carry keys (event_target), so that every backend sorts and applies
+    // a step's events per instance, in one order.
+    std::vector<std::uint32_t> target_key;
+    std::uint32_t event_target(int cell, std::uint32_t synapse) const {
+        const std::uint32_t t = target_offset[cell] + synapse;
+        return target_key.empty() ? t : target_key[t];
+    }
 
     // Detectors numbered across the group: detector_offset[c] + detector index.
     std::vector<std::uint32_t> detector_offset;  // n_cells + 1

@@ -19,7 +19,7 @@ const std::vector<MechInfo>& mechanism_infos() {
             out.push_back({M::name, M::kind, mech_index<M>, {M::params.begin(), M::params.end()},
                            {M::states.begin(), M::states.end()}, {M::derived.begin(), M::derived.end()},
                            {M::ions.begin(), M::ions.end()},
-                           M::nonspecific_current ? M::nonspecific_current : ""});
+                           M::nonspecific_current ? M::nonspecific_current : "", M::linear});
         });
         return out;
     }();

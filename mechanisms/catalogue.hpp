@@ -17,6 +17,7 @@ struct MechInfo {
     std::vector<Quantity> states, derived;
     std::vector<IonUse> ions;      // M::ions
     std::string nonspecific_current;  // M::nonspecific_current, or empty
+    bool linear = false;              // M::linear: instances may be coalesced
 };
 
 // What a probe may record of a density mechanism's current ("<name>.<current>"): "i", its

@@ -12,6 +12,7 @@ namespace arbolito {
 struct exp2syn : MechanismDefaults {
     static constexpr const char* name = "exp2syn";
     static constexpr MechKind kind = MechKind::synapse;
+    static constexpr bool linear = true;
     static constexpr std::array params{Quantity{"tau1", "ms", 0.5, 0.0}, Quantity{"tau2", "ms", 2.0, 0.0}, Quantity{"e", "mV", 0.0}};
     enum Param { tau1, tau2, e };
     static constexpr std::array states{Quantity{"A", "uS"}, Quantity{"B", "uS"}};

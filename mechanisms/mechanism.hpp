@@ -42,6 +42,11 @@ struct MechanismDefaults {
     // Another name of the whole current where the mechanism has one (a sole
     // NONSPECIFIC_CURRENT and no ion current: Ih's ihcn); probes take it for "i".
     static constexpr const char* nonspecific_current = nullptr;
+    // A synapse whose states start at 0 and whose advance, current and on_event are linear
+    // in them (expsyn, exp2syn): instances with the same parameters on one CV then act as
+    // one instance holding their summed states, and a model may coalesce them
+    // (CvPolicy::coalesce_synapses).
+    static constexpr bool linear = false;
 
     // Constants of a whole cell group (e.g. a temperature factor), computed on the host.
     struct Globals {};

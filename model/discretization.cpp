@@ -81,7 +81,8 @@ std::string CvPolicy::describe() const {
         case every_segment: out = "every_segment"; break;
         case odd_per_length: out = "odd_per_length " + std::to_string(extent) + " um"; break;
     }
-    return zero_area == fold ? out + ", zero_area fold" : out;
+    if (zero_area == fold) out += ", zero_area fold";
+    return coalesce_synapses ? out + ", synapses coalesced" : out;
 }
 
 int CellCvs::locate(int b, double x) const {

@@ -23,6 +23,10 @@ struct CvPolicy {
     double extent = 20.0;  // max_extent: largest piece length, µm; odd_per_length: the length, µm,
                            // per two more pieces (1 + 2*floor(L/extent) pieces, AllenSDK's rule at 40)
     enum ZeroArea { keep, fold } zero_area = keep;  // the zero-area nodes with fewer than two children
+    // Instances of a linear synapse (MechanismDefaults::linear) with equal parameters on one
+    // CV made one instance, as Arbor does by default (NEURON keeps them apart): the same
+    // voltages up to the order of the sums on the CV, less work per step.
+    bool coalesce_synapses = false;
     std::string describe() const;
 };
 

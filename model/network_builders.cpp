@@ -28,6 +28,7 @@ void build_busyring(Model& m, const BusyringNetwork& p, ConnectionsDrawn drawn) 
     CellDesc proto;  // all but the morphology
     proto.policy.kind = CvPolicy::every_segment;
     proto.policy.zero_area = p.zero_area;
+    proto.policy.coalesce_synapses = p.coalesce_synapses;
     proto.cm[-1] = 1.0;
     proto.ra[-1] = 100.0;
     proto.paints.push_back({tag_soma, "hh", resolve_params("hh", {})});

@@ -25,6 +25,9 @@ struct BusyringNetwork {
     // The cells' zero-area nodes with fewer than two children (the branches' tips): kept, as
     // NEURON's layout has them, or folded away exactly (CvPolicy::fold; Arbor has none).
     CvPolicy::ZeroArea zero_area = CvPolicy::keep;
+    // A cell's expsyn on one CV as one instance (CvPolicy::coalesce_synapses): Arbor's
+    // default, so its busyring computes the same instances.
+    bool coalesce_synapses = true;
     BusyringParams cell;
 };
 

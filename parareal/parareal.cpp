@@ -224,11 +224,18 @@ void check_time_parallel(const Model& m, const PararealSettings& p, bool record_
     if (p.coarse < 1) throw bad_key("coarse", std::to_string(p.coarse), "must be at least 1");
     if (p.coarse_cvs < 1) throw bad_key("coarse-cvs", std::to_string(p.coarse_cvs), "must be at least 1");
     if (p.coarse_cvs > 1)
-        for (std::size_t c = 0; c < m.cells.size(); ++c)
+        for (std::size_t c = 0; c < m.cells.size(); ++c) {
             if (m.cells[c].policy.kind == CvPolicy::every_segment)
                 throw bad_key("coarse-cvs", std::to_string(p.coarse_cvs),
                               "cell " + std::to_string(c) +
                                   " has every_segment CVs, which have no coarser discretisation (use nseg or max_extent)");
+            // Coarser CVs would coalesce other synapses: no synapse-by-synapse map of their states.
+            if (m.cells[c].policy.coalesce_synapses)
+                throw bad_key("coarse-cvs", std::to_string(p.coarse_cvs),
+                              "cell " + std::to_string(c) +
+                                  " coalesces its synapses, whose states coarser CVs cannot map one by one "
+                                  "(use coalesce_synapses false)");
+        }
     if (p.iterations < 0 || p.iterations > p.slices)
         throw bad_key("iterations", std::to_string(p.iterations), "must be 1 .. slices (" + std::to_string(p.slices) + ")");
     plan_slices(m, p, record_samples);
@@ -332,13 +339,13 @@ struct PararealRun::State {
                     const int g = static_cast<int>(k) / per_group;
                     const long local = n - k * s.slice;
                     const std::uint32_t target =
-                        fine.g[g]->data().target_offset[(k % per_group) * nc + gen.target] + gen.synapse;
+                        fine.g[g]->data().event_target(static_cast<int>((k % per_group) * nc + gen.target), gen.synapse);
                     (local < mid ? fine_a : fine_b)[g].push_back({local, t, target, gen.weight});
                 }
                 const long nc_step = delivery_step(t, coarse_steps.dt, s.steps.rules), kc = nc_step / coarse_slice;
                 if (kc < K)
                     coarse_ev[kc].push_back(
-                        {nc_step, t, coarse.g[0]->data().target_offset[gen.target] + gen.synapse, gen.weight});
+                        {nc_step, t, coarse.g[0]->data().event_target(static_cast<int>(gen.target), gen.synapse), gen.weight});
             }
         for (auto* list : {&fine_a, &fine_b, &coarse_ev})
             for (auto& e : *list) std::sort(e.begin(), e.end());

@@ -198,7 +198,7 @@ void Simulation::collect(std::vector<std::vector<Spike>>& spikes, std::vector<st
 SpikeFanout::Target Simulation::target_of(std::uint64_t gid, std::uint32_t synapse) const {
     const int g = static_cast<int>(std::upper_bound(group_first_gid_.begin(), group_first_gid_.end(), gid) -
                                    group_first_gid_.begin()) - 1;
-    return {g, groups_[g]->data().target_offset[gid - group_first_gid_[g]] + synapse};
+    return {g, groups_[g]->data().event_target(static_cast<int>(gid - group_first_gid_[g]), synapse)};
 }
 
 std::size_t Simulation::queue_generators(ExchangeLanes& lanes) const {

@@ -33,10 +33,14 @@ inline std::string source_path(const std::string& rel) {
 }
 
 // unconnected: expsyn per cell beside the connected one (Arbor's busyring places
-// `synapses` of them; 0 keeps these tests' models as they were written).
-inline Model busyring(std::uint64_t cells, unsigned synapses, double tfinal, unsigned unconnected = 0) {
+// `synapses` of them; 0 keeps these tests' models as they were written). coalesce: the
+// builder's default is Arbor's (on); off keeps every synapse its own instance, as these
+// tests' models were written.
+inline Model busyring(std::uint64_t cells, unsigned synapses, double tfinal, unsigned unconnected = 0,
+                      bool coalesce = false) {
     Model m;
     BusyringNetwork p;
+    p.coalesce_synapses = coalesce;
     p.num_cells = cells;
     p.synapses = synapses;
     p.unconnected_synapses = unconnected;
@@ -55,8 +59,10 @@ inline Model busyring(std::uint64_t cells, unsigned synapses, double tfinal, uns
 // events, simultaneous ones on one target included. With stack_synapses, several point
 // instances share CVs; without, each CV holds at most one (layout-invariant bits).
 // tau1_soma: the somatic exp2syn's rise time (its decay is 2 ms). Every other cell folds
-// its zero-area nodes ("zero_area": "fold"): the solvers see both layouts.
-inline Model mixed_model(bool stack_synapses, double tau1_soma = 1.0, double tfinal = 40) {
+// its zero-area nodes ("zero_area": "fold"): the solvers see both layouts. coalesce: every
+// cell coalesces its synapses, and events reach two stacked synapses of one instance in the
+// same steps.
+inline Model mixed_model(bool stack_synapses, double tau1_soma = 1.0, double tfinal = 40, bool coalesce = false) {
     Model m;
     m.run.dt = 0.025;
     m.run.tfinal = tfinal;
@@ -103,6 +109,7 @@ inline Model mixed_model(bool stack_synapses, double tau1_soma = 1.0, double tfi
         if (i % 4 == 1) c.probes.push_back({true, {}});
         else c.probes.push_back({false, {dend, 1.0}});  // under fold, the tip's node stays for it
         if (i % 2 == 0) c.policy.zero_area = CvPolicy::fold;
+        c.policy.coalesce_synapses = coalesce;
         m.cells.push_back(c);
     }
     const std::uint64_t n = m.cells.size();
@@ -116,6 +123,13 @@ inline Model mixed_model(bool stack_synapses, double tau1_soma = 1.0, double tfi
         m.generators.push_back({g, 0, 0.08, {1.0, 1.0, 1.01, 6.3}});
         m.generators.push_back({g, 1, 0.01, {1.0125, 2.0, 2.0, 2.0}});
         m.generators.push_back({g, 2, 0.015, {0.5, 0.51, 9.0}});
+        // The stacked synapses nsyn - 4 and nsyn - 1 (exp2syn, defaults): one instance
+        // where coalesced; nsyn - 1 also takes a connection.
+        if (coalesce && stack_synapses) {
+            const auto nsyn = static_cast<std::uint32_t>(m.cells[g].synapses.size());
+            m.generators.push_back({g, nsyn - 4, 0.02, {1.0, 3.7, 4.0}});
+            m.generators.push_back({g, nsyn - 1, 0.01, {1.0, 3.7, 5.5}});
+        }
     }
     return m;
 }

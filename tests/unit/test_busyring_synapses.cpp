@@ -182,8 +182,9 @@ TEST(BusyringSynapses, MemoryEstimateCountsThem) {
 // at the soma's end): `crowded` adds 40 more there, so that its one nonzero term is summed
 // with zeros too.
 TEST(BusyringSynapses, ChangeNoBit) {
+    // Each synapse its own instance, so that the zeros are summed (coalesced: test_coalesced_synapses.cpp).
     const std::vector<std::string> small = {"network.num-cells=32", "network.depth=6", "network.record=true",
-                                            "network.duration=50"};
+                                            "network.duration=50", "network.coalesce-synapses=false"};
     std::vector<std::string> none = small;
     none.push_back("network.unconnected-synapses=0");
     const Model with = read_model(source_file("examples/busyring.json"), small);

@@ -747,10 +747,11 @@ TEST(GpuResidentGroup, SanitizerSmoke) {
 // the same bits with and without them. Depth 6: a cell's 1,000 sites fall on about 300
 // CVs, up to 10 on one, never on the connected synapse's CV; `crowded` puts 40 more there
 // (its one nonzero term summed with zeros in a warp's tree and in the resident step's
-// instance order).
+// instance order); `coalesced` makes the synapses of a CV one instance (Arbor's default).
 TEST(GpuUnconnectedSynapses, ChangeNoBit) {
     SKIP_WITHOUT_GPU();
-    const Model without = busyring(32, 1000, 50, 0), with = busyring(32, 1000, 50, 1000);
+    const Model without = busyring(32, 1000, 50, 0), with = busyring(32, 1000, 50, 1000),
+                coalesced = busyring(32, 1000, 50, 1000, true);
     Model crowded = with;
     for (CellDesc& c : crowded.cells)
         for (int k = 0; k < 40; ++k) c.synapses.push_back(c.synapses[0]);
@@ -763,6 +764,24 @@ TEST(GpuUnconnectedSynapses, ChangeNoBit) {
         ASSERT_GT(a.rec.spikes_seen.size(), 32u) << solver;
         expect_identical(run(with, solver), a, solver + ", 1,000 unconnected synapses a cell");
         expect_identical(run(crowded, solver), a, solver + ", 40 more on the connected CV");
+        expect_identical(run(coalesced, solver), a, solver + ", coalesced");
+    }
+}
+
+// Coalesced synapses with events on two synapses of one instance in the same steps
+// (mixed_model's coalesced form): events keyed by the instance's first target, each step's
+// run of them applied by one thread in the CPU's order. Every GPU solver agrees with the
+// CPU as on the uncoalesced model (mixed_tol, same spikes) and repeats its own bits.
+TEST(GpuCoalescedSynapses, MatchCpuAndRepeat) {
+    SKIP_WITHOUT_GPU();
+    const Model m = mixed_model(true, 1.0, 40, true);
+    const Result cpu = run(m, "cpu");
+    ASSERT_GT(cpu.rec.spikes_seen.size(), 10u);
+    for (const std::string solver : {"gpu-cell", "gpu-fine", "gpu-fine:step=resident", "gpu-branch",
+                                     "gpu-branch:coupling=edd"}) {
+        const Result a = run(m, solver);
+        expect_close(a, cpu, mixed_tol, solver + ", coalesced");
+        expect_identical(run(m, solver), a, solver + ", coalesced, again");
     }
 }
 

@@ -141,12 +141,14 @@ TEST(ResidentPlan, StagingOrder) {
 // synapses, at gpu-fine's resident defaults (74 KiB, blocks of 74 · 16 CVs, a cell never
 // split): every block plans, owning its cells' 1,001 expsyn each; what does not fit the
 // budget stays in device memory (expsyn's 28 KB a cell, behind the per-CV arrays).
+// Coalesced (the builder's default), the blocks own fewer instances, all of them.
 TEST(ResidentPlan, ArborsBusyringSynapses) {
     Model m;
     BusyringNetwork p;
     p.num_cells = 6;
     p.synapses = 1000;  // and, by default, 1,000 unconnected synapses a cell
     p.ring_size = 3;
+    p.coalesce_synapses = false;
     build_busyring(m, p);
     const int budget = 74 * 1024;
     const Built b = build(m, 74 * 16);
@@ -161,6 +163,18 @@ TEST(ResidentPlan, ArborsBusyringSynapses) {
                   << rb.inst_n[x] << " expsyn " << (rb.offset[res_mech0 + x] >= 0 ? "staged" : "in device memory")
                   << "; " << rb.data_bytes << " bytes staged\n";
     }
+    Model mc;
+    p.coalesce_synapses = true;
+    build_busyring(mc, p);
+    const Built bc = build(mc, 74 * 16);
+    const ResidentPlan pc = resident_plan(bc.f, bc.s, budget);
+    check_plan(bc, pc, budget);
+    long owned = 0;
+    for (const ResidentBlock& rb : pc.blocks) {
+        EXPECT_LT(rb.inst_n[x], 1001 * rb.det_n);
+        owned += rb.inst_n[x];
+    }
+    EXPECT_EQ(owned, bc.f.mechs[x].size());
 }
 
 // Busyring's cells differ in size (one a block here): the kernel launches every block

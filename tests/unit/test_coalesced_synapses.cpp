@@ -1,0 +1,219 @@
+// Coalesced synapses (CvPolicy::coalesce_synapses, Arbor's default): instances of a linear
+// synapse with equal parameters on one CV become one; targets keep their numbers and lead
+// to the shared instance, events are keyed by its first target. What the instances are,
+// that busyring's runs keep every bit, and that events on a shared instance agree with
+// separate instances up to the order of the sums.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "io/input_error.hpp"
+#include "io/model_reader.hpp"
+#include "lowered_cell/fvm_data.hpp"
+#include "mechanisms/catalogue.hpp"
+#include "model/cell_builders.hpp"
+#include "parareal/parareal.hpp"
+#include "solvers/layout.hpp"
+#include "tests/support/test_util.hpp"
+#include "tests/support/whole_run_models.hpp"
+
+using namespace arbolito;
+
+namespace {
+
+std::string source_file(const std::string& rel) { return std::string(ARBOLITO_SOURCE_DIR) + "/" + rel; }
+
+// Two ball-and-stick cells (dendrite of 4 CVs); on each, synapses 0-5:
+// 0, 1, 5 expsyn defaults at the dendrite's middle; 2 expsyn tau 5 there; 3 exp2syn there;
+// 4 expsyn defaults at the dendrite's end; and two equal iclamps on the soma.
+Model six_synapses(bool coalesce) {
+    Model m;
+    auto shape = std::make_shared<Morphology>(ball_and_stick(12.6157, 200, 0.5));
+    for (int k = 0; k < 2; ++k) {
+        CellDesc c;
+        c.morphology = shape;
+        c.policy.kind = CvPolicy::nseg;
+        c.policy.n = 4;
+        c.policy.coalesce_synapses = coalesce;
+        c.cm[-1] = 1.0;
+        c.ra[-1] = 100.0;
+        c.paints.push_back({tag_dend, "pas", resolve_params("pas", {})});
+        const Location mid{1, 0.4}, tip{1, 0.9};
+        c.synapses.push_back({mid, "expsyn", resolve_params("expsyn", {})});
+        c.synapses.push_back({mid, "expsyn", resolve_params("expsyn", {})});
+        c.synapses.push_back({mid, "expsyn", resolve_params("expsyn", {{"tau", 5.0}})});
+        c.synapses.push_back({mid, "exp2syn", resolve_params("exp2syn", {})});
+        c.synapses.push_back({tip, "expsyn", resolve_params("expsyn", {})});
+        c.synapses.push_back({mid, "expsyn", resolve_params("expsyn", {})});
+        for (int s = 0; s < 2; ++s) c.stimuli.push_back({{0, 0.5}, "iclamp", {1.0, 2.0, 0.1}});
+        m.cells.push_back(c);
+    }
+    return m;
+}
+
+FvmData build(const Model& m) {
+    return build_fvm(m, 0, m.cells.size(),
+                     [](const std::vector<std::vector<int>>& np) { return contiguous_layout(np); });
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+void expect_same_bits(const CaptureSink& a, const CaptureSink& b, const std::string& what) {
+    SCOPED_TRACE(what);
+    ASSERT_EQ(a.spikes_seen.size(), b.spikes_seen.size());
+    for (std::size_t k = 0; k < a.spikes_seen.size(); ++k) {
+        EXPECT_EQ(a.spikes_seen[k].gid, b.spikes_seen[k].gid) << "spike " << k;
+        EXPECT_EQ(std::memcmp(&a.spikes_seen[k].time, &b.spikes_seen[k].time, sizeof(double)), 0) << "spike " << k;
+    }
+    ASSERT_EQ(a.n_frames, b.n_frames);
+    EXPECT_TRUE(same_bits(a.rows, b.rows)) << "traces differ";
+}
+
+}  // namespace
+
+// Per cell: synapses 0, 1 and 5 share an instance; 2 (other parameters), 3 (another
+// mechanism), 4 (another CV) and the iclamps (not synapses) keep their own. Keys: each
+// target's first target of its instance. Without coalescing nothing is shared, no keys.
+TEST(CoalescedSynapses, InstancesPerCvAndParameters) {
+    const FvmData f = build(six_synapses(true));
+    const int expsyn_x = find_mechanism("expsyn")->index, exp2syn_x = find_mechanism("exp2syn")->index,
+              iclamp_x = find_mechanism("iclamp")->index;
+    EXPECT_EQ(f.mechs[expsyn_x].size(), 2 * 3);
+    EXPECT_EQ(f.mechs[exp2syn_x].size(), 2);
+    EXPECT_EQ(f.mechs[iclamp_x].size(), 2 * 2);
+    for (int c = 0; c < 2; ++c) {
+        const std::uint32_t t0 = f.target_offset[c];
+        auto inst = [&](int s) { return f.target_instance[t0 + s]; };
+        EXPECT_EQ(inst(0), inst(1));
+        EXPECT_EQ(inst(0), inst(5));
+        EXPECT_NE(inst(0), inst(2));
+        EXPECT_NE(inst(0), inst(4));
+        EXPECT_EQ(f.mechs[expsyn_x].param(0, inst(2)), 5.0);  // tau
+        const std::vector<std::uint32_t> key = {t0, t0, t0 + 2, t0 + 3, t0 + 4, t0};
+        for (int s = 0; s < 6; ++s) {
+            EXPECT_EQ(f.target_key[t0 + s], key[s]) << "cell " << c << " synapse " << s;
+            EXPECT_EQ(f.event_target(c, s), key[s]);
+        }
+    }
+    // Instances on a CV in order of their first synapse: 0's, then 2's.
+    EXPECT_LT(f.target_instance[0], f.target_instance[2]);
+
+    const FvmData apart = build(six_synapses(false));
+    EXPECT_EQ(apart.mechs[expsyn_x].size(), 2 * 5);
+    EXPECT_TRUE(apart.target_key.empty());
+    EXPECT_EQ(apart.event_target(1, 5), apart.target_offset[1] + 5);
+}
+
+// Busyring's 1,000 unconnected expsyn a cell and its connected one coalesce to about three
+// quarters of the instances; only the connected one takes events (and it is its instance's
+// first target), so the terms left out were exact zeros: the same bits on every CPU solver.
+TEST(CoalescedSynapses, BusyringKeepsEveryBit) {
+    const std::vector<std::string> small = {"network.num-cells=32", "network.depth=6", "network.record=true",
+                                            "network.duration=50"};
+    std::vector<std::string> apart_keys = small;
+    apart_keys.push_back("network.coalesce-synapses=false");
+    const Model coalesced = read_model(source_file("examples/busyring.json"), small);
+    const Model apart = read_model(source_file("examples/busyring.json"), apart_keys);
+    ASSERT_TRUE(coalesced.cells[0].policy.coalesce_synapses);  // the builder's default, Arbor's
+    ASSERT_FALSE(apart.cells[0].policy.coalesce_synapses);
+    const FvmData f = build(coalesced);
+    const int expsyn_x = find_mechanism("expsyn")->index;
+    EXPECT_LT(f.mechs[expsyn_x].size(), 0.9 * static_cast<double>(f.target_instance.size()));
+    EXPECT_EQ(build(apart).mechs[expsyn_x].size(), static_cast<int>(f.target_instance.size()));
+    struct Variant {
+        const char* solver;
+        int threads;
+    };
+    for (const Variant v : {Variant{"cpu:lanes=1", 1}, Variant{"cpu", 1}, Variant{"omp", 2}}) {
+        const CaptureSink a = run_model(apart, v.solver, v.threads);
+        ASSERT_GT(a.spikes_seen.size(), 32u) << v.solver;
+        expect_same_bits(run_model(coalesced, v.solver, v.threads), a, v.solver);
+    }
+}
+
+// Events on two synapses of one instance in the same steps (mixed_model's coalesced form):
+// every CPU solver gives the same bits (events keyed by the instance's first target, sorted
+// the same everywhere), and the run agrees with separate instances up to the order of the
+// sums on a CV: the same spikes, traces within 1e-8 mV (measured 1.2e-9). The bound is what
+// another rounding order moves this model: its stiff CVs amplify rounding, and FMA
+// contraction alone moves it 1.1e-8 mV (tests/unit/test_gpu_cell_group.cu, mixed_tol).
+TEST(CoalescedSynapses, SharedInstanceTakesEveryEvent) {
+    const Model coalesced = test_models::mixed_model(true, 1.0, 40, true);
+    Model apart = coalesced;
+    for (CellDesc& c : apart.cells) c.policy.coalesce_synapses = false;
+    const CaptureSink ref = run_model(coalesced, "cpu:lanes=1", 1);
+    ASSERT_GT(ref.spikes_seen.size(), 10u);
+    expect_same_bits(run_model(coalesced, "cpu", 1), ref, "cpu");
+    expect_same_bits(run_model(coalesced, "omp", 2), ref, "omp");
+    const CaptureSink sep = run_model(apart, "cpu:lanes=1", 1);
+    ASSERT_EQ(sep.spikes_seen.size(), ref.spikes_seen.size());
+    for (std::size_t k = 0; k < ref.spikes_seen.size(); ++k) {
+        EXPECT_EQ(sep.spikes_seen[k].gid, ref.spikes_seen[k].gid);
+        EXPECT_NEAR(sep.spikes_seen[k].time, ref.spikes_seen[k].time, 1e-9);
+    }
+    ASSERT_EQ(sep.rows.size(), ref.rows.size());
+    double most = 0;
+    for (std::size_t k = 0; k < ref.rows.size(); ++k) most = std::max(most, std::fabs(sep.rows[k] - ref.rows[k]));
+    EXPECT_LT(most, 1e-8) << "mV";
+    // The generators on the stacked synapses reach the cells: without them the traces move.
+    Model quiet = coalesced;
+    quiet.generators.erase(std::remove_if(quiet.generators.begin(), quiet.generators.end(),
+                                          [](const Generator& g) { return g.synapse > 2; }),
+                           quiet.generators.end());
+    const CaptureSink q = run_model(quiet, "cpu:lanes=1", 1);
+    double moved = 0;
+    for (std::size_t k = 0; k < ref.rows.size(); ++k) moved = std::max(moved, std::fabs(q.rows[k] - ref.rows[k]));
+    EXPECT_GT(moved, 0.01) << "mV";
+}
+
+TEST(CoalescedSynapses, ReaderKeys) {
+    const std::string cell = R"({"cells": [{"morphology": {"builder": "ball_and_stick"},
+                                  "discretization": {"policy": "nseg", "n": 3, "coalesce_synapses": VALUE}}]})";
+    auto with = [&](const std::string& v) {
+        std::string t = cell;
+        t.replace(t.find("VALUE"), 5, v);
+        return t;
+    };
+    EXPECT_TRUE(parse_model(with("true"), "m.json").cells[0].policy.coalesce_synapses);
+    EXPECT_FALSE(parse_model(with("false"), "m.json").cells[0].policy.coalesce_synapses);
+    for (const std::string bad : {"1", "\"yes\""}) {
+        try {
+            parse_model(with(bad), "m.json");
+            ADD_FAILURE() << bad << " accepted";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("coalesce_synapses"), std::string::npos) << e.what();
+        }
+    }
+    const std::string net = R"({"network": {"builder": "busyring", "num-cells": 4, "depth": 4, "coalesce-synapses": false}})";
+    EXPECT_FALSE(parse_model(net, "b.json").cells[0].policy.coalesce_synapses);
+    try {
+        parse_model(R"({"network": {"builder": "busyring", "num-cells": 4, "coalesce-synapses": 0}})", "b.json");
+        ADD_FAILURE() << "0 accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("b.json:network.coalesce-synapses: "), std::string::npos) << e.what();
+    }
+}
+
+// Coarser CVs (parareal's coarse-cvs) would coalesce other synapses than the fine ones, so
+// their states could not move synapse by synapse: refused, naming the key.
+TEST(CoalescedSynapses, PararealCoarseCvsRefused) {
+    PararealSettings p;
+    p.slices = 4;
+    p.coarse_cvs = 2;
+    try {
+        check_time_parallel(six_synapses(true), p, false);
+        ADD_FAILURE() << "coarse-cvs 2 accepted with coalesced synapses";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("coalesce"), std::string::npos) << e.what();
+    }
+    EXPECT_NO_THROW(check_time_parallel(six_synapses(false), p, false));
+    p.coarse_cvs = 1;
+    EXPECT_NO_THROW(check_time_parallel(six_synapses(true), p, false));
+}

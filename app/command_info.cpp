@@ -1,6 +1,10 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -11,6 +15,7 @@
 #include "lowered_cell/fvm_data.hpp"
 #include "cpu/cpu_cell_group.hpp"
 #include "model/connection_rules.hpp"
+#include "model/drawn_synapses.hpp"
 #include "model/memory_estimate.hpp"
 #include "run/solver_auto.hpp"
 #include "run/solver_spec.hpp"
@@ -126,8 +131,21 @@ int command_info(const InfoArgs& a) {
             for (int i = 0; i < cvs.size(); ++i)
                 if (cvs.area[i] > 0 && (p.tag < 0 || morph->branches[cvs.branch[i]].tag == p.tag)) ++instances[p.mechanism];
         }
-        for (const auto& s : c.synapses) ++instances[s.mechanism];
-        if (c.drawn_synapses.count > 0) instances[c.drawn_synapses.mechanism] += c.drawn_synapses.count;
+        if (c.policy.coalesce_synapses) {  // one instance per linear mechanism, CV and parameters
+            std::set<std::tuple<std::string, int, std::vector<double>>> shared;
+            for_each_synapse(c, *morph, [&](std::size_t, const Location& w, const std::string& mech,
+                                            const std::vector<double>& params) {
+                const MechInfo* mi = find_mechanism(mech);
+                if (mi && mi->linear) {
+                    if (shared.insert({mech, cvs.locate(w.branch, w.x), params}).second) ++instances[mech];
+                } else {
+                    ++instances[mech];
+                }
+            });
+        } else {
+            for (const auto& s : c.synapses) ++instances[s.mechanism];
+            if (c.drawn_synapses.count > 0) instances[c.drawn_synapses.mechanism] += c.drawn_synapses.count;
+        }
         for (const auto& s : c.stimuli) ++instances[s.mechanism];
         if (gid < 20 || gid + 1 == m.cells.size()) {
             const BranchTree bt = branch_tree(cvs.parent);

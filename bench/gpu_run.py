@@ -358,7 +358,9 @@ def work_note(model):
     net = json.loads((ROOT / model).read_text())["network"]
     u = net.get("unconnected-synapses", "not set (the binary's default)")
     z = net.get("zero-area", "keep")  # fold: the branches' tips folded away, Arbor's CV count
-    return f"arbolito's work: {model}, synapses {net.get('synapses')}, unconnected-synapses {u}, zero-area {z}"
+    c = net.get("coalesce-synapses", "not set (the builder's default: true, as Arbor)")
+    return (f"arbolito's work: {model}, synapses {net.get('synapses')}, unconnected-synapses {u}, zero-area {z}, "
+            f"coalesce-synapses {c}")
 
 
 @step("busyring", "CELLS SOLVERS [TFINAL] [--arbor] [--bin NAME] [--model FILE]",

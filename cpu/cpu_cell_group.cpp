@@ -175,22 +175,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     mech_ = initial_states(f_, globals_, ions_);
     nernst_where_written(f_, ions_, s_.celsius);
     initial_ion_currents(f_, globals_, mech_, ions_);
-    // Step constants for the run's dt, one instance at a time (the scalar code's bits).
-    all_mechanisms::for_each([&](auto tag) {
-        using M = typename decltype(tag)::type;
-        constexpr int x = mech_index<M>;
-        if constexpr (n_step_derived<M> > 0) {
-            const int n = f_.mechs[x].size();
-            const MechColumns m = columns(x);
-            step_derived_[x].resize(static_cast<std::size_t>(n_step_derived<M>) * n);
-            for (int k = 0; k < n; ++k) {
-                const Instance<M> in(m, k);
-                Values<n_step_derived<M>> c;
-                M::derive_step(s_.dt, in.p.v, in.c.v, c.v);
-                for (int j = 0; j < n_step_derived<M>; ++j) step_derived_[x][static_cast<std::size_t>(j) * n + k] = c[j];
-            }
-        }
-    });
+    step_derived_ = step_constants(f_, mech_, s_.dt);  // one instance at a time: the scalar code's bits
     ion_cv_.resize(f_.ions.size());
     for (int x = 0; x < n_mechanisms; ++x)
         for (int sp : f_.mech_ions[x]) ion_cv_[sp].insert(ion_cv_[sp].end(), f_.mechs[x].cv.begin(), f_.mechs[x].cv.end());

@@ -52,12 +52,15 @@ struct DeviceMech {
     int n = 0;
     DeviceArray<int> cv;
     DeviceArray<double> weight, p, s, c;
+    DeviceArray<double> k;  // step constants (step_constants), where M has step_derived
 
     DeviceMech() = default;
-    DeviceMech(const MechInstances& mi, const MechState& st, bool density)
+    DeviceMech(const MechInstances& mi, const MechState& st, const std::vector<double>& step, bool density)
         : n(mi.size()), cv(mi.cv), weight(density ? DeviceArray<double>(mi.weight) : DeviceArray<double>()),
-          p(mi.params), s(st.states), c(st.derived) {}
-    MechColumns columns() { return {n, cv.data(), weight.data(), p.data(), s.data(), c.data()}; }
+          p(mi.params), s(st.states), c(st.derived), k(step) {}
+    MechColumns columns() {
+        return {n, cv.data(), weight.data(), p.data(), s.data(), c.data(), k.size() > 0 ? k.data() : nullptr};
+    }
 };
 
 // One ion species on the device: per CV e, Xi, Xo and i, and the CVs where e follows Nernst.
@@ -207,6 +210,8 @@ GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const Step
     MechStates init = initial_states(f_, globals_, ions);
     arbolito::nernst_where_written(f_, ions, s_.celsius);
     initial_ion_currents(f_, globals_, init, ions);
+    // The synapses' decay factors once per run, as on the CPU: no exp per instance and step.
+    const auto step = step_constants(f_, init, s_.dt);
     for (int x = 0; x < n_mechanisms; ++x) {
         // Instances of a point mechanism may share a CV: which one's concentration the CV
         // keeps would depend on the order of their threads' stores.
@@ -217,7 +222,7 @@ GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const Step
         if (writes_concentration && mi.kind != MechKind::density && f_.mechs[x].size() > 0)
             throw std::invalid_argument("mechanism " + mi.name +
                                         ": point mechanisms that write an ion concentration run on the CPU solvers only");
-        mechs_[x] = DeviceMech(f_.mechs[x], init[x], mechanism_infos()[x].kind == MechKind::density);
+        mechs_[x] = DeviceMech(f_.mechs[x], init[x], step[x], mechanism_infos()[x].kind == MechKind::density);
     }
     for (std::size_t q = 0; q < ions.size(); ++q) {
         DeviceIon di;

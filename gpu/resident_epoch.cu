@@ -82,7 +82,7 @@ __device__ __forceinline__ MechColumns block_mech(const ResidentBlock& rb, char*
     const int n = rb.inst_n[x], i0 = rb.inst_begin[x];
     if (rb.offset[res_mech0 + x] < 0 || n == 0) {
         const bool w = M::kind == MechKind::density;
-        return {g.n, g.cv + i0, w ? g.weight + i0 : nullptr, g.p + i0, g.s + i0, g.c + i0};
+        return {g.n, g.cv + i0, w ? g.weight + i0 : nullptr, g.p + i0, g.s + i0, g.c + i0, g.k ? g.k + i0 : nullptr};
     }
     auto* at = reinterpret_cast<double*>(base + rb.offset[res_mech0 + x]);
     MechColumns m;
@@ -104,6 +104,7 @@ __device__ __forceinline__ MechColumns block_mech(const ResidentBlock& rb, char*
     m.p = p;
     m.s = s;
     m.c = c;
+    m.k = nullptr;  // advance computes the step constants of a staged copy (the same bits)
     return m;
 }
 
@@ -239,6 +240,7 @@ __device__ __forceinline__ void advance_states(const Args& a, const MechColumns&
     } else if constexpr (n_states<M> > 0) {
         struct In {
             Instance<M> in;
+            InstanceStepConstants<M> sk;
             double v;
         };
         for_strided_in_batches<mech_batch<M>>(
@@ -246,12 +248,13 @@ __device__ __forceinline__ void advance_states(const Args& a, const MechColumns&
             [&](int k) {
                 In x;
                 x.in = Instance<M>(m, k);
+                x.sk = InstanceStepConstants<M>(m, k);
                 x.v = V[m.cv[k] - first];
                 return x;
             },
             [&](int k, const In& x) {
                 Instance<M> in = x.in;
-                M::advance(x.v, dt, globals_of<M>(g), in.p.v, in.s.v, in.c.v);
+                advance_instance<M>(m, x.sk, in, x.v, dt, globals_of<M>(g));
                 in.store_states(m, k);
             });
     }

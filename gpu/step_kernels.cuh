@@ -54,7 +54,7 @@ __global__ void advance_kernel(MechColumns m, typename M::Globals gl, double dt,
     const int k = thread_index();
     if (k >= m.n) return;
     Instance<M> in(m, k);
-    M::advance(v[m.cv[k]], dt, gl, in.p.v, in.s.v, in.c.v);
+    advance_instance<M>(m, InstanceStepConstants<M>(m, k), in, v[m.cv[k]], dt, gl);
     in.store_states(m, k);
 }
 

@@ -49,6 +49,26 @@ MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globa
     return initial_states(f, globals, none);
 }
 
+std::array<std::vector<double>, n_mechanisms> step_constants(const FvmData& f, const MechStates& st, double dt) {
+    std::array<std::vector<double>, n_mechanisms> out;
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        constexpr int x = mech_index<M>;
+        if constexpr (n_step_derived<M> > 0) {
+            const int n = f.mechs[x].size();
+            const MechColumns m = host_columns(f, const_cast<MechStates&>(st), x);  // read only
+            out[x].resize(static_cast<std::size_t>(n_step_derived<M>) * n);
+            for (int k = 0; k < n; ++k) {
+                const Instance<M> in(m, k);
+                Values<n_step_derived<M>> c;
+                M::derive_step(dt, in.p.v, in.c.v, c.v);
+                for (int j = 0; j < n_step_derived<M>; ++j) out[x][static_cast<std::size_t>(j) * n + k] = c[j];
+            }
+        }
+    });
+    return out;
+}
+
 namespace {
 // Instance k's states, out of its mechanism's columns (n instances).
 template <class M, class S>

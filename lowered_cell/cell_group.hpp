@@ -159,6 +159,11 @@ IonStates initial_ions(const FvmData& f);
 // owns there as it goes (NEURON's finitialize: a later INITIAL reads what an earlier wrote).
 MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals, IonStates& ions);
 MechStates initial_states(const FvmData& f, const all_mechanisms::Globals& globals);  // a group without ions
+// Per mechanism with step constants (M::step_derived), each instance's constants for dt
+// from derive_step, in columns (constant j of instance k at j·n + k); empty for the rest.
+// A backend that advances with them (advance_stepped) gets advance's bits with no exp per
+// instance and step.
+std::array<std::vector<double>, n_mechanisms> step_constants(const FvmData& f, const MechStates& st, double dt);
 // Mechanism x's ion slots as arrays into `ions` (FvmData::mech_ions).
 template <class M>
 MechIons<M> mech_ions(const FvmData& f, IonStates& ions) {

@@ -3,7 +3,6 @@
 // network.unconnected-synapses, what the memory estimate counts, and that they change no
 // bit of a run on the CPU solvers (GPU: GpuUnconnectedSynapses.ChangeNoBit).
 #include <cmath>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,9 +15,11 @@
 #include "run/simulation.hpp"
 #include "io/input_error.hpp"
 #include "io/model_reader.hpp"
+#include "tests/support/same_bits.hpp"
 #include "tests/support/test_util.hpp"
 
 using namespace arbolito;
+using test_support::expect_same_bits;
 
 namespace {
 
@@ -28,23 +29,6 @@ std::string source_file(const std::string& rel) { return std::string(ARBOLITO_SO
 std::string busyring_text(const std::string& extra) {
     return R"({"network": {"builder": "busyring", "num-cells": 4, "synapses": 20, "depth": 4)" +
            (extra.empty() ? "" : ", " + extra) + "}}";
-}
-
-// The same bits, zeros' signs included.
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
-
-void expect_same_bits(const CaptureSink& a, const CaptureSink& b, const std::string& what) {
-    SCOPED_TRACE(what);
-    ASSERT_EQ(a.spikes_seen.size(), b.spikes_seen.size());
-    for (std::size_t k = 0; k < a.spikes_seen.size(); ++k) {
-        EXPECT_EQ(a.spikes_seen[k].gid, b.spikes_seen[k].gid) << "spike " << k;
-        EXPECT_EQ(a.spikes_seen[k].source, b.spikes_seen[k].source) << "spike " << k;
-        EXPECT_EQ(std::memcmp(&a.spikes_seen[k].time, &b.spikes_seen[k].time, sizeof(double)), 0) << "spike " << k;
-    }
-    ASSERT_EQ(a.n_frames, b.n_frames);
-    EXPECT_TRUE(same_bits(a.rows, b.rows)) << "traces differ";
 }
 
 }  // namespace
@@ -194,11 +178,7 @@ TEST(BusyringSynapses, ChangeNoBit) {
         for (int k = 0; k < 40; ++k) c.synapses.push_back(c.synapses[0]);
     ASSERT_EQ(with.cells[0].n_synapses(), 1001u);
     ASSERT_EQ(without.cells[0].n_synapses(), 1u);
-    struct Variant {
-        const char* solver;
-        int threads;
-    };
-    for (const Variant v : {Variant{"cpu:lanes=1", 1}, Variant{"cpu", 1}, Variant{"omp", 2}}) {
+    for (const test_support::CpuVariant v : test_support::cpu_variants) {
         const CaptureSink a = run_model(without, v.solver, v.threads);
         ASSERT_GT(a.spikes_seen.size(), 32u) << v.solver;
         ASSERT_GT(a.n_frames, 400u) << v.solver;

@@ -5,7 +5,6 @@
 // separate instances up to the order of the sums.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,10 +18,12 @@
 #include "model/cell_builders.hpp"
 #include "parareal/parareal.hpp"
 #include "solvers/layout.hpp"
+#include "tests/support/same_bits.hpp"
 #include "tests/support/test_util.hpp"
 #include "tests/support/whole_run_models.hpp"
 
 using namespace arbolito;
+using test_support::expect_same_bits;
 
 namespace {
 
@@ -59,21 +60,6 @@ Model six_synapses(bool coalesce) {
 FvmData build(const Model& m) {
     return build_fvm(m, 0, m.cells.size(),
                      [](const std::vector<std::vector<int>>& np) { return contiguous_layout(np); });
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-    return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
-}
-
-void expect_same_bits(const CaptureSink& a, const CaptureSink& b, const std::string& what) {
-    SCOPED_TRACE(what);
-    ASSERT_EQ(a.spikes_seen.size(), b.spikes_seen.size());
-    for (std::size_t k = 0; k < a.spikes_seen.size(); ++k) {
-        EXPECT_EQ(a.spikes_seen[k].gid, b.spikes_seen[k].gid) << "spike " << k;
-        EXPECT_EQ(std::memcmp(&a.spikes_seen[k].time, &b.spikes_seen[k].time, sizeof(double)), 0) << "spike " << k;
-    }
-    ASSERT_EQ(a.n_frames, b.n_frames);
-    EXPECT_TRUE(same_bits(a.rows, b.rows)) << "traces differ";
 }
 
 }  // namespace
@@ -127,11 +113,7 @@ TEST(CoalescedSynapses, BusyringKeepsEveryBit) {
     const int expsyn_x = find_mechanism("expsyn")->index;
     EXPECT_LT(f.mechs[expsyn_x].size(), 0.9 * static_cast<double>(f.target_instance.size()));
     EXPECT_EQ(build(apart).mechs[expsyn_x].size(), static_cast<int>(f.target_instance.size()));
-    struct Variant {
-        const char* solver;
-        int threads;
-    };
-    for (const Variant v : {Variant{"cpu:lanes=1", 1}, Variant{"cpu", 1}, Variant{"omp", 2}}) {
+    for (const test_support::CpuVariant v : test_support::cpu_variants) {
         const CaptureSink a = run_model(apart, v.solver, v.threads);
         ASSERT_GT(a.spikes_seen.size(), 32u) << v.solver;
         expect_same_bits(run_model(coalesced, v.solver, v.threads), a, v.solver);

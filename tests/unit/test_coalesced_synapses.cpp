@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -198,4 +199,82 @@ TEST(CoalescedSynapses, PararealCoarseCvsRefused) {
     EXPECT_NO_THROW(check_time_parallel(six_synapses(false), p, false));
     p.coarse_cvs = 1;
     EXPECT_NO_THROW(check_time_parallel(six_synapses(true), p, false));
+}
+
+// Random placements (three cells, two linear mechanisms and iclamp's stimuli, a few
+// parameter sets, many synapses on few CVs), coalesced: every target's instance sits on the
+// target's CV with its parameters; no two instances of a mechanism share a CV and
+// parameters; a mechanism's instances stay sorted by CV; each key is the first target of
+// its instance. Uncoalesced: one instance per synapse.
+TEST(CoalescedSynapses, RandomPlacementsKeepTheInvariants) {
+    std::mt19937 gen(2026);
+    auto shape = std::make_shared<Morphology>(ball_and_stick(12.6157, 200, 0.5));
+    const std::vector<std::vector<double>> expsyn_sets = {resolve_params("expsyn", {}),
+                                                          resolve_params("expsyn", {{"tau", 3.0}})};
+    const std::vector<std::vector<double>> exp2syn_sets = {resolve_params("exp2syn", {}),
+                                                           resolve_params("exp2syn", {{"e", -70.0}})};
+    std::uniform_int_distribution<int> pick(0, 1), branch(0, 1);
+    std::uniform_real_distribution<double> x(0.0, 1.0);
+    for (bool coalesce : {true, false}) {
+        Model m;
+        std::size_t synapses = 0;
+        for (int c = 0; c < 3; ++c) {
+            CellDesc d;
+            d.morphology = shape;
+            d.policy.kind = CvPolicy::nseg;
+            d.policy.n = 3;
+            d.policy.coalesce_synapses = coalesce;
+            d.cm[-1] = 1.0;
+            d.ra[-1] = 100.0;
+            for (int k = 0; k < 60; ++k) {
+                const bool two = pick(gen) == 1;
+                const auto& sets = two ? exp2syn_sets : expsyn_sets;
+                d.synapses.push_back({{branch(gen), x(gen)}, two ? "exp2syn" : "expsyn", sets[pick(gen)]});
+            }
+            for (int k = 0; k < 5; ++k) d.stimuli.push_back({{1, x(gen)}, "iclamp", {1.0, 2.0, 0.1}});
+            synapses += d.synapses.size();
+            m.cells.push_back(d);
+        }
+        const FvmData f = build(m);
+        std::size_t instances = 0;
+        for (const char* name : {"expsyn", "exp2syn"}) {
+            const MechInstances& mi = f.mechs[find_mechanism(name)->index];
+            instances += mi.size();
+            EXPECT_TRUE(std::is_sorted(mi.cv.begin(), mi.cv.end())) << name;
+            for (int a = 0; a < mi.size(); ++a)
+                for (int b = a + 1; b < mi.size() && mi.cv[b] == mi.cv[a]; ++b) {
+                    bool same = true;
+                    for (int j = 0; j < static_cast<int>(find_mechanism(name)->params.size()); ++j)
+                        same = same && mi.param(j, a) == mi.param(j, b);
+                    EXPECT_FALSE(coalesce && same) << name << " instances " << a << " and " << b;
+                }
+        }
+        EXPECT_EQ(f.mechs[find_mechanism("iclamp")->index].size(), 3 * 5);
+        if (!coalesce) {
+            EXPECT_EQ(instances, synapses);
+            EXPECT_TRUE(f.target_key.empty());
+            continue;
+        }
+        EXPECT_LT(instances, synapses);
+        ASSERT_EQ(f.target_key.size(), synapses);
+        for (int c = 0; c < 3; ++c) {
+            const CellDesc& d = m.cells[c];
+            const CellCvs cvs = discretize_cell(d);
+            for (std::uint32_t s = 0; s < d.synapses.size(); ++s) {
+                const std::uint32_t t = f.target_offset[c] + s;
+                const MechInstances& mi = f.mechs[f.target_mech[t]];
+                const int k = f.target_instance[t];
+                EXPECT_EQ(mi.cv[k], f.layout.index[c][cvs.locate(d.synapses[s].where.branch, d.synapses[s].where.x)]);
+                for (std::size_t j = 0; j < d.synapses[s].params.size(); ++j)
+                    EXPECT_EQ(mi.param(static_cast<int>(j), k), d.synapses[s].params[j]);
+                const std::uint32_t key = f.target_key[t];
+                EXPECT_LE(key, t);
+                EXPECT_GE(key, f.target_offset[c]);
+                EXPECT_EQ(f.target_mech[key], f.target_mech[t]);
+                EXPECT_EQ(f.target_instance[key], k);
+                for (std::uint32_t e = f.target_offset[c]; e < key; ++e)
+                    EXPECT_FALSE(f.target_mech[e] == f.target_mech[t] && f.target_instance[e] == k) << "target " << t;
+            }
+        }
+    }
 }

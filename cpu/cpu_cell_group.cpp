@@ -252,7 +252,6 @@ void CpuCellGroup::solve_cells_by(CellSolve solve) {
     cell_solve_ = std::move(solve);
 }
 
-MechColumns CpuCellGroup::columns(int x) { return host_columns(f_, mech_, x); }
 
 void CpuCellGroup::deliver(const StepEvent& e) {
     const int x = f_.target_mech[e.target], k = f_.target_instance[e.target];

@@ -62,7 +62,7 @@ private:
                    std::vector<Spike>& spikes, double* frames, long first_frame);
     void detect_chunk(int chunk, double t, std::vector<Spike>& spikes) const;
     void deliver(const StepEvent& e);
-    MechColumns columns(int mechanism);  // f_'s instances and mech_'s states
+    MechColumns columns(int mechanism) { return host_columns(f_, mech_, mechanism); }  // f_'s instances, mech_'s states
     // M's ion slots in ions_ (none without ions: no work per step).
     template <class M>
     MechIons<M> ions_of() {

@@ -126,11 +126,6 @@ void initial_ion_currents(const FvmData& f, const all_mechanisms::Globals& globa
     });
 }
 
-MechColumns host_columns(const FvmData& f, MechStates& mech, int x) {
-    const MechInstances& mi = f.mechs[x];
-    return {mi.size(), mi.cv.data(), mi.weight.data(), mi.params.data(), mech[x].states.data(), mech[x].derived.data()};
-}
-
 bool probes_current(const FvmData& f, std::size_t p) {
     return p < f.probe_source.size() && f.probe_source[p].kind == ProbeVariable::mech_current;
 }

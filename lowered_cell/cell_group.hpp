@@ -189,8 +189,12 @@ void initial_ion_currents(const FvmData& f, const all_mechanisms::Globals& globa
 // currents[p] (probed_current_at fills it). Empty where every column records v.
 std::vector<const double*> probe_pointers(const FvmData& f, const double* v, const MechStates& mech,
                                           const IonStates& ions, const double* currents);
-// Mechanism x's instances as columns over a host group's arrays: f's instances, mech's states.
-MechColumns host_columns(const FvmData& f, MechStates& mech, int x);
+// Mechanism x's instances as columns over a host group's arrays: f's instances, mech's
+// states. Inline: the CPU's phases take each mechanism's columns every step.
+inline MechColumns host_columns(const FvmData& f, MechStates& mech, int x) {
+    const MechInstances& mi = f.mechs[x];
+    return {mi.size(), mi.cv.data(), mi.weight.data(), mi.params.data(), mech[x].states.data(), mech[x].derived.data()};
+}
 // Whether column p records a mechanism's current (ProbeVariable::mech_current).
 bool probes_current(const FvmData& f, std::size_t p);
 // Column p's mechanism current (mechanisms/probed_current.hpp) at voltages v (per CV) from

@@ -30,6 +30,18 @@ namespace {
 
 std::string source_file(const std::string& rel) { return std::string(ARBOLITO_SOURCE_DIR) + "/" + rel; }
 
+// A ball-and-stick cell of n CVs a branch (nseg), coalescing or not, no mechanism yet.
+CellDesc ball_and_stick_cell(const std::shared_ptr<Morphology>& shape, int n, bool coalesce) {
+    CellDesc c;
+    c.morphology = shape;
+    c.policy.kind = CvPolicy::nseg;
+    c.policy.n = n;
+    c.policy.coalesce_synapses = coalesce;
+    c.cm[-1] = 1.0;
+    c.ra[-1] = 100.0;
+    return c;
+}
+
 // Two ball-and-stick cells (dendrite of 4 CVs); on each, synapses 0-5:
 // 0, 1, 5 expsyn defaults at the dendrite's middle; 2 expsyn tau 5 there; 3 exp2syn there;
 // 4 expsyn defaults at the dendrite's end; and two equal iclamps on the soma.
@@ -37,13 +49,7 @@ Model six_synapses(bool coalesce) {
     Model m;
     auto shape = std::make_shared<Morphology>(ball_and_stick(12.6157, 200, 0.5));
     for (int k = 0; k < 2; ++k) {
-        CellDesc c;
-        c.morphology = shape;
-        c.policy.kind = CvPolicy::nseg;
-        c.policy.n = 4;
-        c.policy.coalesce_synapses = coalesce;
-        c.cm[-1] = 1.0;
-        c.ra[-1] = 100.0;
+        CellDesc c = ball_and_stick_cell(shape, 4, coalesce);
         c.paints.push_back({tag_dend, "pas", resolve_params("pas", {})});
         const Location mid{1, 0.4}, tip{1, 0.9};
         c.synapses.push_back({mid, "expsyn", resolve_params("expsyn", {})});
@@ -219,13 +225,7 @@ TEST(CoalescedSynapses, RandomPlacementsKeepTheInvariants) {
         Model m;
         std::size_t synapses = 0;
         for (int c = 0; c < 3; ++c) {
-            CellDesc d;
-            d.morphology = shape;
-            d.policy.kind = CvPolicy::nseg;
-            d.policy.n = 3;
-            d.policy.coalesce_synapses = coalesce;
-            d.cm[-1] = 1.0;
-            d.ra[-1] = 100.0;
+            CellDesc d = ball_and_stick_cell(shape, 3, coalesce);
             for (int k = 0; k < 60; ++k) {
                 const bool two = pick(gen) == 1;
                 const auto& sets = two ? exp2syn_sets : expsyn_sets;

@@ -136,7 +136,7 @@ int command_info(const InfoArgs& a) {
             for_each_synapse(c, *morph, [&](std::size_t, const Location& w, const std::string& mech,
                                             const std::vector<double>& params) {
                 const MechInfo* mi = find_mechanism(mech);
-                if (mi && mi->linear) {
+                if (mi && coalesces(c, *mi)) {
                     if (shared.insert({mech, cvs.locate(w.branch, w.x), params}).second) ++instances[mech];
                 } else {
                     ++instances[mech];

@@ -458,8 +458,7 @@ struct FvmBuilder {
                 const std::uint32_t t = f.target_offset[c] + static_cast<std::uint32_t>(k);
                 f.target_mech[t] = static_cast<std::uint8_t>(x);
                 f.target_instance[t] = static_cast<int>(next[x]);
-                const bool merge = desc.policy.coalesce_synapses && mechanism_infos()[x].linear;
-                points[x][next[x]++] = {&desc.synapse_params(k), at.synapse[k], merge};
+                points[x][next[x]++] = {&desc.synapse_params(k), at.synapse[k], coalesces(desc, mechanism_infos()[x])};
             }
             for (std::size_t k = 0; k < desc.stimuli.size(); ++k) {
                 const int x = point_index(desc.stimuli[k].mechanism);

@@ -11,6 +11,7 @@
 
 #include "model/model.hpp"
 #include "mechanisms/all.hpp"
+#include "mechanisms/catalogue.hpp"
 #include "solvers/layout.hpp"
 
 namespace arbolito {
@@ -110,6 +111,10 @@ void release_per_cv_inputs(FvmData& f);
 // parents. The instances' CVs stay (their counts, state_size) as do the
 // layout's index (natural_order, the blow-up report), targets, detectors and probes.
 void release_device_owned(FvmData& f);
+
+// Whether cell c's synapses of mechanism m may share an instance with equal ones on their
+// CV: c's policy coalesces synapses and m is linear (MechanismDefaults::linear).
+inline bool coalesces(const CellDesc& c, const MechInfo& m) { return c.policy.coalesce_synapses && m.linear; }
 
 using LayoutMaker = std::function<Layout(const std::vector<std::vector<int>>& natural_parents)>;
 

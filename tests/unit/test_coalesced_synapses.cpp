@@ -28,8 +28,6 @@ using test_support::expect_same_bits;
 
 namespace {
 
-std::string source_file(const std::string& rel) { return std::string(ARBOLITO_SOURCE_DIR) + "/" + rel; }
-
 // A ball-and-stick cell of n CVs a branch (nseg), coalescing or not, no mechanism yet.
 CellDesc ball_and_stick_cell(const std::shared_ptr<Morphology>& shape, int n, bool coalesce) {
     CellDesc c;
@@ -112,8 +110,8 @@ TEST(CoalescedSynapses, BusyringKeepsEveryBit) {
                                             "network.duration=50"};
     std::vector<std::string> apart_keys = small;
     apart_keys.push_back("network.coalesce-synapses=false");
-    const Model coalesced = read_model(source_file("examples/busyring.json"), small);
-    const Model apart = read_model(source_file("examples/busyring.json"), apart_keys);
+    const Model coalesced = read_model(test_models::source_path("examples/busyring.json"), small);
+    const Model apart = read_model(test_models::source_path("examples/busyring.json"), apart_keys);
     ASSERT_TRUE(coalesced.cells[0].policy.coalesce_synapses);  // the builder's default, Arbor's
     ASSERT_FALSE(apart.cells[0].policy.coalesce_synapses);
     const FvmData f = build(coalesced);

@@ -83,6 +83,7 @@ FineOptions fine_options(const SolverOptions& o, const ResidentRequest& r) {
     const bool resident = r.shared_bytes > 0;
     f.block_cvs = o.number_or("block", resident ? r.shared_bytes / resident_bytes_per_cv : 8192);
     f.shared_bytes = o.choice("memory") == "shared" && !resident ? 96 * 1024 : 0;
+    f.edd_rows = o.number_or("edd", 0);
     return f;
 }
 
@@ -140,6 +141,12 @@ SolverInfo gpu_fine_solver() {
                        "CVs per CUDA block to aim at (a cell is never split); auto: 8192, or what fits shared= with "
                        "step=resident",
                        {"auto"}),
+        integer_option("edd", 1, INT_MAX, "off",
+                       "exact domain decomposition inside each block: every branch point, and a cut every N rows of a "
+                       "longer run, a junction; the runs eliminated at once, the junctions' tree by one warp, the runs "
+                       "completed at once (another elimination than the serial solve's: other bits, as accurate); off: "
+                       "the level loop (sort, reroot and split apply only there)",
+                       {"off"}),
         choice_option("memory", {"device", "shared"}, "device",
                       "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB"),
         number_list_option("ahead", {4, 8}, "auto",

@@ -53,8 +53,8 @@ struct Args {
     const ResidentBlock* blocks;
     const FineSchedule::Block* fine_blocks;
     const FineSchedule::Level* levels;
-    const int *pos_base, *length, *parent_cv, *child_begin, *child;
-    double *fold_d, *fold_r;
+    const int *pos_base, *length, *parent_cv, *child_begin, *child, *distal_cv, *up_run;
+    double* fold;  // the blocks' solve scratch in device memory (FineSchedule::fold_offset)
     const int *probe_col, *probe_cv;
     const ResidentProbeSource* probe_source;  // null: every column records v
     const int* nernst_range;                  // ResidentPlan::nernst_range
@@ -351,7 +351,7 @@ __device__ void side_by_side_lanes(const ResidentBlock& rb, int threads, short* 
 struct StepArrays {
     double *V, *R, *D;
     const double *U, *DB, *CDT;  // d_base, cap_dt
-    double *FD, *FR;
+    double* F;                   // the solve's scratch (FineSchedule::fold_doubles)
 };
 
 // Step `step` of the block, phase by phase; run_step calls them in order. A barrier ends
@@ -513,7 +513,7 @@ struct BlockStep {
 
     // The solution in R is the new V; the old one stays for the detectors.
     __device__ __forceinline__ void solve() {
-        solve_levels<Ahead>(sched, x.D, x.U, x.R, x.FD, x.FR, after_level);  // ends with a barrier
+        solve_block_schedule<Ahead>(sched, x.D, x.U, x.R, x.F, after_level);  // ends with a barrier
         clock.lap(prof_solve);
         Vold = x.V, Vnew = x.R;
         if constexpr (!CopyV) x.V = Vnew, x.R = Vold;
@@ -718,10 +718,10 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     x.U = staged(res_u, a.st.u);
     x.DB = staged(res_d_base, a.st.d_base);
     x.CDT = staged(res_cap_dt, a.st.cap_dt);
-    x.FD = block_array(rb, res_fold, base, a.fold_d + B.branch0);
-    x.FR = rb.offset[res_fold] >= 0 ? x.FD + B.n_branches : a.fold_r + B.branch0;
-    const FineBlockSchedule sched = load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels,
-                                                       a.pos_base, a.length, a.parent_cv, a.child_begin, a.child);
+    x.F = block_array(rb, res_fold, base, a.fold + FineSchedule::fold_offset(B));
+    const FineBlockSchedule sched =
+        load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels, a.pos_base, a.length,
+                           a.parent_cv, a.child_begin, a.child, a.distal_cv, a.up_run);
     for_mechs::run([&](auto tag) {
         using M = typename decltype(tag)::type;
         const MechColumns m = block_mech<M>(rb, base, a.st.mechs[mech_index<M>]);
@@ -753,8 +753,7 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
         y.R = in_shared(res_rhs);
         y.D = in_shared(res_d);
         y.U = in_shared(res_u);
-        y.FD = in_shared(res_fold);
-        y.FR = y.FD + B.n_branches;
+        y.F = in_shared(res_fold);
         if (rb.offset[res_v] >= 0) {
             y.V = in_shared(res_v);
             V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, blk, y, first, n, clock, after_level, lane0);
@@ -906,8 +905,9 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.parent_cv = solve_.parent_cv.data();
     a.child_begin = solve_.child_begin.data();
     a.child = solve_.child.data();
-    a.fold_d = solve_.fold_d.data();
-    a.fold_r = solve_.fold_r.data();
+    a.distal_cv = solve_.distal_cv.data();
+    a.up_run = solve_.up_run.data();
+    a.fold = solve_.fold.data();
     a.probe_col = probe_col_.data();
     a.probe_cv = probe_cv_.data();
     a.probe_source = probe_source_.size() ? probe_source_.data() : nullptr;

@@ -114,6 +114,7 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
                                         " allowed (use a smaller block)");
         auto bytes = [&](int a) -> long {
             if (a >= res_ion0) return (a - res_ion0) / res_ion_fields < nq ? resident_array_bytes(a, fb.n_cv, 0, 0) : 0;
+            if (a == res_fold) return 8L * FineSchedule::fold_doubles(fb);
             return resident_array_bytes(a, fb.n_cv, fb.n_branches, a >= res_mech0 ? rb.inst_n[a - res_mech0] : 0);
         };
         // The per-CV arrays, the ions', then the mechanisms smallest first.

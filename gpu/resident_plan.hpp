@@ -59,7 +59,8 @@ struct ResidentPlan {
 };
 
 // Bytes of array `a` for a block of n_cv CVs, n_branches branches and n_inst instances of
-// the mechanism (mechanism arrays: weights of density mechanisms, parameters, states,
+// the mechanism (the folds: the level loop's; an EDD block's scratch is
+// FineSchedule::fold_doubles; mechanism arrays: weights of density mechanisms, parameters, states,
 // constants, CV indices; rounded up to 8). An ion array: 8 per CV (where its species exists).
 long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst);
 

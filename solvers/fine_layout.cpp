@@ -8,6 +8,7 @@
 
 #include "core/parallel_for.hpp"
 #include "solvers/branch_tree.hpp"
+#include "solvers/fine_edd_sweeps.hpp"
 #include "solvers/fine_sweeps.hpp"
 
 namespace arbolito {
@@ -79,7 +80,54 @@ struct CellBranches {
     std::vector<int> cv, offset, parent, level;
     int n_levels = 0;
     int n_cv = 0;
+    std::vector<int> up_run, distal;  // EDD (cell_edd): per branch, as FineSchedule's, cell branch ids
 };
+
+// One cell's junctions and runs for EDD (FineOptions::edd_rows = N): the last CV of every
+// branch with children (a branch point) is a junction, and each branch's other CVs are
+// cut into runs of at most N with a junction between each two. A junction's level is its
+// depth in the cell's junction tree; a run's is -1 (the block's last level holds them all).
+CellBranches cell_edd(const std::vector<int>& p, int N) {
+    CellBranches cb;
+    cb.n_cv = static_cast<int>(p.size());
+    cb.offset.push_back(0);
+    const BranchTree t = branch_tree(p);
+    std::vector<char> has_child(t.n_branches(), 0);
+    for (int b = 1; b < t.n_branches(); ++b) has_child[t.parent[b]] = 1;
+    auto add = [&](const int* cvs, int len, int parent, int level) {
+        cb.cv.insert(cb.cv.end(), cvs, cvs + len);
+        cb.offset.push_back(static_cast<int>(cb.cv.size()));
+        cb.parent.push_back(parent);
+        cb.level.push_back(level);
+        cb.up_run.push_back(-1);
+        cb.distal.push_back(-1);
+        return static_cast<int>(cb.parent.size()) - 1;
+    };
+    std::vector<int> end_junction(t.n_branches(), -1);  // the junction a branch ends on
+    for (int b = 0; b < t.n_branches(); ++b) {
+        const int* c = t.cv.data() + t.offset[b];
+        const bool leaf = !has_child[b];
+        const int m = t.length(b) - (leaf ? 0 : 1);  // CVs that are no branch point
+        const int cuts = m > N ? m / (N + 1) : 0;    // ceil((m - N) / (N + 1)): runs of at most N
+        const int runs = cuts + 1, run_cvs = m - cuts;
+        int up = t.parent[b] >= 0 ? end_junction[t.parent[b]] : -1, at = 0;
+        for (int r = 0; r < runs; ++r) {
+            const int len = run_cvs / runs + (r < run_cvs % runs ? 1 : 0);
+            int run = -1;
+            if (len > 0) run = add(c + at, len, up, -1), at += len;
+            if (r < cuts || !leaf) {  // a cut, or the branch point that ends the branch
+                const int depth = up >= 0 ? cb.level[up] + 1 : 0;
+                const int j = add(c + at, 1, up, depth);
+                at += 1;
+                if (run >= 0) cb.up_run[j] = run, cb.distal[run] = j;
+                cb.n_levels = std::max(cb.n_levels, depth + 1);
+                up = j;
+            }
+        }
+        end_junction[b] = up;
+    }
+    return cb;
+}
 
 CellBranches cell_branches(const std::vector<int>& p, const FineOptions& o) {
     CellBranches cb;
@@ -252,8 +300,12 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         throw std::invalid_argument("fine_layout: max_threads must be a multiple of 32 in [32, 1024]");
     const int nc = static_cast<int>(natural_parents.size());
     for (int c = 0; c < nc; ++c) check_cv_tree(natural_parents[c], "fine_layout: cell " + std::to_string(c));
+    if (o.edd_rows < 0) throw std::invalid_argument("fine_layout: edd_rows must be >= 0");
+    const bool edd = o.edd_rows > 0;
     std::vector<CellBranches> cells(nc);
-    parallel_for(nc, 16, [&](long c) { cells[c] = cell_branches(natural_parents[c], o); });
+    parallel_for(nc, 16, [&](long c) {
+        cells[c] = edd ? cell_edd(natural_parents[c], o.edd_rows) : cell_branches(natural_parents[c], o);
+    });
 
     FineNumbering out;
     Layout& l = out.layout;
@@ -281,6 +333,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         std::vector<FineSchedule::Level> levels;   // pos0 into the block's own pos_base
         std::vector<int> pos_base, length, parent_cv, child_count, child;
         std::vector<int> parent, padding;          // block-local CVs
+        std::vector<int> distal_cv, up_run;        // EDD
     };
     std::vector<Placed> placed(n_blocks);
     parallel_for(n_blocks, 1, [&](long block) {
@@ -289,17 +342,22 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         FineSchedule::Block& blk = P.blk;
         int n_levels = 0;
         for (int c = c0; c < c1; ++c) n_levels = std::max(n_levels, cells[c].n_levels);
+        if (edd) ++n_levels;  // the runs'
         blk.n_levels = n_levels;
+        blk.edd = edd;
 
         // The block's branches by level: (cell, branch), longest first when sorting.
         std::vector<std::vector<std::pair<int, int>>> by_level(n_levels);
         for (int c = c0; c < c1; ++c)
-            for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b) by_level[cells[c].level[b]].push_back({c, b});
+            for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b) {
+                const int L = cells[c].level[b];
+                by_level[L < 0 ? n_levels - 1 : L].push_back({c, b});
+            }
         auto len_of = [&](std::pair<int, int> cb) {
             const CellBranches& x = cells[cb.first];
             return x.offset[cb.second + 1] - x.offset[cb.second];
         };
-        if (o.sort)
+        if (o.sort || edd)
             for (auto& v : by_level)
                 std::stable_sort(v.begin(), v.end(), [&](auto a, auto b) { return len_of(a) > len_of(b); });
 
@@ -320,7 +378,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             P.pos_base.push_back(0);
             for (int i = 0; i < longest; ++i) {
                 int n_i = 0;
-                if (o.sort) {
+                if (o.sort || edd) {
                     while (n_i < lev.n && len_of(v[n_i]) > i) ++n_i;
                 } else {
                     n_i = lev.n;
@@ -357,6 +415,18 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         blk.n_cv = base;
         blk.n_pos = static_cast<int>(P.pos_base.size());
         blk.n_branches = static_cast<int>(last_cv.size());
+        if (edd) {  // each run's distal junction, each junction's run above, whose last CV is its layout parent
+            P.distal_cv.assign(blk.n_branches, -1);
+            P.up_run.assign(blk.n_branches, -1);
+            for (int c = c0; c < c1; ++c)
+                for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b)
+                    if (const int r = cells[c].up_run[b]; r >= 0) {
+                        const int j = local_id[c - c0][b], lr = local_id[c - c0][r];
+                        P.up_run[j] = lr;
+                        P.distal_cv[lr] = last_cv[j];
+                        P.parent[last_cv[j]] = last_cv[lr];
+                    }
+        }
         blk.threads = std::min(o.max_threads, std::max(32, (widest + 31) / 32 * 32));
 
         // Children of each block-local branch in the order the serial Hines solve (hines.hpp)
@@ -406,6 +476,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
     s.parent_cv.resize(n_branches);
     s.child_begin.resize(n_branches + 1);
     s.child.resize(n_child);
+    if (edd) s.distal_cv.resize(n_branches), s.up_run.resize(n_branches);
     l.parent.resize(next_cv);
     l.padding.resize(n_padding);
     parallel_for(n_blocks, 1, [&](long block) {
@@ -420,6 +491,8 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         std::copy(P.pos_base.begin(), P.pos_base.end(), s.pos_base.begin() + blk.pos0);
         std::copy(P.length.begin(), P.length.end(), s.length.begin() + blk.branch0);
         std::copy(P.parent_cv.begin(), P.parent_cv.end(), s.parent_cv.begin() + blk.branch0);
+        std::copy(P.distal_cv.begin(), P.distal_cv.end(), s.distal_cv.begin() + blk.branch0);
+        std::copy(P.up_run.begin(), P.up_run.end(), s.up_run.begin() + blk.branch0);
         std::size_t at = child_at[block];
         std::copy(P.child.begin(), P.child.end(), s.child.begin() + at);
         for (int j = 0; j < blk.n_branches; ++j) s.child_begin[blk.branch0 + j + 1] = static_cast<int>(at += P.child_count[j]);
@@ -433,6 +506,35 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
     std::sort(l.padding.begin(), l.padding.end());  // levels interleave branches and padding
     return out;
 }
+
+namespace {
+
+void check_edd_block(const FineSchedule& s, const FineSchedule::Block& blk) {
+    if (s.distal_cv.size() != s.length.size() || s.up_run.size() != s.length.size())
+        throw std::logic_error("fine schedule: EDD block without distal CVs or runs above");
+    const FineSchedule::Level& runs = s.levels[blk.level0 + blk.n_levels - 1];
+    if (runs.branch0 + runs.n != blk.n_branches) throw std::logic_error("fine schedule: EDD runs do not end the block");
+    for (int b = 0; b < blk.n_branches; ++b) {
+        const int g = blk.branch0 + b;
+        const bool run = b >= runs.branch0;
+        if (!run && (s.length[g] != 1 || s.distal_cv[g] != -1))
+            throw std::logic_error("fine schedule: an EDD junction is not one CV");
+        if (run && s.up_run[g] != -1) throw std::logic_error("fine schedule: an EDD run names a run above");
+        if (!run && s.up_run[g] >= 0) {
+            const int r = s.up_run[g];
+            if (r < runs.branch0 || r >= blk.n_branches) throw std::logic_error("fine schedule: a run above that is no run");
+            const FineSchedule::Level* lev = nullptr;
+            for (int L = 0; L + 1 < blk.n_levels; ++L) {
+                const auto& l = s.levels[blk.level0 + L];
+                if (b >= l.branch0 && b < l.branch0 + l.n) lev = &l;
+            }
+            if (!lev || s.distal_cv[blk.branch0 + r] != lev->base + (b - lev->branch0))
+                throw std::logic_error("fine schedule: a run's distal junction does not name it");
+        }
+    }
+}
+
+}  // namespace
 
 void check_fine_schedule(const FineSchedule& s) {
     for (const auto& blk : s.blocks) {
@@ -465,10 +567,46 @@ void check_fine_schedule(const FineSchedule& s) {
                 }
             }
         }
+        if (blk.edd) check_edd_block(s, blk);
     }
 }
 
 namespace {
+
+// An EDD block (fine_edd_sweeps.hpp): the kernel's four steps, one branch at a time.
+void solve_edd_block(const FineSchedule& s, const FineSchedule::Block& blk, double* D, const double* U, double* R,
+                     std::vector<double>& scratch) {
+    namespace es = fine_edd_sweeps;
+    scratch.assign(FineSchedule::fold_doubles(blk), 0.0);
+    const es::Scratch w = es::scratch(scratch.data(), blk.n_branches);
+    const int* len = s.length.data() + blk.branch0;
+    const int* pcv = s.parent_cv.data() + blk.branch0;
+    const int* dcv = s.distal_cv.data() + blk.branch0;
+    const int* upr = s.up_run.data() + blk.branch0;
+    const int* cb = s.child_begin.data() + blk.branch0;
+    const FineSchedule::Level* lev = s.levels.data() + blk.level0;
+    const FineSchedule::Level& runs = lev[blk.n_levels - 1];
+    const int* rpos = s.pos_base.data() + runs.pos0;
+    for (int k = 0; k < runs.n; ++k) {
+        const int b = runs.branch0 + k;
+        es::run_eliminate(b, k, runs.base, rpos, len[b], dcv[b], D, U, R, w);
+    }
+    for (int L = blk.n_levels - 2; L >= 0; --L)
+        for (int k = 0; k < lev[L].n; ++k) {
+            const int b = lev[L].branch0 + k;
+            es::junction_eliminate(b, lev[L].base + k, upr[b], pcv[b], cb, s.child.data(), runs.branch0, runs.base,
+                                   lev[L + 1].branch0, lev[L + 1].base, upr, D, U, R, w);
+        }
+    for (int L = 0; L + 1 < blk.n_levels; ++L)
+        for (int k = 0; k < lev[L].n; ++k) {
+            const int b = lev[L].branch0 + k;
+            es::junction_substitute(lev[L].base + k, upr[b], pcv[b], D, U, R, w);
+        }
+    for (int k = 0; k < runs.n; ++k) {
+        const int b = runs.branch0 + k;
+        es::run_complete(k, runs.base, rpos, len[b], pcv[b], dcv[b], D, R, w.h);
+    }
+}
 
 template <int Ahead>
 void solve_blocks(const FineSchedule& s, double* d, const double* u, double* rhs) {
@@ -477,6 +615,10 @@ void solve_blocks(const FineSchedule& s, double* d, const double* u, double* rhs
         double* D = d + blk.first_cv;
         const double* U = u + blk.first_cv;
         double* R = rhs + blk.first_cv;
+        if (blk.edd) {
+            solve_edd_block(s, blk, D, U, R, fd);
+            continue;
+        }
         fd.assign(blk.n_branches, 0.0);
         fr.assign(blk.n_branches, 0.0);
         const int* len = s.length.data() + blk.branch0;

@@ -45,6 +45,13 @@ struct FineOptions {
     int block_cvs = 8192;
     int max_threads = 256;  // threads per block at most; wider levels loop
     int shared_bytes = 0;   // a block whose d, u, rhs fit this is solved in shared memory
+    // 0: the level loop above. N > 0: exact domain decomposition inside each block (the
+    // schedule's `edd`): every branch point, and a cut every N rows of a longer run, is a
+    // junction; all runs between junctions are eliminated at once (one thread each, at
+    // most N rows), the junctions' tree is solved level by level, and the runs completed
+    // at once. The chain per solve is then about 2N rows plus the junction tree's depth
+    // instead of every level's longest branch. Sort, reroot and split do not apply.
+    int edd_rows = 0;
 };
 
 struct FineSchedule {
@@ -60,6 +67,7 @@ struct FineSchedule {
         int n_pos;
         int threads;     // CUDA block size (a multiple of 32)
         int in_shared;   // 1: d, u, rhs staged in shared memory; 0: solved in device memory
+        int edd;         // 1: an EDD schedule (FineOptions::edd_rows; see below)
     };
     struct Level {  // five ints: the kernel copies a block's levels to shared memory as such
         int base;     // block-local index of the level's first CV
@@ -76,14 +84,31 @@ struct FineSchedule {
     std::vector<int> parent_cv;      // block-local CV the branch's position 0 hangs from; -1: a root
     std::vector<int> child_begin;    // children: child[child_begin[b] .. child_begin[b+1]-1],
     std::vector<int> child;          // block-local branch indices, in a fixed order
+    // An EDD block (Block::edd): its last level holds every run (a branch of at most
+    // edd_rows CVs between junctions), the levels before it the junctions (branches of one
+    // CV), by depth in the cell's junction tree. A run's parent CV is the junction above
+    // it (-1: none, the run holds the root); a junction's parent CV the junction above it
+    // in that tree, its layout parent the run between them where there is one. A
+    // junction's children: the runs and junctions that hang from it. Per branch of an EDD
+    // block (empty where no block is one):
+    std::vector<int> distal_cv;      // a run: the junction below it (block-local CV), or -1
+    std::vector<int> up_run;         // a junction: the run between it and its parent (block-local branch), or -1
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
+    // The solve's scratch of a block, in doubles: the folds (two per branch) or, for EDD,
+    // five per branch and one per CV (fine_edd_sweeps.hpp). In device memory the blocks'
+    // scratch lies side by side, block b's from fold_offset(b) on.
+    ARB_HD static long fold_doubles(const Block& b) { return b.edd ? 5L * b.n_branches + b.n_cv : 2L * b.n_branches; }
+    ARB_HD static long fold_offset(const Block& b) { return b.edd ? 5L * b.branch0 + b.first_cv : 2L * b.branch0; }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
-    // parent CV and children), and in shared mode d, u, rhs per CV and the folds (two
-    // doubles per branch; in device-memory mode they stay there).
-    ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 16L * b.n_branches; }
+    // parent CV and children, and for EDD distal CV and run above), and in shared mode d,
+    // u, rhs per CV and the scratch (in device-memory mode they stay there).
+    ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 8L * fold_doubles(b); }
     ARB_HD static long schedule_bytes(const Block& b) {
-        return 8L * ((b.n_pos + 5L * b.n_levels + 3L * b.n_branches + 1 + b.n_child + 1) / 2);
+        return 8L * ((b.n_pos + 5L * b.n_levels + (b.edd ? 5L : 3L) * b.n_branches + 1 + b.n_child + 1) / 2);
+    }
+    long fold_size() const {  // every block's scratch
+        return blocks.empty() ? 0 : fold_offset(blocks.back()) + fold_doubles(blocks.back());
     }
     static int shared_bytes(const Block& b) {
         return static_cast<int>((b.in_shared ? data_bytes(b) : 0) + schedule_bytes(b));
@@ -105,7 +130,9 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
 
 // Throws std::logic_error unless every branch's parent CV lies in an earlier level of its
 // block (the barrier between levels is then all the ordering the solve needs), every
-// level's positions fit its block, and each CV is reached exactly once.
+// level's positions fit its block, and each CV is reached exactly once; in an EDD block
+// also unless junctions are single CVs, a run's distal junction names it as its run
+// above, and runs fill the last level.
 void check_fine_schedule(const FineSchedule& s);
 
 // The whole solve on the host, level by level with the kernel's per-branch steps

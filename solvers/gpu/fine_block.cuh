@@ -5,6 +5,7 @@
 // with a block-wide barrier between levels.
 #include <cuda_runtime.h>
 
+#include "solvers/fine_edd_sweeps.hpp"
 #include "solvers/fine_layout.hpp"
 #include "solvers/fine_sweeps.hpp"
 
@@ -16,6 +17,8 @@ struct FineBlockSchedule {
     int n_levels;
     const FineSchedule::Level* lev;
     const int *pos, *len, *pcv, *cb, *ch;
+    int n_branches;
+    const int *dcv, *upr;  // an EDD block's distal CVs and runs above; null otherwise
 };
 
 // Copies block B's schedule into shared memory at `si` (FineSchedule::schedule_bytes(B)
@@ -26,7 +29,9 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
                                                                 const int* __restrict__ length,
                                                                 const int* __restrict__ parent_cv,
                                                                 const int* __restrict__ child_begin,
-                                                                const int* __restrict__ child) {
+                                                                const int* __restrict__ child,
+                                                                const int* __restrict__ distal_cv,
+                                                                const int* __restrict__ up_run) {
     const int t = threadIdx.x, nt = blockDim.x, nb = B.n_branches;
     int* spos = si;
     auto* slev = reinterpret_cast<FineSchedule::Level*>(spos + B.n_pos);
@@ -40,7 +45,13 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
     for (int i = t; i < nb; i += nt) slen[i] = length[B.branch0 + i], spcv[i] = parent_cv[B.branch0 + i];
     for (int i = t; i <= nb; i += nt) scb[i] = child_begin[B.branch0 + i] - c0;
     for (int i = t; i < B.n_child; i += nt) sch[i] = child[c0 + i];
-    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch};
+    int *sdcv = nullptr, *supr = nullptr;
+    if (B.edd) {
+        sdcv = sch + B.n_child;
+        supr = sdcv + nb;
+        for (int i = t; i < nb; i += nt) sdcv[i] = distal_cv[B.branch0 + i], supr[i] = up_run[B.branch0 + i];
+    }
+    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, nb, sdcv, supr};
 }
 
 // Block B's schedule read where it lies, in device memory: for a block whose schedule
@@ -50,9 +61,10 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
 __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSchedule::Block& B,
                                                                   const FineSchedule::Level* levels, const int* pos_base,
                                                                   const int* length, const int* parent_cv,
-                                                                  const int* child_begin, const int* child) {
+                                                                  const int* child_begin, const int* child,
+                                                                  const int* distal_cv, const int* up_run) {
     return {B.n_levels, levels + B.level0, pos_base, length + B.branch0, parent_cv + B.branch0, child_begin + B.branch0,
-            child};
+            child, B.n_branches, B.edd ? distal_cv + B.branch0 : nullptr, B.edd ? up_run + B.branch0 : nullptr};
 }
 
 // The level loop of one block over D, U, R (shared or device memory: generic pointers)
@@ -83,6 +95,63 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
         __syncthreads();
         after_level(1, L, l.positions);
     }
+}
+
+// An EDD block's solve (fine_edd_sweeps.hpp) over D, U, R and its scratch F: every run
+// at once, the junctions' tree by the block's first warp alone (a level's junctions on its
+// lanes, a warp's barrier between levels: the block's barrier, which waits for its slowest
+// warp, only before and after), every run at once again. Ends with a barrier: R holds the
+// solution. after_level as solve_levels', once per step.
+template <class AfterLevel = NoLevelHook>
+__device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D, const double* U, double* R,
+                                          double* F, AfterLevel after_level = {}) {
+    namespace es = fine_edd_sweeps;
+    const int t = threadIdx.x, nt = blockDim.x;
+    const es::Scratch w = es::scratch(F, s.n_branches);
+    const FineSchedule::Level runs = s.lev[s.n_levels - 1];
+    const int* rpos = s.pos + runs.pos0;
+    for (int k = t; k < runs.n; k += nt) {
+        const int b = runs.branch0 + k;
+        es::run_eliminate(b, k, runs.base, rpos, s.len[b], s.dcv[b], D, U, R, w);
+    }
+    __syncthreads();
+    after_level(0, s.n_levels - 1, runs.positions);
+    if (t < 32) {
+        for (int L = s.n_levels - 2; L >= 0; --L) {
+            const FineSchedule::Level l = s.lev[L], next = s.lev[L + 1];
+            for (int k = t; k < l.n; k += 32) {
+                const int b = l.branch0 + k;
+                es::junction_eliminate(b, l.base + k, s.upr[b], s.pcv[b], s.cb, s.ch, runs.branch0, runs.base,
+                                       next.branch0, next.base, s.upr, D, U, R, w);
+            }
+            __syncwarp();
+        }
+        for (int L = 0; L + 1 < s.n_levels; ++L) {
+            const FineSchedule::Level l = s.lev[L];
+            for (int k = t; k < l.n; k += 32) {
+                const int b = l.branch0 + k;
+                es::junction_substitute(l.base + k, s.upr[b], s.pcv[b], D, U, R, w);
+            }
+            __syncwarp();
+        }
+    }
+    __syncthreads();
+    after_level(0, 0, s.n_levels - 1);
+    for (int k = t; k < runs.n; k += nt) {
+        const int b = runs.branch0 + k;
+        es::run_complete(k, runs.base, rpos, s.len[b], s.pcv[b], s.dcv[b], D, R, w.h);
+    }
+    __syncthreads();
+    after_level(1, s.n_levels - 1, runs.positions);
+}
+
+// A block's solve by its schedule: EDD or the level loop. F: its scratch
+// (FineSchedule::fold_doubles; the level loop's folds FD = F, FR = F + n_branches).
+template <int Ahead, class AfterLevel = NoLevelHook>
+__device__ __forceinline__ void solve_block_schedule(const FineBlockSchedule& s, double* D, const double* U, double* R,
+                                                     double* F, AfterLevel after_level = {}) {
+    if (s.dcv) solve_edd(s, D, U, R, F, after_level);
+    else solve_levels<Ahead>(s, D, U, R, F, F + s.n_branches, after_level);
 }
 
 }  // namespace arbolito::gpu

@@ -13,12 +13,12 @@ namespace {
 using Block = FineSchedule::Block;
 using Level = FineSchedule::Level;
 
-// One block's solve with its schedule s: D, U, R and the folds staged in shared memory
+// One block's solve with its schedule s: D, U, R and the scratch staged in shared memory
 // (in shared mode) or used where they lie in device memory.
 template <int Ahead>
 __device__ __forceinline__ void solve_block(const Block& B, const FineBlockSchedule& s, double* sm, double* d,
-                                            const double* u, double* rhs, double* fold_d, double* fold_r) {
-    const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv, nb = B.n_branches;
+                                            const double* u, double* rhs, double* fold) {
+    const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv;
     if (B.in_shared) {
         double* D = sm;
         double* U = sm + n;
@@ -29,12 +29,12 @@ __device__ __forceinline__ void solve_block(const Block& B, const FineBlockSched
             R[i] = rhs[B.first_cv + i];
         }
         __syncthreads();
-        solve_levels<Ahead>(s, D, U, R, sm + 3 * n, sm + 3 * n + nb);
+        solve_block_schedule<Ahead>(s, D, U, R, sm + 3 * n);
         for (int i = t; i < n; i += nt) rhs[B.first_cv + i] = R[i];
     } else {
         __syncthreads();
-        solve_levels<Ahead>(s, d + B.first_cv, u + B.first_cv, rhs + B.first_cv, fold_d + B.branch0,
-                            fold_r + B.branch0);
+        solve_block_schedule<Ahead>(s, d + B.first_cv, u + B.first_cv, rhs + B.first_cv,
+                                    fold + FineSchedule::fold_offset(B));
     }
 }
 
@@ -49,18 +49,20 @@ template <int Ahead>
 __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level* __restrict__ levels,
                                   const int* __restrict__ pos_base, const int* __restrict__ length,
                                   const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
-                                  const int* __restrict__ child, double* __restrict__ d, const double* __restrict__ u,
-                                  double* __restrict__ rhs, double* __restrict__ fold_d, double* __restrict__ fold_r,
-                                  long shared_limit) {
+                                  const int* __restrict__ child, const int* __restrict__ distal_cv,
+                                  const int* __restrict__ up_run, double* __restrict__ d, const double* __restrict__ u,
+                                  double* __restrict__ rhs, double* __restrict__ fold, long shared_limit) {
     extern __shared__ double sm[];
     const Block B = blocks[blockIdx.x];
     if ((B.in_shared ? FineSchedule::data_bytes(B) : 0) + FineSchedule::schedule_bytes(B) <= shared_limit) {
-        int* si = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * B.n_cv + 2 * B.n_branches : 0));
-        const FineBlockSchedule s = load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child);
-        solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r);
+        int* si = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * B.n_cv + FineSchedule::fold_doubles(B) : 0));
+        const FineBlockSchedule s =
+            load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child, distal_cv, up_run);
+        solve_block<Ahead>(B, s, sm, d, u, rhs, fold);
     } else {
-        const FineBlockSchedule s = device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child);
-        solve_block<Ahead>(B, s, sm, d, u, rhs, fold_d, fold_r);
+        const FineBlockSchedule s =
+            device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child, distal_cv, up_run);
+        solve_block<Ahead>(B, s, sm, d, u, rhs, fold);
     }
 }
 
@@ -95,8 +97,9 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     p.parent_cv = DeviceArray<int>(s.parent_cv);
     p.child_begin = DeviceArray<int>(s.child_begin);
     p.child = DeviceArray<int>(s.child);
-    p.fold_d = DeviceArray<double>(s.length.size());
-    p.fold_r = DeviceArray<double>(s.length.size());
+    p.distal_cv = DeviceArray<int>(s.distal_cv);
+    p.up_run = DeviceArray<int>(s.up_run);
+    p.fold = DeviceArray<double>(s.fold_size());
     return p;
 }
 
@@ -105,7 +108,7 @@ void gpu_fine_solve(const GpuFinePlan& p, double* d, const double* u, double* rh
     auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : fine_solve_kernel<8>;
     kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
         p.blocks.data(), p.levels.data(), p.pos_base.data(), p.length.data(), p.parent_cv.data(), p.child_begin.data(),
-        p.child.data(), d, u, rhs, p.fold_d.data(), p.fold_r.data(), p.shared_limit);
+        p.child.data(), p.distal_cv.data(), p.up_run.data(), d, u, rhs, p.fold.data(), p.shared_limit);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -22,7 +22,8 @@ struct GpuFinePlan {
     DeviceArray<FineSchedule::Block> blocks;
     DeviceArray<FineSchedule::Level> levels;
     DeviceArray<int> pos_base, length, parent_cv, child_begin, child;
-    mutable DeviceArray<double> fold_d, fold_r;  // workspace: the folds of blocks solved in device memory
+    DeviceArray<int> distal_cv, up_run;  // EDD schedules' (empty otherwise)
+    mutable DeviceArray<double> fold;    // workspace: the scratch of blocks solved in device memory (fold_offset)
 };
 
 // Checks the schedule (check_fine_schedule) and the device's shared memory per block.

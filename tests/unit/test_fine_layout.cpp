@@ -15,6 +15,8 @@
 
 #include "solvers/branch_tree.hpp"
 #include "solvers/fine_layout.hpp"
+#include "solvers/hines.hpp"
+#include "solvers/hines_long_double.hpp"
 #include "tests/support/cell_trees.hpp"
 #include "tests/support/layout_systems.hpp"
 
@@ -40,7 +42,7 @@ std::string describe(const FineOptions& o) {
 
 // The numbering's invariants: each CV once (real or padding), the layout's parent of a
 // CV is a tree neighbour (the natural parent, or a child where re-rooting turned the
-// edge round), parents precede children, one root per cell.
+// edge round), parents precede children (but in EDD's numbering), one root per cell.
 void check_numbering(const std::vector<std::vector<int>>& np, const FineNumbering& f) {
     const Layout& l = f.layout;
     std::vector<int> seen(l.n_cv, 0);
@@ -55,7 +57,8 @@ void check_numbering(const std::vector<std::vector<int>>& np, const FineNumberin
             ASSERT_LT(x, l.n_cv);
             ++seen[x];
             const int px = l.parent[x];
-            ASSERT_LT(px, x) << "parent after child, cell " << c << " CV " << i;
+            if (!f.schedule.blocks.empty() && !f.schedule.blocks[0].edd)  // EDD numbers its runs after their junctions
+                ASSERT_LT(px, x) << "parent after child, cell " << c << " CV " << i;
             if (px < 0) {
                 ++roots;
                 continue;
@@ -291,4 +294,101 @@ TEST(FineLayout, PackingAndBadInput) {
     o.block_cvs = 0;
     EXPECT_THROW(fine_layout(cells, o), std::invalid_argument);
     EXPECT_THROW(fine_layout({{-1, 0}, {-1, 2}}, FineOptions{}), std::invalid_argument);
+}
+
+// EDD inside the blocks (FineOptions::edd_rows): the numbering's invariants, runs of at
+// most N rows between single-CV junctions, and the solve within rounding of the serial
+// Hines solve (another elimination, as the passes above: 1e-12) on random trees, the
+// awkward shapes, busyring's and the real cells, N from 1 (every CV a junction) to longer
+// than any branch (only the branch points).
+TEST(FineLayout, EddEveryCutAndShape) {
+    std::mt19937 gen(31);
+    std::vector<std::vector<int>> cells = trees::busyring(4);
+    for (int k = 0; k < 30; ++k)
+        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 500)(gen),
+                                              std::uniform_int_distribution<int>(1, 30)(gen), gen));
+    cells.push_back({-1});
+    cells.push_back({-1, 0});
+    cells.push_back(trees::chain(300));
+    cells.push_back(trees::star(40));
+    cells.push_back(trees::comb(130));
+    for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir())) {
+        if (e.path().extension() != ".swc") continue;
+        try {
+            if (auto t = trees::real(e.path().string(), 1400); !t.empty()) cells.push_back(std::move(t));
+        } catch (const std::exception&) {
+        }
+    }
+    for (const int N : {1, 2, 5, 16, 64, 100000}) {
+        for (const int block_cvs : {700, 3000}) {
+            FineOptions o;
+            o.edd_rows = N;
+            o.block_cvs = block_cvs;
+            o.max_threads = 64;
+            const FineNumbering f = fine_layout(cells, o);
+            const FineSchedule& s = f.schedule;
+            for (const auto& blk : s.blocks) {
+                ASSERT_TRUE(blk.edd);
+                const auto& runs = s.levels[blk.level0 + blk.n_levels - 1];
+                for (int k = 0; k < runs.n; ++k) ASSERT_LE(s.length[blk.branch0 + runs.branch0 + k], N) << "N " << N;
+            }
+            EXPECT_LT(solve_both(cells, o, gen), 1e-12) << "N " << N << ", block_cvs " << block_cvs;
+        }
+    }
+    FineOptions bad;
+    bad.edd_rows = -1;
+    EXPECT_THROW(fine_layout(cells, bad), std::invalid_argument);
+}
+
+// EDD's pivots from excesses (fine_edd_sweeps.hpp) on stiff cells (membrane term 6e-4 of
+// the axial conductances, as gpu-branch's EDD test takes them): RMS error over 100
+// right-hand sides against a long double solve of the same system, at most that of the
+// serial Hines solve (gpu-branch's EDD measured 0.45-0.49 of it; formed as d - u²/d', with
+// runs of one CV, up to 12.5 times it).
+TEST(FineLayout, EddAsAccurateAsHines) {
+    std::mt19937_64 gen(5);
+    std::mt19937 tree_gen(3);
+    std::uniform_real_distribution<double> wobble(-1, 1), around(0.7, 1.3);
+    const std::vector<std::vector<int>> cells = {trees::chain(601), trees::busyring(1)[0],
+                                                 trees::random_parents(600, 20, tree_gen)};
+    std::vector<long double> work;
+    for (const auto& p : cells) {
+        const int n = static_cast<int>(p.size());
+        for (const int N : {1, 8, 32}) {
+            FineOptions o;
+            o.edd_rows = N;
+            const FineNumbering f = fine_layout({p}, o);
+            const Layout& l = f.layout;
+            double serial = 0, edd = 0;
+            for (int sample = 0; sample < 100; ++sample) {
+                std::vector<double> d(n, 0.0), u(n, 0.0), b(n);
+                for (int i = 1; i < n; ++i) {
+                    u[i] = -around(gen);
+                    d[i] -= u[i], d[p[i]] -= u[i];
+                }
+                for (int i = 0; i < n; ++i) {
+                    const double membrane = 6e-4 * around(gen);
+                    d[i] += membrane, b[i] = membrane * (-65 + 10 * wobble(gen));
+                }
+                std::vector<double> x = b;
+                hines_solve_long_double(0, n, p.data(), d.data(), u.data(), x.data(), work);
+                std::vector<double> d1 = d, y = b;
+                hines_solve(0, n, p.data(), d1.data(), u.data(), y.data());
+                std::vector<double> ld(l.n_cv, 1.0), lu(l.n_cv, 0.0), lr(l.n_cv, 0.0);
+                for (int i = 0; i < n; ++i) {
+                    const int k = l.index[0][i];
+                    ld[k] = d[i], lr[k] = b[i];
+                    if (i > 0) (l.parent[k] == l.index[0][p[i]] ? lu[k] : lu[l.index[0][p[i]]]) = u[i];
+                }
+                fine_layout_solve(f.schedule, ld.data(), lu.data(), lr.data());
+                for (int i = 0; i < n; ++i) {
+                    serial += std::pow(y[i] - x[i], 2);
+                    edd += std::pow(lr[l.index[0][i]] - x[i], 2);
+                }
+            }
+            ASSERT_GT(serial, 0.0);
+            EXPECT_LT(std::sqrt(edd / serial), 1.0) << n << " CVs, N " << N;
+            std::printf("EDD / serial Hines RMS error, %d CVs, N %d: %.3f\n", n, N, std::sqrt(edd / serial));
+        }
+    }
 }

@@ -406,11 +406,14 @@ const std::vector<std::string> fine_variants = {"",
                                                 "memory=shared:block=2048",
                                                 "block=1:timing=off",
                                                 "sort=off:reroot=off:split=on:block=100000",
-                                                "split=cost"};
+                                                "split=cost",
+                                                "edd=16",
+                                                "edd=1:memory=shared:block=2048"};
 
 TEST(GpuFineGroup, RingAndBusyringMatchCpu) {
     SKIP_WITHOUT_GPU();
-    expect_ring_and_busyring_match_cpu("gpu-fine", fine_variants);
+    expect_ring_and_busyring_match_cpu("gpu-fine", fine_variants,
+                                       [](const std::string& v) { return v.find("edd=") == std::string::npos; });
 }
 
 // (Blocks in shared and in device memory within one launch:
@@ -424,6 +427,7 @@ TEST(GpuFineGroup, MixedSizesEveryMechanismMatchesCpu) {
 TEST(GpuFineGroup, SameBitsEveryRun) {
     SKIP_WITHOUT_GPU();
     expect_same_bits_every_run("gpu-fine", "");
+    expect_same_bits_every_run("gpu-fine", "edd=16");
 }
 
 // gpu-branch: the same group with branch_level_layout's numbering, both couplings, both
@@ -466,11 +470,14 @@ const std::vector<std::string> resident_variants = {"step=resident",
                                                     "step=resident:shared=8",  // most blocks in device memory
                                                     "step=resident:shared=24:sort=off:split=on",
                                                     "step=resident:reroot=on",
-                                                    "step=resident:shared=200:block=4000:threads=256:timing=off"};
+                                                    "step=resident:shared=200:block=4000:threads=256:timing=off",
+                                                    "step=resident:edd=16",
+                                                    "step=resident:edd=4:shared=24"};
 
 TEST(GpuResidentGroup, RingAndBusyringMatchCpu) {
     SKIP_WITHOUT_GPU();
-    expect_ring_and_busyring_match_cpu("gpu-fine", resident_variants);
+    expect_ring_and_busyring_match_cpu("gpu-fine", resident_variants,
+                                       [](const std::string& v) { return v.find("edd=") == std::string::npos; });
 }
 
 TEST(GpuResidentGroup, MixedSizesEveryMechanismMatchesCpu) {
@@ -676,6 +683,12 @@ TEST(GpuResidentGroup, SameBitsAsStreaming) {
     const Model mixed = mixed_model(false);
     expect_resident_identical(mixed, "2000", "110", "mixed sizes");
     expect_resident_identical(mixed, "300", "12", "mixed sizes, large cells in device memory");
+    // EDD: the same functions per run and junction in both steps.
+    for (const std::string shared : {"110", "24"}) {
+        const Model m = busyring(64, 20, 30);
+        expect_identical(run(m, "gpu-fine", "step=resident:edd=16:block=1760:shared=" + shared),
+                         run(m, "gpu-fine", "edd=16:block=1760"), "busyring 64, EDD, shared=" + shared);
+    }
 }
 
 // Epochs of one step (min_delay = 2 dt) and of 800 steps (min_delay = 40 ms).
@@ -692,6 +705,7 @@ TEST(GpuResidentGroup, SameBitsEveryRun) {
     SKIP_WITHOUT_GPU();
     expect_same_bits_every_run("gpu-fine", "step=resident");
     expect_same_bits_every_run("gpu-fine", "step=resident:shared=8");
+    expect_same_bits_every_run("gpu-fine", "step=resident:edd=16");
 }
 
 // The launch orders (gpu-fine's `launch`) change which CUDA block runs which cells, never

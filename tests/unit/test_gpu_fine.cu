@@ -143,3 +143,48 @@ TEST(GpuFine, MutatedScheduleRefused) {
     std::swap(f.schedule.levels[1], f.schedule.levels[2]);
     EXPECT_THROW(make_gpu_fine_plan(f.schedule), std::logic_error);
 }
+
+// EDD inside the blocks (FineOptions::edd_rows): random trees, busyring cells, the real
+// morphologies and the awkward shapes, cut every 1 to 64 rows and uncut, in device memory
+// and shared memory, with a block of one warp and of 256 threads: within rounding of the
+// serial solve (1e-12, as the level loop), and the same bits as the host's EDD where they
+// are not tied quotients (the device's quotient is correctly rounded but in rare ties,
+// core/reciprocal.hpp): at most 1e-15 relative apart. The same bits on every run.
+TEST(GpuFine, EddMatchesHostAndRepeats) {
+    SKIP_WITHOUT_GPU();
+    std::mt19937 gen(19);
+    std::vector<std::vector<int>> cells = trees::busyring(16);
+    for (int k = 0; k < 60; ++k)
+        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 800)(gen),
+                                              std::uniform_int_distribution<int>(1, 40)(gen), gen));
+    for (auto shape : {std::vector<int>{-1}, trees::chain(3000), trees::star(1001), trees::comb(130)})
+        cells.push_back(shape);
+    for (const auto& e : std::filesystem::directory_iterator(trees::morphology_dir())) {
+        if (e.path().extension() != ".swc") continue;
+        try {
+            if (auto t = trees::real(e.path().string(), 1400); !t.empty()) cells.push_back(std::move(t));
+        } catch (const std::exception&) {
+        }
+    }
+    for (const int N : {1, 4, 16, 64, 100000})
+        for (const int shared : {0, 96 * 1024})
+            for (const int threads : {32, 256}) {
+                FineOptions o;
+                o.edd_rows = N, o.shared_bytes = shared, o.max_threads = threads, o.block_cvs = 2048;
+                const FineNumbering f = fine_layout(cells, o);
+                const test_systems::LayoutSystems sys = test_systems::random_systems(cells, f.layout, gen);
+                const std::vector<double> x = gpu_solve(f, sys);
+                const std::string what = "N " + std::to_string(N) + ", shared " + std::to_string(shared) +
+                                         ", threads " + std::to_string(threads);
+                EXPECT_LT(test_systems::worst_relative_error(f.layout, x, sys.ref), 1e-12) << what;
+                std::vector<double> d = sys.d, host = sys.rhs;
+                fine_layout_solve(f.schedule, d.data(), sys.u.data(), host.data());
+                EXPECT_LT(test_systems::worst_relative_error(f.layout, x, test_systems::per_cell(f.layout, host)), 1e-15)
+                    << what;
+                if (N == 16 && threads == 256) {
+                    for (int run = 1; run < 10; ++run)
+                        ASSERT_EQ(0, std::memcmp(x.data(), gpu_solve(f, sys).data(), x.size() * sizeof(double)))
+                            << what << ", run " << run;
+                }
+            }
+}

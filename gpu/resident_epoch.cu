@@ -54,7 +54,8 @@ struct Args {
     const FineSchedule::Block* fine_blocks;
     const FineSchedule::Level* levels;
     const int *pos_base, *length, *parent_cv, *child_begin, *child, *distal_cv, *up_run;
-    double* fold;  // the blocks' solve scratch in device memory (FineSchedule::fold_offset)
+    double* fold;   // the blocks' solve scratch in device memory (Block::fold0)
+    double* edd_h;  // EDD's h in device memory, per CV
     const int *probe_col, *probe_cv;
     const ResidentProbeSource* probe_source;  // null: every column records v
     const int* nernst_range;                  // ResidentPlan::nernst_range
@@ -351,7 +352,7 @@ __device__ void side_by_side_lanes(const ResidentBlock& rb, int threads, short* 
 struct StepArrays {
     double *V, *R, *D;
     const double *U, *DB, *CDT;  // d_base, cap_dt
-    double* F;                   // the solve's scratch (FineSchedule::fold_doubles)
+    double *F, *H;               // the solve's scratch (FineSchedule::fold_doubles), EDD's h
 };
 
 // Step `step` of the block, phase by phase; run_step calls them in order. A barrier ends
@@ -513,7 +514,7 @@ struct BlockStep {
 
     // The solution in R is the new V; the old one stays for the detectors.
     __device__ __forceinline__ void solve() {
-        solve_block_schedule<Ahead>(sched, x.D, x.U, x.R, x.F, after_level);  // ends with a barrier
+        solve_block_schedule<Ahead>(sched, x.D, x.U, x.R, x.F, x.H, after_level);  // ends with a barrier
         clock.lap(prof_solve);
         Vold = x.V, Vnew = x.R;
         if constexpr (!CopyV) x.V = Vnew, x.R = Vold;
@@ -718,7 +719,8 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     x.U = staged(res_u, a.st.u);
     x.DB = staged(res_d_base, a.st.d_base);
     x.CDT = staged(res_cap_dt, a.st.cap_dt);
-    x.F = block_array(rb, res_fold, base, a.fold + FineSchedule::fold_offset(B));
+    x.F = block_array(rb, res_fold, base, a.fold + B.fold0);
+    x.H = block_array(rb, res_edd_h, base, a.edd_h ? a.edd_h + first : nullptr);
     const FineBlockSchedule sched =
         load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels, a.pos_base, a.length,
                            a.parent_cv, a.child_begin, a.child, a.distal_cv, a.up_run);
@@ -819,7 +821,9 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
                              int threads, LaunchOrder launch, const all_mechanisms::Globals& globals)
     : plan_(resident_plan(f, s, budget_bytes)),
       solve_(solve),
-      threads_(std::max(threads, solve.threads)),
+      // An EDD schedule's runs loop over the block's threads: the option's count (more
+      // threads, fewer blocks an SM), not its widest level's.
+      threads_(!s.blocks.empty() && s.blocks[0].edd ? threads : std::max(threads, solve.threads)),
       launch_(launch) {
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");
@@ -908,6 +912,7 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.distal_cv = solve_.distal_cv.data();
     a.up_run = solve_.up_run.data();
     a.fold = solve_.fold.data();
+    a.edd_h = solve_.edd_h.data();
     a.probe_col = probe_col_.data();
     a.probe_cv = probe_cv_.data();
     a.probe_source = probe_source_.size() ? probe_source_.data() : nullptr;

@@ -25,9 +25,10 @@ int block_of(const FineSchedule& s, int cv) {
 
 }  // namespace
 
-long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst) {
-    if (a == res_fold) return 16L * n_branches;
-    if (a < res_mech0 || a >= res_ion0) return 8L * n_cv;
+long resident_array_bytes(int a, const FineSchedule::Block& b, int n_inst) {
+    if (a == res_fold) return 8L * FineSchedule::fold_doubles(b);
+    if (a == res_edd_h) return 8L * FineSchedule::h_doubles(b);
+    if (a < res_mech0 || a >= res_ion0) return 8L * b.n_cv;
     const MechInfo& m = mechanism_infos()[a - res_mech0];
     const long doubles = (m.kind == MechKind::density ? 1 : 0) + static_cast<long>(m.params.size() + m.states.size() +
                                                                                    m.derived.size());
@@ -113,9 +114,8 @@ ResidentPlan resident_plan(const FvmData& f, const FineSchedule& s, int budget_b
                                         " bytes of shared memory, more than the " + std::to_string(budget_bytes) +
                                         " allowed (use a smaller block)");
         auto bytes = [&](int a) -> long {
-            if (a >= res_ion0) return (a - res_ion0) / res_ion_fields < nq ? resident_array_bytes(a, fb.n_cv, 0, 0) : 0;
-            if (a == res_fold) return 8L * FineSchedule::fold_doubles(fb);
-            return resident_array_bytes(a, fb.n_cv, fb.n_branches, a >= res_mech0 ? rb.inst_n[a - res_mech0] : 0);
+            if (a >= res_ion0) return (a - res_ion0) / res_ion_fields < nq ? resident_array_bytes(a, fb, 0) : 0;
+            return resident_array_bytes(a, fb, a >= res_mech0 ? rb.inst_n[a - res_mech0] : 0);
         };
         // The per-CV arrays, the ions', then the mechanisms smallest first.
         std::vector<int> order(res_n_arrays);

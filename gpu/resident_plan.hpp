@@ -19,11 +19,12 @@ enum ResidentIonField : int { res_ion_e, res_ion_xi, res_ion_xo, res_ion_i, res_
 
 // The arrays a block may stage. They are offered shared memory in this order: those the
 // solve's dependent chain of rows reads and writes first (rhs, d, the folds, u), then v
-// (read and written element by element, so device memory's latency overlaps), then the
+// (read and written element by element, so device memory's latency overlaps), then EDD's
+// h (FineSchedule::h_doubles: written and read once a step, off the chain), then the
 // constant per-CV ones, then the ions' per-CV arrays (every mechanism with ions reads
 // them each step), then the mechanisms.
 enum ResidentArray : int {
-    res_rhs, res_d, res_fold, res_u, res_v, res_d_base, res_cap_dt,
+    res_rhs, res_d, res_fold, res_u, res_v, res_edd_h, res_d_base, res_cap_dt,
     res_mech0,  // mechanism x: res_mech0 + x (all_mechanisms index)
     res_ion0 = res_mech0 + n_mechanisms,  // species q's field f: res_ion0 + res_ion_fields·q + f
     res_n_arrays = res_ion0 + res_ion_fields * resident_ion_species
@@ -58,11 +59,11 @@ struct ResidentPlan {
     long staged_bytes = 0, total_bytes = 0;    // over all blocks: staged, and what staging all would take
 };
 
-// Bytes of array `a` for a block of n_cv CVs, n_branches branches and n_inst instances of
-// the mechanism (the folds: the level loop's; an EDD block's scratch is
-// FineSchedule::fold_doubles; mechanism arrays: weights of density mechanisms, parameters, states,
-// constants, CV indices; rounded up to 8). An ion array: 8 per CV (where its species exists).
-long resident_array_bytes(int a, int n_cv, int n_branches, int n_inst);
+// Bytes of array `a` for block b with n_inst instances of the mechanism: the solve's
+// scratch (FineSchedule::fold_doubles, h_doubles), 8 per CV for the other per-CV arrays and
+// an ion's (where its species exists), and a mechanism's weights of density mechanisms,
+// parameters, states, constants and CV indices (rounded up to 8).
+long resident_array_bytes(int a, const FineSchedule::Block& b, int n_inst);
 
 // A block's estimated time per step, in rows of the solve's dependent chain: the chain
 // (each level's longest branch) plus the CVs each thread takes in the per-CV phases. It

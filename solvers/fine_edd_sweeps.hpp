@@ -3,9 +3,10 @@
 // one thread per run or junction on the GPU, one call each on the host. Indices are
 // block-local as in fine_sweeps.hpp. A block's scratch (FineSchedule::fold_doubles) holds
 // per branch what it gives the junction above it (fx: excess gained, fr: its right-hand
-// side's term), per run what it gives the junction below it (qx, qr) and the coupling
-// between its two junctions once its rows are eliminated (c), and per CV h, a run row's
-// coefficient of the junction below.
+// side's term), per junction what the run above it gives it (qx, qr) and its coupling to
+// the junction above (c; through that run, once its rows are eliminated); beside it, per
+// CV, h: a run row's coefficient of the junction below. A junction's CV is its branch
+// number (an EDD block numbers each branch's first CV as the branch).
 //
 //  1. run_eliminate (every run at once): rows from the distal end up, each normalised,
 //     v_i = rn_i - f_i v_(i-1) - h_i v_below (in R, D and h), v_(-1) the junction above.
@@ -32,90 +33,115 @@ namespace arbolito::fine_edd_sweeps {
 struct Scratch {
     double *fx, *fr, *qx, *qr, *c, *h;
 };
-// The scratch F of a block of n_branches branches (FineSchedule::fold_doubles).
-ARB_HD Scratch scratch(double* F, int n_branches) {
-    const long nb = n_branches;
-    return {F, F + nb, F + 2 * nb, F + 3 * nb, F + 4 * nb, F + 5 * nb};
+// The scratch F of a block of n_branches branches, n_junctions of them junctions
+// (FineSchedule::fold_doubles), and its h (one per CV).
+ARB_HD Scratch scratch(double* F, int n_branches, int n_junctions, double* h) {
+    const long nb = n_branches, nj = n_junctions;
+    return {F, F + nb, F + 2 * nb, F + 2 * nb + nj, F + 2 * nb + 2 * nj, h};
 }
 
 // Run b (slot k of the run level at base, len >= 1 rows; q: the junction below it or -1).
-// Row 0's u couples it to the junction above (0 at a cell's root). Each row's operands are
-// loaded a row ahead, before the row's chain.
+// Row 0's u couples it to the junction above (0 at a cell's root). A GPU issues a warp's
+// instructions in order, so the loop is written as it should run: a row's operands were
+// loaded while the row before was eliminated, the position of the row after them while
+// this one is (its index waits on that load), and each row's three quotients are stored
+// while the next row is eliminated (a store waits for its value).
 ARB_HD void run_eliminate(int b, int k, int base, const int* pos, int len, int q, double* D, const double* U,
                           double* R, const Scratch& w) {
     const double u_down = q >= 0 ? U[q] : 0.0;
-    int i = len - 1, x = base + pos[i] + k;
+    int i = len - 1, x = base + pos[i] + k, xn = base + pos[i > 0 ? i - 1 : 0] + k;
     double dk = D[x], rk = R[x], uk = U[x];
+    double dn = D[xn], rn = R[xn], un = U[xn];
     double below = u_down, gk = u_down, fb = 0.0, eb = 0.0, gain_down = 0.0, r_down = 0.0;
+    int xs = -1;  // the row whose quotients wait to be stored
+    double fs = 0.0, ys = 0.0, hs = 0.0;
     for (;;) {
-        const int xn = base + pos[i > 0 ? i - 1 : 0] + k;
-        const double dn = D[xn], rn = R[xn], un = U[xn];
+        const int xnn = base + pos[i > 1 ? i - 2 : 0] + k;
         const double e = edd_sweeps::excess(dk, uk, below, fb, eb), p = edd_sweeps::pivot(e, uk, gk);
+        if (xs >= 0) D[xs] = fs, R[xs] = ys, w.h[xs] = hs;
         const double inv = gpu::reciprocal_once(p);
         const double f = gpu::divide_by(uk, p, inv), h = gpu::divide_by(gk, p, inv), y = gpu::divide_by(rk, p, inv);
-        D[x] = f, R[x] = y, w.h[x] = h;
         gain_down += std::fabs(h) * e;
         r_down += gk * y;
+        xs = x, fs = f, ys = y, hs = h;
         if (i == 0) {
-            w.fx[b] = std::fabs(f) * e, w.fr[b] = uk * y, w.c[b] = -(uk * h);
+            w.fx[b] = std::fabs(f) * e, w.fr[b] = uk * y;
+            if (q >= 0) w.c[q] = -(uk * h);
             break;
         }
         rk = rn - f * rk, gk = -f * gk, below = uk, fb = f, eb = e;
-        dk = dn, uk = un, x = xn, --i;
+        dk = dn, uk = un, x = xn, xn = xnn, --i;
+        dn = D[xn], rn = R[xn], un = U[xn];
     }
-    w.qx[b] = gain_down, w.qr[b] = r_down;
+    D[xs] = fs, R[xs] = ys, w.h[xs] = hs;
+    if (q >= 0) w.qx[q] = gain_down, w.qr[q] = r_down;
 }
 
-// Junction b at block-local CV x: ur, the run above it (-1: none); pcv, the junction above
-// it (-1: none). Its children ch[cb[b] .. cb[b+1]) couple to it through U at their first
-// CV: a run's (branch >= run0, first CV run_base + branch - run0), or a junction's of the
-// level below (next0, next_base) that hangs from it directly (no run above it). D takes
-// the pivot, R the right-hand side; fx, fr what the junction above gains.
-ARB_HD void junction_eliminate(int b, int x, int ur, int pcv, const int* cb, const int* ch, int run0, int run_base,
-                               int next0, int next_base, const int* up_run, double* D, const double* U, double* R,
+// Junction b (its CV is b: an EDD block numbers each branch's first CV as the branch),
+// before the junctions' serial phase, all junctions at once: its own couplings (to the
+// run or junction above, ur and pcv, and to each child: a run's first row or a junction
+// that hangs from it directly; a junction below a run couples to that run), the run
+// above it and the runs hanging from it put in: its excess so far in D, right-hand side
+// in R, and in c its coupling to the junction above (0 at the root).
+ARB_HD void junction_assemble(int b, int ur, int pcv, const int* cb, const int* ch, int run0, const int* up_run,
+                              double* D, const double* U, double* R, const Scratch& w) {
+    const double ub = U[b];  // to the run above, the junction above, or 0 at the root
+    double own = D[b] - std::fabs(ub);
+    for (int j = cb[b]; j < cb[b + 1]; ++j) {
+        const int c = ch[j];
+        if (c >= run0 || up_run[c] < 0) own -= std::fabs(U[c]);
+    }
+    double gain = ur >= 0 ? w.qx[b] : 0.0, r = R[b] - (ur >= 0 ? w.qr[b] : 0.0);
+    for (int j = cb[b]; j < cb[b + 1]; ++j)
+        if (const int c = ch[j]; c >= run0) gain += w.fx[c], r -= w.fr[c];
+    D[b] = own + gain, R[b] = r;
+    if (ur < 0) w.c[b] = pcv >= 0 ? ub : 0.0;  // else the run above wrote it
+}
+
+// Junction b, its junction children eliminated (they lead its child list): their folds
+// put in, its pivot to D, right-hand side to R, and what the junction above gains to fx, fr.
+ARB_HD void junction_eliminate(int b, const int* cb, const int* ch, int run0, double* D, double* R,
                                const Scratch& w) {
-    const double ux = U[x];  // to the run above, the junction above, or 0 at the root
-    double own = D[x] - std::fabs(ux);
+    double e = D[b], r = R[b];
     for (int j = cb[b]; j < cb[b + 1]; ++j) {
         const int c = ch[j];
-        const double uc = c >= run0 ? U[run_base + c - run0] : up_run[c] < 0 ? U[next_base + c - next0] : 0.0;
-        own -= std::fabs(uc);
+        if (c >= run0) break;
+        e += w.fx[c], r -= w.fr[c];
     }
-    double gain = ur >= 0 ? w.qx[ur] : 0.0, r = R[x] - (ur >= 0 ? w.qr[ur] : 0.0);
-    for (int j = cb[b]; j < cb[b + 1]; ++j) {
-        const int c = ch[j];
-        gain += w.fx[c];
-        r -= w.fr[c];
-    }
-    const double e = own + gain;
-    const double coupling = ur >= 0 ? w.c[ur] : pcv >= 0 ? ux : 0.0;
+    const double coupling = w.c[b];
     const double piv = edd_sweeps::junction_pivot(e, coupling);
     const double f = gpu::divide(coupling, piv);
     w.fx[b] = std::fabs(f) * e, w.fr[b] = f * r;
-    D[x] = piv, R[x] = r;
+    D[b] = piv, R[b] = r;
 }
 
-// Junction x's value, the junction above it (pcv) solved.
-ARB_HD void junction_substitute(int x, int ur, int pcv, const double* D, const double* U, double* R,
-                                const Scratch& w) {
-    const double coupling = pcv < 0 ? 0.0 : ur >= 0 ? w.c[ur] : U[x];
+// Junction b's value, the junction above it (pcv) solved.
+ARB_HD void junction_substitute(int b, int pcv, const double* D, double* R, const Scratch& w) {
     const double vp = pcv >= 0 ? R[pcv] : 0.0;
-    R[x] = gpu::divide(R[x] - coupling * vp, D[x]);
+    R[b] = gpu::divide(R[b] - w.c[b] * vp, D[b]);
 }
 
-// Run (slot k, len rows) from the values of the junctions above (pcv) and below (q).
+// Run (slot k, len >= 1 rows) from the values of the junctions above (pcv) and below (q):
+// row i's value while row i+1's operands are in flight, row i+2's loads issued and row
+// i+3's position loaded (the rows' chain is two operations; the loads are the work).
 ARB_HD void run_complete(int k, int base, const int* pos, int len, int pcv, int q, const double* D, double* R,
                          const double* h) {
+    const int last = len - 1;
+    auto at = [&](int i) { return base + pos[i < last ? i : last] + k; };
     const double v_down = q >= 0 ? R[q] : 0.0;
     double v = pcv >= 0 ? R[pcv] : 0.0;
-    int x = base + pos[0] + k;
-    double f = D[x], y = R[x], hx = h[x];
-    for (int i = 0; i < len; ++i) {
-        const int xn = base + pos[i + 1 < len ? i + 1 : i] + k;
-        const double fn = D[xn], yn = R[xn], hn = h[xn];
-        v = y - hx * v_down - f * v;
-        R[x] = v;
-        f = fn, y = yn, hx = hn, x = xn;
+    int x0 = at(0), x1 = at(1), x2 = at(2);
+    double f0 = D[x0], y0 = R[x0], h0 = h[x0];
+    double f1 = D[x1], y1 = R[x1], h1 = h[x1];
+    for (int i = 0;; ++i) {
+        const int x3 = at(i + 3);
+        const double f2 = D[x2], y2 = R[x2], h2 = h[x2];
+        v = y0 - h0 * v_down - f0 * v;
+        R[x0] = v;
+        if (i == last) break;
+        x0 = x1, x1 = x2, x2 = x3;
+        f0 = f1, y0 = y1, h0 = h1;
+        f1 = f2, y1 = y2, h1 = h2;
     }
 }
 

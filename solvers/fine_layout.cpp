@@ -438,23 +438,31 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b)
                 if (const int pb = cells[c].parent[b]; pb >= 0)
                     children[local_id[c - c0][pb]].push_back({cells[c].cv[cells[c].offset[b]], local_id[c - c0][b]});
+        // EDD: a junction's junction children first (the junctions' serial phase reads only
+        // them), then its runs; each kind in the order above.
+        const int run0 = edd ? P.levels.back().branch0 : 0;
         for (auto& ch : children) {
-            std::sort(ch.begin(), ch.end(), [](auto x, auto y) { return x.first > y.first; });
+            std::sort(ch.begin(), ch.end(), [&](auto x, auto y) {
+                const bool xr = edd && x.second >= run0, yr = edd && y.second >= run0;
+                return xr != yr ? yr : x.first > y.first;
+            });
             for (const auto& e : ch) P.child.push_back(e.second);
             P.child_count.push_back(static_cast<int>(ch.size()));
         }
         blk.n_child = static_cast<int>(P.child.size());
+        blk.n_junctions = edd ? run0 : 0;
         blk.in_shared = FineSchedule::data_bytes(blk) + FineSchedule::schedule_bytes(blk) <= o.shared_bytes;
     });
 
     // Each block's offsets, then its parts copied to them, the blocks side by side.
-    long next_cv = 0;  // checked against int's range as blocks are placed
+    long next_cv = 0, next_fold = 0;  // checked against int's range as blocks are placed
     std::size_t n_levels = 0, n_pos = 0, n_branches = 0, n_child = 0, n_padding = 0;
     std::vector<std::size_t> padding_at(n_blocks), child_at(n_blocks);
     s.blocks.resize(n_blocks);
     for (long block = 0; block < n_blocks; ++block) {
         FineSchedule::Block& blk = placed[block].blk;
         blk.first_cv = static_cast<int>(next_cv);
+        blk.fold0 = static_cast<int>(next_fold);
         blk.level0 = static_cast<int>(n_levels);
         blk.branch0 = static_cast<int>(n_branches);
         blk.pos0 = static_cast<int>(n_pos);
@@ -462,7 +470,9 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         child_at[block] = n_child;
         s.blocks[block] = blk;
         next_cv += blk.n_cv;
-        if (next_cv > std::numeric_limits<int>::max()) throw std::invalid_argument("fine_layout: more CVs than an int counts");
+        next_fold += FineSchedule::fold_doubles(blk);
+        if (next_cv > std::numeric_limits<int>::max() || next_fold > std::numeric_limits<int>::max())
+            throw std::invalid_argument("fine_layout: more CVs than an int counts");
         n_levels += blk.n_levels;
         n_pos += blk.n_pos;
         n_branches += blk.n_branches;
@@ -513,7 +523,20 @@ void check_edd_block(const FineSchedule& s, const FineSchedule::Block& blk) {
     if (s.distal_cv.size() != s.length.size() || s.up_run.size() != s.length.size())
         throw std::logic_error("fine schedule: EDD block without distal CVs or runs above");
     const FineSchedule::Level& runs = s.levels[blk.level0 + blk.n_levels - 1];
-    if (runs.branch0 + runs.n != blk.n_branches) throw std::logic_error("fine schedule: EDD runs do not end the block");
+    if (runs.branch0 + runs.n != blk.n_branches || runs.branch0 != blk.n_junctions)
+        throw std::logic_error("fine schedule: EDD runs do not end the block");
+    for (int L = 0; L < blk.n_levels; ++L) {  // branch b's first CV is b (fine_edd_sweeps.hpp)
+        const auto& l = s.levels[blk.level0 + L];
+        if (l.base != l.branch0 || (l.n > 0 && s.pos_base[l.pos0] != 0))
+            throw std::logic_error("fine schedule: an EDD branch's first CV is not its number");
+    }
+    for (int b = 0; b < blk.n_branches; ++b) {  // junction children before runs
+        bool run = false;
+        for (int j = s.child_begin[blk.branch0 + b]; j < s.child_begin[blk.branch0 + b + 1]; ++j) {
+            if (run && s.child[j] < runs.branch0) throw std::logic_error("fine schedule: an EDD junction child after a run");
+            run = s.child[j] >= runs.branch0;
+        }
+    }
     for (int b = 0; b < blk.n_branches; ++b) {
         const int g = blk.branch0 + b;
         const bool run = b >= runs.branch0;
@@ -577,8 +600,9 @@ namespace {
 void solve_edd_block(const FineSchedule& s, const FineSchedule::Block& blk, double* D, const double* U, double* R,
                      std::vector<double>& scratch) {
     namespace es = fine_edd_sweeps;
-    scratch.assign(FineSchedule::fold_doubles(blk), 0.0);
-    const es::Scratch w = es::scratch(scratch.data(), blk.n_branches);
+    scratch.assign(FineSchedule::fold_doubles(blk) + FineSchedule::h_doubles(blk), 0.0);
+    const es::Scratch w = es::scratch(scratch.data(), blk.n_branches, blk.n_junctions,
+                                      scratch.data() + FineSchedule::fold_doubles(blk));
     const int* len = s.length.data() + blk.branch0;
     const int* pcv = s.parent_cv.data() + blk.branch0;
     const int* dcv = s.distal_cv.data() + blk.branch0;
@@ -591,16 +615,13 @@ void solve_edd_block(const FineSchedule& s, const FineSchedule::Block& blk, doub
         const int b = runs.branch0 + k;
         es::run_eliminate(b, k, runs.base, rpos, len[b], dcv[b], D, U, R, w);
     }
+    for (int b = 0; b < runs.branch0; ++b) es::junction_assemble(b, upr[b], pcv[b], cb, s.child.data(), runs.branch0, upr, D, U, R, w);
     for (int L = blk.n_levels - 2; L >= 0; --L)
-        for (int k = 0; k < lev[L].n; ++k) {
-            const int b = lev[L].branch0 + k;
-            es::junction_eliminate(b, lev[L].base + k, upr[b], pcv[b], cb, s.child.data(), runs.branch0, runs.base,
-                                   lev[L + 1].branch0, lev[L + 1].base, upr, D, U, R, w);
-        }
+        for (int k = 0; k < lev[L].n; ++k) es::junction_eliminate(lev[L].branch0 + k, cb, s.child.data(), runs.branch0, D, R, w);
     for (int L = 0; L + 1 < blk.n_levels; ++L)
         for (int k = 0; k < lev[L].n; ++k) {
             const int b = lev[L].branch0 + k;
-            es::junction_substitute(lev[L].base + k, upr[b], pcv[b], D, U, R, w);
+            es::junction_substitute(b, pcv[b], D, R, w);
         }
     for (int k = 0; k < runs.n; ++k) {
         const int b = runs.branch0 + k;

@@ -68,6 +68,8 @@ struct FineSchedule {
         int threads;     // CUDA block size (a multiple of 32)
         int in_shared;   // 1: d, u, rhs staged in shared memory; 0: solved in device memory
         int edd;         // 1: an EDD schedule (FineOptions::edd_rows; see below)
+        int n_junctions; // EDD: its junctions (branches 0 .. n_junctions-1; the runs follow)
+        int fold0;       // its scratch's offset in the blocks' scratch in device memory
     };
     struct Level {  // five ints: the kernel copies a block's levels to shared memory as such
         int base;     // block-local index of the level's first CV
@@ -95,20 +97,21 @@ struct FineSchedule {
     std::vector<int> up_run;         // a junction: the run between it and its parent (block-local branch), or -1
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
-    // The solve's scratch of a block, in doubles: the folds (two per branch) or, for EDD,
-    // five per branch and one per CV (fine_edd_sweeps.hpp). In device memory the blocks'
-    // scratch lies side by side, block b's from fold_offset(b) on.
-    ARB_HD static long fold_doubles(const Block& b) { return b.edd ? 5L * b.n_branches + b.n_cv : 2L * b.n_branches; }
-    ARB_HD static long fold_offset(const Block& b) { return b.edd ? 5L * b.branch0 + b.first_cv : 2L * b.branch0; }
+    // The solve's scratch of a block, in doubles: the folds (two per branch), for EDD also
+    // three per junction (fine_edd_sweeps.hpp). In device memory the blocks' scratch lies
+    // side by side, block b's from b.fold0 on. EDD also takes one double per CV (h),
+    // in device memory the group's per-CV array.
+    ARB_HD static long fold_doubles(const Block& b) { return 2L * b.n_branches + 3L * b.n_junctions; }
+    ARB_HD static long h_doubles(const Block& b) { return b.edd ? b.n_cv : 0; }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
     // parent CV and children, and for EDD distal CV and run above), and in shared mode d,
-    // u, rhs per CV and the scratch (in device-memory mode they stay there).
-    ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 8L * fold_doubles(b); }
+    // u, rhs per CV, the scratch and h (in device-memory mode they stay there).
+    ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 8L * (fold_doubles(b) + h_doubles(b)); }
     ARB_HD static long schedule_bytes(const Block& b) {
         return 8L * ((b.n_pos + 5L * b.n_levels + (b.edd ? 5L : 3L) * b.n_branches + 1 + b.n_child + 1) / 2);
     }
     long fold_size() const {  // every block's scratch
-        return blocks.empty() ? 0 : fold_offset(blocks.back()) + fold_doubles(blocks.back());
+        return blocks.empty() ? 0 : blocks.back().fold0 + fold_doubles(blocks.back());
     }
     static int shared_bytes(const Block& b) {
         return static_cast<int>((b.in_shared ? data_bytes(b) : 0) + schedule_bytes(b));

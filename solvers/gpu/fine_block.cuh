@@ -17,7 +17,7 @@ struct FineBlockSchedule {
     int n_levels;
     const FineSchedule::Level* lev;
     const int *pos, *len, *pcv, *cb, *ch;
-    int n_branches;
+    int n_branches, n_junctions;
     const int *dcv, *upr;  // an EDD block's distal CVs and runs above; null otherwise
 };
 
@@ -51,7 +51,7 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
         supr = sdcv + nb;
         for (int i = t; i < nb; i += nt) sdcv[i] = distal_cv[B.branch0 + i], supr[i] = up_run[B.branch0 + i];
     }
-    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, nb, sdcv, supr};
+    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, nb, B.n_junctions, sdcv, supr};
 }
 
 // Block B's schedule read where it lies, in device memory: for a block whose schedule
@@ -64,7 +64,8 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
                                                                   const int* child_begin, const int* child,
                                                                   const int* distal_cv, const int* up_run) {
     return {B.n_levels, levels + B.level0, pos_base, length + B.branch0, parent_cv + B.branch0, child_begin + B.branch0,
-            child, B.n_branches, B.edd ? distal_cv + B.branch0 : nullptr, B.edd ? up_run + B.branch0 : nullptr};
+            child, B.n_branches, B.n_junctions, B.edd ? distal_cv + B.branch0 : nullptr,
+            B.edd ? up_run + B.branch0 : nullptr};
 }
 
 // The level loop of one block over D, U, R (shared or device memory: generic pointers)
@@ -97,60 +98,53 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
     }
 }
 
-// An EDD block's solve (fine_edd_sweeps.hpp) over D, U, R and its scratch F: every run
-// at once, the junctions' tree by the block's first warp alone (a level's junctions on its
-// lanes, a warp's barrier between levels: the block's barrier, which waits for its slowest
-// warp, only before and after), every run at once again. Ends with a barrier: R holds the
-// solution. after_level as solve_levels', once per step.
+// An EDD block's solve (fine_edd_sweeps.hpp) over D, U, R, its scratch F and H: every run at
+// once; every junction's row assembled at once; the junctions' tree by the block's first
+// warp alone (a level's junctions on its lanes, a warp's barrier between levels: the
+// block's barrier waits for its slowest warp, and the serial phase has only each
+// junction's junction children and its division left); every run completed at once.
+// Ends with a barrier: R holds the solution. after_level as solve_levels' (sweep 0: the
+// runs, then the junctions; 1: the runs' completion).
 template <class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D, const double* U, double* R,
-                                          double* F, AfterLevel after_level = {}) {
+                                          double* F, double* H, AfterLevel after_level = {}) {
     namespace es = fine_edd_sweeps;
     const int t = threadIdx.x, nt = blockDim.x;
-    const es::Scratch w = es::scratch(F, s.n_branches);
+    const es::Scratch w = es::scratch(F, s.n_branches, s.n_junctions, H);
     const FineSchedule::Level runs = s.lev[s.n_levels - 1];
     const int* rpos = s.pos + runs.pos0;
-    for (int k = t; k < runs.n; k += nt) {
-        const int b = runs.branch0 + k;
-        es::run_eliminate(b, k, runs.base, rpos, s.len[b], s.dcv[b], D, U, R, w);
-    }
+    const int run0 = runs.branch0;
+    for (int k = t; k < runs.n; k += nt) es::run_eliminate(run0 + k, k, runs.base, rpos, s.len[run0 + k], s.dcv[run0 + k], D, U, R, w);
     __syncthreads();
-    after_level(0, s.n_levels - 1, runs.positions);
+    after_level(0, 1, runs.positions);
+    for (int b = t; b < run0; b += nt) es::junction_assemble(b, s.upr[b], s.pcv[b], s.cb, s.ch, run0, s.upr, D, U, R, w);
+    __syncthreads();
     if (t < 32) {
         for (int L = s.n_levels - 2; L >= 0; --L) {
-            const FineSchedule::Level l = s.lev[L], next = s.lev[L + 1];
-            for (int k = t; k < l.n; k += 32) {
-                const int b = l.branch0 + k;
-                es::junction_eliminate(b, l.base + k, s.upr[b], s.pcv[b], s.cb, s.ch, runs.branch0, runs.base,
-                                       next.branch0, next.base, s.upr, D, U, R, w);
-            }
+            const FineSchedule::Level l = s.lev[L];
+            for (int k = t; k < l.n; k += 32) es::junction_eliminate(l.branch0 + k, s.cb, s.ch, run0, D, R, w);
             __syncwarp();
         }
         for (int L = 0; L + 1 < s.n_levels; ++L) {
             const FineSchedule::Level l = s.lev[L];
-            for (int k = t; k < l.n; k += 32) {
-                const int b = l.branch0 + k;
-                es::junction_substitute(l.base + k, s.upr[b], s.pcv[b], D, U, R, w);
-            }
+            for (int k = t; k < l.n; k += 32) es::junction_substitute(l.branch0 + k, s.pcv[l.branch0 + k], D, R, w);
             __syncwarp();
         }
     }
     __syncthreads();
     after_level(0, 0, s.n_levels - 1);
-    for (int k = t; k < runs.n; k += nt) {
-        const int b = runs.branch0 + k;
-        es::run_complete(k, runs.base, rpos, s.len[b], s.pcv[b], s.dcv[b], D, R, w.h);
-    }
+    for (int k = t; k < runs.n; k += nt) es::run_complete(k, runs.base, rpos, s.len[run0 + k], s.pcv[run0 + k], s.dcv[run0 + k], D, R, w.h);
     __syncthreads();
-    after_level(1, s.n_levels - 1, runs.positions);
+    after_level(1, 0, runs.positions);
 }
 
 // A block's solve by its schedule: EDD or the level loop. F: its scratch
-// (FineSchedule::fold_doubles; the level loop's folds FD = F, FR = F + n_branches).
+// (FineSchedule::fold_doubles; the level loop's folds FD = F, FR = F + n_branches); H:
+// EDD's h (FineSchedule::h_doubles).
 template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_block_schedule(const FineBlockSchedule& s, double* D, const double* U, double* R,
-                                                     double* F, AfterLevel after_level = {}) {
-    if (s.dcv) solve_edd(s, D, U, R, F, after_level);
+                                                     double* F, double* H, AfterLevel after_level = {}) {
+    if (s.dcv) solve_edd(s, D, U, R, F, H, after_level);
     else solve_levels<Ahead>(s, D, U, R, F, F + s.n_branches, after_level);
 }
 

@@ -17,7 +17,7 @@ using Level = FineSchedule::Level;
 // (in shared mode) or used where they lie in device memory.
 template <int Ahead>
 __device__ __forceinline__ void solve_block(const Block& B, const FineBlockSchedule& s, double* sm, double* d,
-                                            const double* u, double* rhs, double* fold) {
+                                            const double* u, double* rhs, double* fold, double* edd_h) {
     const int t = threadIdx.x, nt = blockDim.x, n = B.n_cv;
     if (B.in_shared) {
         double* D = sm;
@@ -29,12 +29,12 @@ __device__ __forceinline__ void solve_block(const Block& B, const FineBlockSched
             R[i] = rhs[B.first_cv + i];
         }
         __syncthreads();
-        solve_block_schedule<Ahead>(s, D, U, R, sm + 3 * n);
+        solve_block_schedule<Ahead>(s, D, U, R, sm + 3 * n, sm + 3 * n + FineSchedule::fold_doubles(B));
         for (int i = t; i < n; i += nt) rhs[B.first_cv + i] = R[i];
     } else {
         __syncthreads();
-        solve_block_schedule<Ahead>(s, d + B.first_cv, u + B.first_cv, rhs + B.first_cv,
-                                    fold + FineSchedule::fold_offset(B));
+        solve_block_schedule<Ahead>(s, d + B.first_cv, u + B.first_cv, rhs + B.first_cv, fold + B.fold0,
+                                    edd_h + B.first_cv);
     }
 }
 
@@ -51,18 +51,20 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
                                   const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
                                   const int* __restrict__ child, const int* __restrict__ distal_cv,
                                   const int* __restrict__ up_run, double* __restrict__ d, const double* __restrict__ u,
-                                  double* __restrict__ rhs, double* __restrict__ fold, long shared_limit) {
+                                  double* __restrict__ rhs, double* __restrict__ fold, double* __restrict__ edd_h,
+                                  long shared_limit) {
     extern __shared__ double sm[];
     const Block B = blocks[blockIdx.x];
     if ((B.in_shared ? FineSchedule::data_bytes(B) : 0) + FineSchedule::schedule_bytes(B) <= shared_limit) {
-        int* si = reinterpret_cast<int*>(sm + (B.in_shared ? 3 * B.n_cv + FineSchedule::fold_doubles(B) : 0));
+        int* si = reinterpret_cast<int*>(
+            sm + (B.in_shared ? 3 * B.n_cv + FineSchedule::fold_doubles(B) + FineSchedule::h_doubles(B) : 0));
         const FineBlockSchedule s =
             load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child, distal_cv, up_run);
-        solve_block<Ahead>(B, s, sm, d, u, rhs, fold);
+        solve_block<Ahead>(B, s, sm, d, u, rhs, fold, edd_h);
     } else {
         const FineBlockSchedule s =
             device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child, distal_cv, up_run);
-        solve_block<Ahead>(B, s, sm, d, u, rhs, fold);
+        solve_block<Ahead>(B, s, sm, d, u, rhs, fold, edd_h);
     }
 }
 
@@ -100,6 +102,7 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     p.distal_cv = DeviceArray<int>(s.distal_cv);
     p.up_run = DeviceArray<int>(s.up_run);
     p.fold = DeviceArray<double>(s.fold_size());
+    if (!s.blocks.empty() && s.blocks[0].edd) p.edd_h = DeviceArray<double>(s.blocks.back().first_cv + s.blocks.back().n_cv);
     return p;
 }
 
@@ -108,7 +111,8 @@ void gpu_fine_solve(const GpuFinePlan& p, double* d, const double* u, double* rh
     auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : fine_solve_kernel<8>;
     kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
         p.blocks.data(), p.levels.data(), p.pos_base.data(), p.length.data(), p.parent_cv.data(), p.child_begin.data(),
-        p.child.data(), p.distal_cv.data(), p.up_run.data(), d, u, rhs, p.fold.data(), p.shared_limit);
+        p.child.data(), p.distal_cv.data(), p.up_run.data(), d, u, rhs, p.fold.data(), p.edd_h.data(),
+        p.shared_limit);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -27,10 +27,11 @@ struct Built {
     FineSchedule s;
 };
 
-Built build(const Model& m, int block_cvs) {
+Built build(const Model& m, int block_cvs, int edd_rows = 0) {
     Built b;
     FineOptions o;
     o.block_cvs = block_cvs;
+    o.edd_rows = edd_rows;
     b.f = build_fvm(m, 0, m.cells.size(), [&](const std::vector<std::vector<int>>& np) {
         FineNumbering n = fine_layout(np, o);
         b.s = std::move(n.schedule);
@@ -87,8 +88,8 @@ void check_plan(const Built& b, const ResidentPlan& p, int budget) {
         for (int a = 0; a < res_n_arrays; ++a)
             if (rb.offset[a] >= 0) {
                 const int n = a >= res_mech0 && a < res_ion0 ? rb.inst_n[a - res_mech0] : 0;
-                spans.push_back({rb.offset[a], rb.offset[a] + static_cast<int>(resident_array_bytes(
-                                                                  a, s.blocks[k].n_cv, s.blocks[k].n_branches, n))});
+                spans.push_back(
+                    {rb.offset[a], rb.offset[a] + static_cast<int>(resident_array_bytes(a, s.blocks[k], n))});
                 EXPECT_EQ(rb.offset[a] % 8, 0);
             }
         std::sort(spans.begin(), spans.end());
@@ -126,7 +127,8 @@ TEST(ResidentPlan, StagingOrder) {
     const ResidentPlan all = resident_plan(b.f, b.s, 200 * 1024);
     EXPECT_EQ(all.staged_bytes, all.total_bytes);
     for (const ResidentBlock& rb : all.blocks)
-        for (int a = 0; a < res_mech0; ++a) EXPECT_GE(rb.offset[a], 0) << a;
+        for (int a = 0; a < res_mech0; ++a)
+            if (a != res_edd_h) EXPECT_GE(rb.offset[a], 0) << a;  // h: EDD schedules' only
 
     const FineSchedule::Block& fb = b.s.blocks[0];
     const int only_rhs = static_cast<int>(FineSchedule::schedule_bytes(fb) + 8L * fb.n_cv);
@@ -142,6 +144,26 @@ TEST(ResidentPlan, StagingOrder) {
 // split): every block plans, owning its cells' 1,001 expsyn each; what does not fit the
 // budget stays in device memory (expsyn's 28 KB a cell, behind the per-CV arrays).
 // Coalesced (the builder's default), the blocks own fewer instances, all of them.
+// An EDD schedule (gpu-fine's edd): its scratch (three doubles a junction beside the
+// folds) and its h staged in their turn, every plan invariant kept, and h of no size
+// where the schedule is the level loop's.
+TEST(ResidentPlan, EddScratch) {
+    const Model m = ring_of(6, 4);
+    const Built edd = build(m, 2000, 8), levels = build(m, 2000);
+    for (const auto* b : {&edd, &levels}) {
+        const ResidentPlan all = resident_plan(b->f, b->s, 200 * 1024);
+        check_plan(*b, all, 200 * 1024);
+        EXPECT_EQ(all.staged_bytes, all.total_bytes);
+        const FineSchedule::Block& fb = b->s.blocks[0];
+        EXPECT_EQ(resident_array_bytes(res_edd_h, fb, 0), fb.edd ? 8L * fb.n_cv : 0L);
+        EXPECT_EQ(resident_array_bytes(res_fold, fb, 0), 16L * fb.n_branches + (fb.edd ? 24L * fb.n_junctions : 0L));
+        if (fb.edd) EXPECT_GE(all.blocks[0].offset[res_edd_h], 0);
+        const ResidentPlan tight = resident_plan(b->f, b->s, 24 * 1024);
+        check_plan(*b, tight, 24 * 1024);
+    }
+    EXPECT_GT(edd.s.blocks[0].n_junctions, 0);
+}
+
 TEST(ResidentPlan, ArborsBusyringSynapses) {
     Model m;
     BusyringNetwork p;

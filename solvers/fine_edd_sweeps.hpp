@@ -43,20 +43,22 @@ ARB_HD Scratch scratch(double* F, int n_branches, int n_junctions, double* h) {
 // Run b (slot k of the run level at base, len >= 1 rows; q: the junction below it or -1).
 // Row 0's u couples it to the junction above (0 at a cell's root). A GPU issues a warp's
 // instructions in order, so the loop is written as it should run: a row's operands were
-// loaded while the row before was eliminated, the position of the row after them while
-// this one is (its index waits on that load), and each row's three quotients are stored
-// while the next row is eliminated (a store waits for its value).
+// loaded two rows ahead, the position of the row after those while this one is
+// eliminated (its index waits on that load), and each row's three quotients are stored
+// while the next row is (a store waits for its value).
 ARB_HD void run_eliminate(int b, int k, int base, const int* pos, int len, int q, double* D, const double* U,
                           double* R, const Scratch& w) {
+    auto at = [&](int i) { return base + pos[i > 0 ? i : 0] + k; };
     const double u_down = q >= 0 ? U[q] : 0.0;
-    int i = len - 1, x = base + pos[i] + k, xn = base + pos[i > 0 ? i - 1 : 0] + k;
+    int i = len - 1, x = at(i), x1 = at(i - 1), x2 = at(i - 2);
     double dk = D[x], rk = R[x], uk = U[x];
-    double dn = D[xn], rn = R[xn], un = U[xn];
+    double d1 = D[x1], r1 = R[x1], u1 = U[x1];
     double below = u_down, gk = u_down, fb = 0.0, eb = 0.0, gain_down = 0.0, r_down = 0.0;
     int xs = -1;  // the row whose quotients wait to be stored
     double fs = 0.0, ys = 0.0, hs = 0.0;
     for (;;) {
-        const int xnn = base + pos[i > 1 ? i - 2 : 0] + k;
+        const int x3 = at(i - 3);
+        const double d2 = D[x2], r2 = R[x2], u2 = U[x2];
         const double e = edd_sweeps::excess(dk, uk, below, fb, eb), p = edd_sweeps::pivot(e, uk, gk);
         if (xs >= 0) D[xs] = fs, R[xs] = ys, w.h[xs] = hs;
         const double inv = gpu::reciprocal_once(p);
@@ -69,9 +71,9 @@ ARB_HD void run_eliminate(int b, int k, int base, const int* pos, int len, int q
             if (q >= 0) w.c[q] = -(uk * h);
             break;
         }
-        rk = rn - f * rk, gk = -f * gk, below = uk, fb = f, eb = e;
-        dk = dn, uk = un, x = xn, xn = xnn, --i;
-        dn = D[xn], rn = R[xn], un = U[xn];
+        rk = r1 - f * rk, gk = -f * gk, below = uk, fb = f, eb = e;
+        dk = d1, uk = u1, d1 = d2, r1 = r2, u1 = u2;
+        x = x1, x1 = x2, x2 = x3, --i;
     }
     D[xs] = fs, R[xs] = ys, w.h[xs] = hs;
     if (q >= 0) w.qx[q] = gain_down, w.qr[q] = r_down;
@@ -98,27 +100,57 @@ ARB_HD void junction_assemble(int b, int ur, int pcv, const int* cb, const int* 
     if (ur < 0) w.c[b] = pcv >= 0 ? ub : 0.0;  // else the run above wrote it
 }
 
-// Junction b, its junction children eliminated (they lead its child list): their folds
-// put in, its pivot to D, right-hand side to R, and what the junction above gains to fx, fr.
-ARB_HD void junction_eliminate(int b, const int* cb, const int* ch, int run0, double* D, double* R,
-                               const Scratch& w) {
-    double e = D[b], r = R[b];
-    for (int j = cb[b]; j < cb[b + 1]; ++j) {
-        const int c = ch[j];
-        if (c >= run0) break;
-        e += w.fx[c], r -= w.fr[c];
-    }
-    const double coupling = w.c[b];
-    const double piv = edd_sweeps::junction_pivot(e, coupling);
-    const double f = gpu::divide(coupling, piv);
-    w.fx[b] = std::fabs(f) * e, w.fr[b] = f * r;
-    D[b] = piv, R[b] = r;
+// Junction b's operands that nothing of the level below it writes (its excess and
+// right-hand side so far, coupling, first two children): loaded before that level's
+// barrier, so that after it a junction waits only for its children's folds.
+struct JunctionAhead {
+    int b, first, last, c0, c1;
+    double e, r, c;
+};
+ARB_HD JunctionAhead junction_ahead(int b, const int* cb, const int* ch, const double* D, const double* R,
+                                    const Scratch& w) {
+    const int first = cb[b], last = cb[b + 1];
+    return {b, first, last, first < last ? ch[first] : -1, first + 1 < last ? ch[first + 1] : -1, D[b], R[b], w.c[b]};
 }
 
-// Junction b's value, the junction above it (pcv) solved.
-ARB_HD void junction_substitute(int b, int pcv, const double* D, double* R, const Scratch& w) {
-    const double vp = pcv >= 0 ? R[pcv] : 0.0;
-    R[b] = gpu::divide(R[b] - w.c[b] * vp, D[b]);
+// Junction b (a), its junction children eliminated (they lead its child list): their folds
+// put in, in list order; its pivot to D, right-hand side to R, and what the junction
+// above gains to fx, fr.
+ARB_HD void junction_eliminate(const JunctionAhead& a, const int* ch, int run0, double* D, double* R,
+                               const Scratch& w) {
+    double e = a.e, r = a.r;
+    if (a.c0 >= 0 && a.c0 < run0) {
+        e += w.fx[a.c0], r -= w.fr[a.c0];
+        if (a.c1 >= 0 && a.c1 < run0) {
+            e += w.fx[a.c1], r -= w.fr[a.c1];
+            for (int j = a.first + 2; j < a.last; ++j) {
+                const int c = ch[j];
+                if (c >= run0) break;
+                e += w.fx[c], r -= w.fr[c];
+            }
+        }
+    }
+    const double piv = edd_sweeps::junction_pivot(e, a.c);
+    const double f = gpu::divide(a.c, piv);
+    w.fx[a.b] = std::fabs(f) * e, w.fr[a.b] = f * r;
+    D[a.b] = piv, R[a.b] = r;
+}
+
+// Junction b's operands for its value, loaded before the barrier of the level above it
+// (its pivot's reciprocal taken there too): after it, only the value above is awaited.
+struct SubstituteAhead {
+    int b, pcv;
+    double r, c, d, inv;
+};
+ARB_HD SubstituteAhead substitute_ahead(int b, int pcv, const double* D, const double* R, const Scratch& w) {
+    const double d = D[b];
+    return {b, pcv, R[b], w.c[b], d, gpu::reciprocal_once(d)};
+}
+
+// Junction b's value (a), the junction above it solved: divide's arithmetic.
+ARB_HD void junction_substitute(const SubstituteAhead& a, double* R) {
+    const double vp = a.pcv >= 0 ? R[a.pcv] : 0.0;
+    R[a.b] = gpu::divide_by(a.r - a.c * vp, a.d, a.inv);
 }
 
 // Run (slot k, len >= 1 rows) from the values of the junctions above (pcv) and below (q):

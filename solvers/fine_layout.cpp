@@ -617,11 +617,13 @@ void solve_edd_block(const FineSchedule& s, const FineSchedule::Block& blk, doub
     }
     for (int b = 0; b < runs.branch0; ++b) es::junction_assemble(b, upr[b], pcv[b], cb, s.child.data(), runs.branch0, upr, D, U, R, w);
     for (int L = blk.n_levels - 2; L >= 0; --L)
-        for (int k = 0; k < lev[L].n; ++k) es::junction_eliminate(lev[L].branch0 + k, cb, s.child.data(), runs.branch0, D, R, w);
+        for (int k = 0; k < lev[L].n; ++k)
+            es::junction_eliminate(es::junction_ahead(lev[L].branch0 + k, cb, s.child.data(), D, R, w), s.child.data(),
+                                   runs.branch0, D, R, w);
     for (int L = 0; L + 1 < blk.n_levels; ++L)
         for (int k = 0; k < lev[L].n; ++k) {
             const int b = lev[L].branch0 + k;
-            es::junction_substitute(b, pcv[b], D, R, w);
+            es::junction_substitute(es::substitute_ahead(b, pcv[b], D, R, w), R);
         }
     for (int k = 0; k < runs.n; ++k) {
         const int b = runs.branch0 + k;

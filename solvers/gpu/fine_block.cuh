@@ -119,16 +119,32 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     after_level(0, 1, runs.positions);
     for (int b = t; b < run0; b += nt) es::junction_assemble(b, s.upr[b], s.pcv[b], s.cb, s.ch, run0, s.upr, D, U, R, w);
     __syncthreads();
-    if (t < 32) {
-        for (int L = s.n_levels - 2; L >= 0; --L) {
-            const FineSchedule::Level l = s.lev[L];
-            for (int k = t; k < l.n; k += 32) es::junction_eliminate(l.branch0 + k, s.cb, s.ch, run0, D, R, w);
+    if (const int top = s.n_levels - 2; t < 32 && top >= 0) {  // each lane's next junction loaded a level ahead
+        FineSchedule::Level l = s.lev[top];
+        es::JunctionAhead a{};
+        if (t < l.n) a = es::junction_ahead(l.branch0 + t, s.cb, s.ch, D, R, w);
+        for (int L = top; L >= 0; --L) {
+            const FineSchedule::Level ln = s.lev[L > 0 ? L - 1 : 0];
+            es::JunctionAhead an{};
+            if (L > 0 && t < ln.n) an = es::junction_ahead(ln.branch0 + t, s.cb, s.ch, D, R, w);
+            if (t < l.n) es::junction_eliminate(a, s.ch, run0, D, R, w);
+            for (int k = t + 32; k < l.n; k += 32)  // a level wider than the warp
+                es::junction_eliminate(es::junction_ahead(l.branch0 + k, s.cb, s.ch, D, R, w), s.ch, run0, D, R, w);
             __syncwarp();
+            l = ln, a = an;
         }
-        for (int L = 0; L + 1 < s.n_levels; ++L) {
-            const FineSchedule::Level l = s.lev[L];
-            for (int k = t; k < l.n; k += 32) es::junction_substitute(l.branch0 + k, s.pcv[l.branch0 + k], D, R, w);
+        l = s.lev[0];
+        es::SubstituteAhead sa{};
+        if (t < l.n) sa = es::substitute_ahead(l.branch0 + t, s.pcv[l.branch0 + t], D, R, w);
+        for (int L = 0; L <= top; ++L) {
+            const FineSchedule::Level ln = s.lev[L < top ? L + 1 : top];
+            es::SubstituteAhead sn{};
+            if (L < top && t < ln.n) sn = es::substitute_ahead(ln.branch0 + t, s.pcv[ln.branch0 + t], D, R, w);
+            if (t < l.n) es::junction_substitute(sa, R);
+            for (int k = t + 32; k < l.n; k += 32)
+                es::junction_substitute(es::substitute_ahead(l.branch0 + k, s.pcv[l.branch0 + k], D, R, w), R);
             __syncwarp();
+            l = ln, sa = sn;
         }
     }
     __syncthreads();

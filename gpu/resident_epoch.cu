@@ -795,7 +795,8 @@ struct SharedPerSm {
 SharedPerSm shared_per_sm() {
     const DeviceShape d = device_shape();
     long static_bytes = 0;
-    for (auto* k : {resident_kernel<4, 128, false>, resident_kernel<4, 128, true>}) {
+    for (auto* k : {resident_kernel<4, 128, false>, resident_kernel<4, 128, true>, resident_kernel<edd_solve, 128, false>,
+                    resident_kernel<edd_solve, 128, true>}) {
         cudaFuncAttributes attr{};
         CUDA_CHECK(cudaFuncGetAttributes(&attr, k));
         static_bytes = std::max(static_bytes, static_cast<long>(attr.sharedSizeBytes));
@@ -804,11 +805,16 @@ SharedPerSm shared_per_sm() {
 }
 
 // The kernel instance a group runs (ResidentEpoch's extended_, wide_registers_, the solve's ahead).
+// (ahead edd_solve: an EDD schedule's.)
+template <int Ahead>
+auto kernel_with(bool extended, bool wide_registers) {
+    return extended ? (wide_registers ? resident_kernel<Ahead, 128, true> : resident_kernel<Ahead, 256, true>)
+                    : (wide_registers ? resident_kernel<Ahead, 128, false> : resident_kernel<Ahead, 256, false>);
+}
 auto kernel_for(bool extended, bool wide_registers, int ahead) {
-    return extended ? (wide_registers ? (ahead == 4 ? resident_kernel<4, 128, true> : resident_kernel<8, 128, true>)
-                                      : (ahead == 4 ? resident_kernel<4, 256, true> : resident_kernel<8, 256, true>))
-                    : (wide_registers ? (ahead == 4 ? resident_kernel<4, 128, false> : resident_kernel<8, 128, false>)
-                                      : (ahead == 4 ? resident_kernel<4, 256, false> : resident_kernel<8, 256, false>));
+    return ahead == 4   ? kernel_with<4>(extended, wide_registers)
+           : ahead == 8 ? kernel_with<8>(extended, wide_registers)
+                        : kernel_with<edd_solve>(extended, wide_registers);
 }
 
 }  // namespace
@@ -840,10 +846,10 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
                                     std::to_string(plan_.shared_bytes + static_bytes) +
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
                                     " (lower shared=)");
-    for (auto* k : {resident_kernel<4, 128, false>, resident_kernel<8, 128, false>, resident_kernel<4, 256, false>,
-                    resident_kernel<8, 256, false>, resident_kernel<4, 128, true>, resident_kernel<8, 128, true>,
-                    resident_kernel<4, 256, true>, resident_kernel<8, 256, true>})
-        raise_dynamic_shared_limit(k, std::max(plan_.shared_bytes, 1));
+    for (int ahead : {4, 8, edd_solve})
+        for (bool extended : {false, true})
+            for (bool wide : {false, true})
+                raise_dynamic_shared_limit(kernel_for(extended, wide, ahead), std::max(plan_.shared_bytes, 1));
     extended_ = !f.ions.empty() || !plan_.probe_source.empty();
     wide_registers_ = threads_ <= 128 && shared_per_sm().blocks(plan_.shared_bytes) <= resident_blocks_per_sm;
     all_mechanisms::for_each([&](auto tag) {

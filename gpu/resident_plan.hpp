@@ -18,13 +18,14 @@ constexpr int resident_ion_species = 4;
 enum ResidentIonField : int { res_ion_e, res_ion_xi, res_ion_xo, res_ion_i, res_ion_fields };
 
 // The arrays a block may stage. They are offered shared memory in this order: those the
-// solve's dependent chain of rows reads and writes first (rhs, d, the folds, u), then v
-// (read and written element by element, so device memory's latency overlaps), then EDD's
-// h (FineSchedule::h_doubles: written and read once a step, off the chain), then the
+// solve's dependent chain of rows reads and writes first (rhs, d, the folds, u), then EDD's
+// h (FineSchedule::h_doubles: written and read by the runs' row loops, which wait on
+// device memory's latency), then v (read and written element by element, so device
+// memory's latency overlaps), then the
 // constant per-CV ones, then the ions' per-CV arrays (every mechanism with ions reads
 // them each step), then the mechanisms.
 enum ResidentArray : int {
-    res_rhs, res_d, res_fold, res_u, res_v, res_edd_h, res_d_base, res_cap_dt,
+    res_rhs, res_d, res_fold, res_u, res_edd_h, res_v, res_d_base, res_cap_dt,
     res_mech0,  // mechanism x: res_mech0 + x (all_mechanisms index)
     res_ion0 = res_mech0 + n_mechanisms,  // species q's field f: res_ion0 + res_ion_fields·q + f
     res_n_arrays = res_ion0 + res_ion_fields * resident_ion_species

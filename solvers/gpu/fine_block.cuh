@@ -154,13 +154,18 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     after_level(1, 0, runs.positions);
 }
 
-// A block's solve by its schedule: EDD or the level loop. F: its scratch
-// (FineSchedule::fold_doubles; the level loop's folds FD = F, FR = F + n_branches); H:
-// EDD's h (FineSchedule::h_doubles).
+// The kernels' `Ahead` for an EDD schedule (which loads no chunks ahead): a kernel
+// instance has the code of one solve only, so that EDD's registers and code weigh nothing
+// on the level loop's instances and the other way round.
+constexpr int edd_solve = 0;
+
+// A block's solve: EDD (Ahead edd_solve) or the level loop with Ahead rows ahead. F: its
+// scratch (FineSchedule::fold_doubles; the level loop's folds FD = F, FR = F + n_branches);
+// H: EDD's h (FineSchedule::h_doubles).
 template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_block_schedule(const FineBlockSchedule& s, double* D, const double* U, double* R,
                                                      double* F, double* H, AfterLevel after_level = {}) {
-    if (s.dcv) solve_edd(s, D, U, R, F, H, after_level);
+    if constexpr (Ahead == edd_solve) solve_edd(s, D, U, R, F, H, after_level);
     else solve_levels<Ahead>(s, D, U, R, F, F + s.n_branches, after_level);
 }
 

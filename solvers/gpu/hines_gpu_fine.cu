@@ -89,8 +89,8 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
                                     " (use smaller blocks, or memory=device)");
     if (ahead != 4 && ahead != 8) throw std::invalid_argument("gpu-fine: rows ahead must be 4 or 8");
-    p.ahead = ahead;
-    for (auto* k : {fine_solve_kernel<4>, fine_solve_kernel<8>})
+    p.ahead = !s.blocks.empty() && s.blocks[0].edd ? edd_solve : ahead;
+    for (auto* k : {fine_solve_kernel<4>, fine_solve_kernel<8>, fine_solve_kernel<edd_solve>})
         raise_dynamic_shared_limit(k, std::max(p.shared_bytes, 1));
     p.blocks = DeviceArray<Block>(s.blocks);
     p.levels = DeviceArray<Level>(s.levels);
@@ -108,7 +108,7 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
 
 void gpu_fine_solve(const GpuFinePlan& p, double* d, const double* u, double* rhs, cudaStream_t stream) {
     if (p.n_blocks == 0) return;
-    auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : fine_solve_kernel<8>;
+    auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : p.ahead == 8 ? fine_solve_kernel<8> : fine_solve_kernel<edd_solve>;
     kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
         p.blocks.data(), p.levels.data(), p.pos_base.data(), p.length.data(), p.parent_cv.data(), p.child_begin.data(),
         p.child.data(), p.distal_cv.data(), p.up_run.data(), d, u, rhs, p.fold.data(), p.edd_h.data(),

@@ -18,7 +18,7 @@ struct GpuFinePlan {
     int threads = 32;       // CUDA block size: the widest block's
     int shared_bytes = 0;   // dynamic shared memory per block: the largest block's need
     long shared_limit = 0;  // the device's shared memory per block: a schedule beyond it stays in device memory
-    int ahead = 8;          // rows loaded before their arithmetic (fine_sweeps.hpp): 4 or 8
+    int ahead = 8;          // rows loaded before their arithmetic (fine_sweeps.hpp): 4 or 8; 0 (edd_solve): EDD
     DeviceArray<FineSchedule::Block> blocks;
     DeviceArray<FineSchedule::Level> levels;
     DeviceArray<int> pos_base, length, parent_cv, child_begin, child;

@@ -819,17 +819,19 @@ NCU_METRICS = ("sm__sass_thread_inst_executed_op_dfma_pred_on.sum,sm__sass_threa
                "sm__sass_thread_inst_executed_op_dadd_pred_on.sum,gpu__time_duration.sum,dram__bytes.sum")
 
 
-@step("ncu-resident", "[--cells N] [--solver S]",
+@step("ncu-resident", "[--cells N] [--solver S] [--source]",
       "Nsight Compute on one 100-step epoch kernel of busyring (8,192 cells) with the resident step (or solver S, "
-      "a resident one): time, FP64 instructions, occupancy, warp stalls, memory; ncu.txt, its main lines into the "
-      "log", options=("cells", "solver"))
+      "a resident one): time, FP64 instructions, occupancy, warp stalls, memory; --source: also the source "
+      "counters (the top stall locations, by source line); ncu.txt, its main lines into the log",
+      flags=("source",), options=("cells", "solver"))
 def step_ncu_resident(ctx, a):
     model = ctx.busyring_model(int(a.opt.get("cells", 8192)))
     f = ctx.file("ncu", ".txt")
+    source = ["--section", "SourceCounters"] if a.opt.get("source") else []
     rc, text, s = ctx.run(["ncu", "--clock-control", "none", "-k", "regex:resident_kernel", "--launch-skip", "1",
                            "--launch-count", "1", "--section", "SpeedOfLight", "--section", "Occupancy", "--section",
                            "LaunchStats", "--section", "WarpStateStats", "--section", "MemoryWorkloadAnalysis",
-                           "--metrics", NCU_METRICS, ctx.bin("arbolito"), "run", model, "--tfinal", "8", "--solver",
+                           *source, "--metrics", NCU_METRICS, ctx.bin("arbolito"), "run", model, "--tfinal", "8", "--solver",
                            a.opt.get("solver", "gpu-fine:step=resident"), "--spikes-only", "-o", ctx.tmp / "ncu.h5"],
                           200, f)
     ctx.log(f"ncu resident {a.opt.get('solver', 'gpu-fine:step=resident')}: rc {rc} in {s:.0f} s ({f.name})",

@@ -145,7 +145,7 @@ SolverInfo gpu_fine_solver() {
                        "exact domain decomposition inside each block: every branch point, and a cut every N rows of a "
                        "longer run, a junction; the runs eliminated at once, the junctions' tree by one warp, the runs "
                        "completed at once (another elimination than the serial solve's: other bits, as accurate); off: "
-                       "the level loop (sort, reroot and split apply only there)",
+                       "the level loop (sort, reroot, split and ahead apply only there)",
                        {"off"}),
         choice_option("memory", {"device", "shared"}, "device",
                       "solve each block in device memory, or in shared memory where its d, u, rhs fit 96 KiB"),

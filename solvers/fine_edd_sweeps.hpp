@@ -60,7 +60,10 @@ ARB_HD void run_eliminate(int b, int k, int base, const int* pos, int len, int q
         const int x3 = at(i - 3);
         const double d2 = D[x2], r2 = R[x2], u2 = U[x2];
         const double e = edd_sweeps::excess(dk, uk, below, fb, eb), p = edd_sweeps::pivot(e, uk, gk);
-        if (xs >= 0) D[xs] = fs, R[xs] = ys, w.h[xs] = hs;
+        if (xs >= 0) {
+            D[xs] = fs, R[xs] = ys;
+            if (q >= 0) w.h[xs] = hs;  // a run without a junction below has h = 0: not stored
+        }
         const double inv = gpu::reciprocal_once(p);
         const double f = gpu::divide_by(uk, p, inv), h = gpu::divide_by(gk, p, inv), y = gpu::divide_by(rk, p, inv);
         gain_down += std::fabs(h) * e;
@@ -75,8 +78,8 @@ ARB_HD void run_eliminate(int b, int k, int base, const int* pos, int len, int q
         dk = d1, uk = u1, d1 = d2, r1 = r2, u1 = u2;
         x = x1, x1 = x2, x2 = x3, --i;
     }
-    D[xs] = fs, R[xs] = ys, w.h[xs] = hs;
-    if (q >= 0) w.qx[q] = gain_down, w.qr[q] = r_down;
+    D[xs] = fs, R[xs] = ys;
+    if (q >= 0) w.h[xs] = hs, w.qx[q] = gain_down, w.qr[q] = r_down;
 }
 
 // Junction b (its CV is b: an EDD block numbers each branch's first CV as the branch),
@@ -162,12 +165,14 @@ ARB_HD void run_complete(int k, int base, const int* pos, int len, int pcv, int 
     auto at = [&](int i) { return base + pos[i < last ? i : last] + k; };
     const double v_down = q >= 0 ? R[q] : 0.0;
     double v = pcv >= 0 ? R[pcv] : 0.0;
+    // Without a junction below, h is 0 (and not stored): 0 · 0 subtracted, the same bits.
+    const auto h_at = [&](int x) { return q >= 0 ? h[x] : 0.0; };
     int x0 = at(0), x1 = at(1), x2 = at(2);
-    double f0 = D[x0], y0 = R[x0], h0 = h[x0];
-    double f1 = D[x1], y1 = R[x1], h1 = h[x1];
+    double f0 = D[x0], y0 = R[x0], h0 = h_at(x0);
+    double f1 = D[x1], y1 = R[x1], h1 = h_at(x1);
     for (int i = 0;; ++i) {
         const int x3 = at(i + 3);
-        const double f2 = D[x2], y2 = R[x2], h2 = h[x2];
+        const double f2 = D[x2], y2 = R[x2], h2 = h_at(x2);
         v = y0 - h0 * v_down - f0 * v;
         R[x0] = v;
         if (i == last) break;

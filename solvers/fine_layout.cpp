@@ -615,7 +615,8 @@ void solve_edd_block(const FineSchedule& s, const FineSchedule::Block& blk, doub
         const int b = runs.branch0 + k;
         es::run_eliminate(b, k, runs.base, rpos, len[b], dcv[b], D, U, R, w);
     }
-    for (int b = 0; b < runs.branch0; ++b) es::junction_assemble(b, upr[b], pcv[b], cb, s.child.data(), runs.branch0, upr, D, U, R, w);
+    for (int b = 0; b < runs.branch0; ++b)
+        es::junction_assemble(b, upr[b], pcv[b], cb, s.child.data(), runs.branch0, upr, D, U, R, w);
     for (int L = blk.n_levels - 2; L >= 0; --L)
         for (int k = 0; k < lev[L].n; ++k)
             es::junction_eliminate(es::junction_ahead(lev[L].branch0 + k, cb, s.child.data(), D, R, w), s.child.data(),

@@ -50,7 +50,8 @@ struct FineOptions {
     // junction; all runs between junctions are eliminated at once (one thread each, at
     // most N rows), the junctions' tree is solved level by level, and the runs completed
     // at once. The chain per solve is then about 2N rows plus the junction tree's depth
-    // instead of every level's longest branch. Sort, reroot and split do not apply.
+    // instead of every level's longest branch. Sort, reroot, split (and the kernels'
+    // rows ahead) do not apply.
     int edd_rows = 0;
 };
 
@@ -90,9 +91,10 @@ struct FineSchedule {
     // edd_rows CVs between junctions), the levels before it the junctions (branches of one
     // CV), by depth in the cell's junction tree. A run's parent CV is the junction above
     // it (-1: none, the run holds the root); a junction's parent CV the junction above it
-    // in that tree, its layout parent the run between them where there is one. A
-    // junction's children: the runs and junctions that hang from it. Per branch of an EDD
-    // block (empty where no block is one):
+    // in that tree, its layout parent the run between them where there is one. Each
+    // branch's first CV is its number (levels' bases equal their first branches). A
+    // junction's children: the junctions that hang from it, then its runs. Per branch of
+    // an EDD block (empty where no block is one):
     std::vector<int> distal_cv;      // a run: the junction below it (block-local CV), or -1
     std::vector<int> up_run;         // a junction: the run between it and its parent (block-local branch), or -1
 

@@ -114,10 +114,12 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     const FineSchedule::Level runs = s.lev[s.n_levels - 1];
     const int* rpos = s.pos + runs.pos0;
     const int run0 = runs.branch0;
-    for (int k = t; k < runs.n; k += nt) es::run_eliminate(run0 + k, k, runs.base, rpos, s.len[run0 + k], s.dcv[run0 + k], D, U, R, w);
+    for (int k = t; k < runs.n; k += nt)
+        es::run_eliminate(run0 + k, k, runs.base, rpos, s.len[run0 + k], s.dcv[run0 + k], D, U, R, w);
     __syncthreads();
     after_level(0, 1, runs.positions);
-    for (int b = t; b < run0; b += nt) es::junction_assemble(b, s.upr[b], s.pcv[b], s.cb, s.ch, run0, s.upr, D, U, R, w);
+    for (int b = t; b < run0; b += nt)
+        es::junction_assemble(b, s.upr[b], s.pcv[b], s.cb, s.ch, run0, s.upr, D, U, R, w);
     __syncthreads();
     if (const int top = s.n_levels - 2; t < 32 && top >= 0) {  // each lane's next junction loaded a level ahead
         FineSchedule::Level l = s.lev[top];
@@ -149,7 +151,8 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     }
     __syncthreads();
     after_level(0, 0, s.n_levels - 1);
-    for (int k = t; k < runs.n; k += nt) es::run_complete(k, runs.base, rpos, s.len[run0 + k], s.pcv[run0 + k], s.dcv[run0 + k], D, R, w.h);
+    for (int k = t; k < runs.n; k += nt)
+        es::run_complete(k, runs.base, rpos, s.len[run0 + k], s.pcv[run0 + k], s.dcv[run0 + k], D, R, w.h);
     __syncthreads();
     after_level(1, 0, runs.positions);
 }

@@ -52,6 +52,28 @@ inline LayoutSystems random_systems(const std::vector<std::vector<int>>& cells, 
     return s;
 }
 
+// A stiff system on the CV tree p (natural numbering), as the EDD accuracy tests take it:
+// each axial conductance about 1 and each membrane term about 6e-4 of it (CVs so short
+// that the membrane barely shows in the diagonal), both times a factor drawn from
+// [1 - spread, 1 + spread]; right-hand sides of a membrane near -65 mV.
+struct StiffSystem {
+    std::vector<double> d, u, b;
+};
+inline StiffSystem stiff_system(const std::vector<int>& p, double spread, std::mt19937_64& gen) {
+    std::uniform_real_distribution<double> wobble(-1, 1), around(1 - spread, 1 + spread);
+    const int n = static_cast<int>(p.size());
+    StiffSystem s{std::vector<double>(n, 0.0), std::vector<double>(n, 0.0), std::vector<double>(n)};
+    for (int i = 1; i < n; ++i) {
+        s.u[i] = -around(gen);
+        s.d[i] -= s.u[i], s.d[p[i]] -= s.u[i];
+    }
+    for (int i = 0; i < n; ++i) {
+        const double membrane = 6e-4 * around(gen);
+        s.d[i] += membrane, s.b[i] = membrane * (-65 + 10 * wobble(gen));
+    }
+    return s;
+}
+
 // The worst norm-wise relative difference over the cells between x (layout numbering)
 // and the references; infinity where x holds a NaN.
 inline double worst_relative_error(const Layout& l, const std::vector<double>& x,

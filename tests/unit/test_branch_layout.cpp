@@ -325,7 +325,6 @@ TEST(BranchLayout, QuotientsRoundOnce) {
 // 1.20-12.5 cut 1 (the uniform cable), failing it.
 TEST(BranchLayout, EddAsAccurateAsHinesOnStiffCells) {
     std::mt19937_64 gen(5);
-    std::uniform_real_distribution<double> wobble(-1, 1);
     // A ball with two one-CV branches that are branch points themselves (junctions hanging
     // from the root's directly), each with two dendrites of 150 CVs.
     std::vector<int> forks = {-1, 0, 0};
@@ -346,21 +345,12 @@ TEST(BranchLayout, EddAsAccurateAsHinesOnStiffCells) {
     for (std::size_t ci = 0; ci < cells.size(); ++ci) {
         const std::vector<int>& p = cells[ci].parent;
         const int n = static_cast<int>(p.size());
-        std::uniform_real_distribution<double> around(1 - cells[ci].spread, 1 + cells[ci].spread);
         std::vector<BranchNumbering> gs;
         for (const Way& w : ways) gs.push_back(branch_level_layout({p}, 32, Coupling::edd, w.cut, w.tile));
         double serial = 0;
         std::vector<double> edd(ways.size(), 0.0);
         for (int sample = 0; sample < 100; ++sample) {
-            std::vector<double> d(n, 0.0), u(n, 0.0), b(n);
-            for (int i = 1; i < n; ++i) {
-                u[i] = -around(gen);
-                d[i] -= u[i], d[p[i]] -= u[i];
-            }
-            for (int i = 0; i < n; ++i) {
-                const double membrane = 6e-4 * around(gen);
-                d[i] += membrane, b[i] = membrane * (-65 + 10 * wobble(gen));
-            }
+            const auto [d, u, b] = test_systems::stiff_system(p, cells[ci].spread, gen);
             std::vector<double> x = b;
             hines_solve_long_double(0, n, p.data(), d.data(), u.data(), x.data(), work);
             const auto squares = [&](const std::vector<double>& y) {

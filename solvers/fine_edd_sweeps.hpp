@@ -82,19 +82,20 @@ ARB_HD void run_eliminate(int b, int k, int base, const int* pos, int len, int q
     if (q >= 0) w.h[xs] = hs, w.qx[q] = gain_down, w.qr[q] = r_down;
 }
 
-// Junction b (its CV is b: an EDD block numbers each branch's first CV as the branch),
-// before the junctions' serial phase, all junctions at once: its own couplings (to the
-// run or junction above, ur and pcv, and to each child: a run's first row or a junction
-// that hangs from it directly; a junction below a run couples to that run), the run
-// above it and the runs hanging from it put in: its excess so far in D, right-hand side
-// in R, and in c its coupling to the junction above (0 at the root).
-ARB_HD void junction_assemble(int b, int ur, int pcv, const int* cb, const int* ch, int run0, const int* up_run,
-                              double* D, const double* U, double* R, const Scratch& w) {
+// Junction b (its CV is b: an EDD block numbers each branch's first CV as the branch,
+// but a run's without a junction below, leaf0 on, whose first CV is its number plus
+// leaf_shift), before the junctions' serial phase, all junctions at once: its own
+// couplings (to the run or junction above, ur and pcv, and to each child: a run's first
+// row or a junction that hangs from it directly; a junction below a run couples to that
+// run), the run above it and the runs hanging from it put in: its excess so far in D,
+// right-hand side in R, and in c its coupling to the junction above (0 at the root).
+ARB_HD void junction_assemble(int b, int ur, int pcv, const int* cb, const int* ch, int run0, int leaf0, int leaf_shift,
+                              const int* up_run, double* D, const double* U, double* R, const Scratch& w) {
     const double ub = U[b];  // to the run above, the junction above, or 0 at the root
     double own = D[b] - std::fabs(ub);
     for (int j = cb[b]; j < cb[b + 1]; ++j) {
         const int c = ch[j];
-        if (c >= run0 || up_run[c] < 0) own -= std::fabs(U[c]);
+        if (c >= run0 || up_run[c] < 0) own -= std::fabs(U[c < leaf0 ? c : c + leaf_shift]);
     }
     double gain = ur >= 0 ? w.qx[b] : 0.0, r = R[b] - (ur >= 0 ? w.qr[b] : 0.0);
     for (int j = cb[b]; j < cb[b + 1]; ++j)

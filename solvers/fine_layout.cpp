@@ -86,7 +86,8 @@ struct CellBranches {
 // One cell's junctions and runs for EDD (FineOptions::edd_rows = N): the last CV of every
 // branch with children (a branch point) is a junction, and each branch's other CVs are
 // cut into runs of at most N with a junction between each two. A junction's level is its
-// depth in the cell's junction tree; a run's is -1 (the block's last level holds them all).
+// depth in the cell's junction tree; a run's is -1 where a junction lies below it, else -2
+// (the block's last two levels hold them: only the first needs h).
 CellBranches cell_edd(const std::vector<int>& p, int N) {
     CellBranches cb;
     cb.n_cv = static_cast<int>(p.size());
@@ -126,6 +127,8 @@ CellBranches cell_edd(const std::vector<int>& p, int N) {
         }
         end_junction[b] = up;
     }
+    for (std::size_t b = 0; b < cb.level.size(); ++b)  // runs without a junction below: the last level
+        if (cb.level[b] < 0 && cb.distal[b] < 0) cb.level[b] = -2;
     return cb;
 }
 
@@ -342,7 +345,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         FineSchedule::Block& blk = P.blk;
         int n_levels = 0;
         for (int c = c0; c < c1; ++c) n_levels = std::max(n_levels, cells[c].n_levels);
-        if (edd) ++n_levels;  // the runs'
+        if (edd) n_levels += 2;  // the runs': with a junction below, then without
         blk.n_levels = n_levels;
         blk.edd = edd;
 
@@ -351,7 +354,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         for (int c = c0; c < c1; ++c)
             for (int b = 0; b < static_cast<int>(cells[c].parent.size()); ++b) {
                 const int L = cells[c].level[b];
-                by_level[L < 0 ? n_levels - 1 : L].push_back({c, b});
+                by_level[L == -1 ? n_levels - 2 : L == -2 ? n_levels - 1 : L].push_back({c, b});
             }
         auto len_of = [&](std::pair<int, int> cb) {
             const CellBranches& x = cells[cb.first];
@@ -440,7 +443,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
                     children[local_id[c - c0][pb]].push_back({cells[c].cv[cells[c].offset[b]], local_id[c - c0][b]});
         // EDD: a junction's junction children first (the junctions' serial phase reads only
         // them), then its runs; each kind in the order above.
-        const int run0 = edd ? P.levels.back().branch0 : 0;
+        const int run0 = edd ? P.levels[n_levels - 2].branch0 : 0;
         for (auto& ch : children) {
             std::sort(ch.begin(), ch.end(), [&](auto x, auto y) {
                 const bool xr = edd && x.second >= run0, yr = edd && y.second >= run0;
@@ -451,6 +454,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         }
         blk.n_child = static_cast<int>(P.child.size());
         blk.n_junctions = edd ? run0 : 0;
+        blk.h_cvs = edd ? P.levels.back().base : 0;
         blk.in_shared = FineSchedule::data_bytes(blk) + FineSchedule::schedule_bytes(blk) <= o.shared_bytes;
     });
 
@@ -522,36 +526,38 @@ namespace {
 void check_edd_block(const FineSchedule& s, const FineSchedule::Block& blk) {
     if (s.distal_cv.size() != s.length.size() || s.up_run.size() != s.length.size())
         throw std::logic_error("fine schedule: EDD block without distal CVs or runs above");
-    const FineSchedule::Level& runs = s.levels[blk.level0 + blk.n_levels - 1];
-    if (runs.branch0 + runs.n != blk.n_branches || runs.branch0 != blk.n_junctions)
+    if (blk.n_levels < 2) throw std::logic_error("fine schedule: an EDD block without its two run levels");
+    const FineSchedule::Level& inner = s.levels[blk.level0 + blk.n_levels - 2];
+    const FineSchedule::Level& leaf = s.levels[blk.level0 + blk.n_levels - 1];
+    if (inner.branch0 != blk.n_junctions || leaf.branch0 != inner.branch0 + inner.n ||
+        leaf.branch0 + leaf.n != blk.n_branches || leaf.base != blk.h_cvs)
         throw std::logic_error("fine schedule: EDD runs do not end the block");
-    for (int L = 0; L < blk.n_levels; ++L) {  // branch b's first CV is b (fine_edd_sweeps.hpp)
+    for (int L = 0; L + 1 < blk.n_levels; ++L) {  // but the last, branch b's first CV is b (fine_edd_sweeps.hpp)
         const auto& l = s.levels[blk.level0 + L];
         if (l.base != l.branch0 || (l.n > 0 && s.pos_base[l.pos0] != 0))
             throw std::logic_error("fine schedule: an EDD branch's first CV is not its number");
     }
+    if (leaf.n > 0 && s.pos_base[leaf.pos0] != 0) throw std::logic_error("fine schedule: EDD leaf runs misplaced");
+    const int run0 = blk.n_junctions;
     for (int b = 0; b < blk.n_branches; ++b) {  // junction children before runs
         bool run = false;
         for (int j = s.child_begin[blk.branch0 + b]; j < s.child_begin[blk.branch0 + b + 1]; ++j) {
-            if (run && s.child[j] < runs.branch0) throw std::logic_error("fine schedule: an EDD junction child after a run");
-            run = s.child[j] >= runs.branch0;
+            if (run && s.child[j] < run0) throw std::logic_error("fine schedule: an EDD junction child after a run");
+            run = s.child[j] >= run0;
         }
     }
     for (int b = 0; b < blk.n_branches; ++b) {
         const int g = blk.branch0 + b;
-        const bool run = b >= runs.branch0;
+        const bool run = b >= run0;
         if (!run && (s.length[g] != 1 || s.distal_cv[g] != -1))
             throw std::logic_error("fine schedule: an EDD junction is not one CV");
         if (run && s.up_run[g] != -1) throw std::logic_error("fine schedule: an EDD run names a run above");
+        if (run && (s.distal_cv[g] >= 0) != (b < leaf.branch0))
+            throw std::logic_error("fine schedule: an EDD run in the wrong run level");
         if (!run && s.up_run[g] >= 0) {
             const int r = s.up_run[g];
-            if (r < runs.branch0 || r >= blk.n_branches) throw std::logic_error("fine schedule: a run above that is no run");
-            const FineSchedule::Level* lev = nullptr;
-            for (int L = 0; L + 1 < blk.n_levels; ++L) {
-                const auto& l = s.levels[blk.level0 + L];
-                if (b >= l.branch0 && b < l.branch0 + l.n) lev = &l;
-            }
-            if (!lev || s.distal_cv[blk.branch0 + r] != lev->base + (b - lev->branch0))
+            if (r < run0 || r >= leaf.branch0) throw std::logic_error("fine schedule: a run above that is no run");
+            if (s.distal_cv[blk.branch0 + r] != b)
                 throw std::logic_error("fine schedule: a run's distal junction does not name it");
         }
     }
@@ -609,27 +615,30 @@ void solve_edd_block(const FineSchedule& s, const FineSchedule::Block& blk, doub
     const int* upr = s.up_run.data() + blk.branch0;
     const int* cb = s.child_begin.data() + blk.branch0;
     const FineSchedule::Level* lev = s.levels.data() + blk.level0;
-    const FineSchedule::Level& runs = lev[blk.n_levels - 1];
-    const int* rpos = s.pos_base.data() + runs.pos0;
-    for (int k = 0; k < runs.n; ++k) {
-        const int b = runs.branch0 + k;
-        es::run_eliminate(b, k, runs.base, rpos, len[b], dcv[b], D, U, R, w);
-    }
-    for (int b = 0; b < runs.branch0; ++b)
-        es::junction_assemble(b, upr[b], pcv[b], cb, s.child.data(), runs.branch0, upr, D, U, R, w);
-    for (int L = blk.n_levels - 2; L >= 0; --L)
+    const FineSchedule::Level& inner = lev[blk.n_levels - 2];
+    const FineSchedule::Level& leaf = lev[blk.n_levels - 1];
+    const int run0 = inner.branch0, leaf_shift = leaf.base - leaf.branch0;
+    for (const FineSchedule::Level* r : {&inner, &leaf})
+        for (int k = 0; k < r->n; ++k) {
+            const int b = r->branch0 + k;
+            es::run_eliminate(b, k, r->base, s.pos_base.data() + r->pos0, len[b], dcv[b], D, U, R, w);
+        }
+    for (int b = 0; b < run0; ++b)
+        es::junction_assemble(b, upr[b], pcv[b], cb, s.child.data(), run0, leaf.branch0, leaf_shift, upr, D, U, R, w);
+    for (int L = blk.n_levels - 3; L >= 0; --L)
         for (int k = 0; k < lev[L].n; ++k)
             es::junction_eliminate(es::junction_ahead(lev[L].branch0 + k, cb, s.child.data(), D, R, w), s.child.data(),
-                                   runs.branch0, D, R, w);
-    for (int L = 0; L + 1 < blk.n_levels; ++L)
+                                   run0, D, R, w);
+    for (int L = 0; L + 2 < blk.n_levels; ++L)
         for (int k = 0; k < lev[L].n; ++k) {
             const int b = lev[L].branch0 + k;
             es::junction_substitute(es::substitute_ahead(b, pcv[b], D, R, w), R);
         }
-    for (int k = 0; k < runs.n; ++k) {
-        const int b = runs.branch0 + k;
-        es::run_complete(k, runs.base, rpos, len[b], pcv[b], dcv[b], D, R, w.h);
-    }
+    for (const FineSchedule::Level* r : {&inner, &leaf})
+        for (int k = 0; k < r->n; ++k) {
+            const int b = r->branch0 + k;
+            es::run_complete(k, r->base, s.pos_base.data() + r->pos0, len[b], pcv[b], dcv[b], D, R, w.h);
+        }
 }
 
 template <int Ahead>

@@ -71,6 +71,7 @@ struct FineSchedule {
         int edd;         // 1: an EDD schedule (FineOptions::edd_rows; see below)
         int n_junctions; // EDD: its junctions (branches 0 .. n_junctions-1; the runs follow)
         int fold0;       // its scratch's offset in the blocks' scratch in device memory
+        int h_cvs;       // EDD: its CVs before the runs without a junction below (h's size)
     };
     struct Level {  // five ints: the kernel copies a block's levels to shared memory as such
         int base;     // block-local index of the level's first CV
@@ -87,12 +88,14 @@ struct FineSchedule {
     std::vector<int> parent_cv;      // block-local CV the branch's position 0 hangs from; -1: a root
     std::vector<int> child_begin;    // children: child[child_begin[b] .. child_begin[b+1]-1],
     std::vector<int> child;          // block-local branch indices, in a fixed order
-    // An EDD block (Block::edd): its last level holds every run (a branch of at most
-    // edd_rows CVs between junctions), the levels before it the junctions (branches of one
-    // CV), by depth in the cell's junction tree. A run's parent CV is the junction above
+    // An EDD block (Block::edd): its last two levels hold the runs (branches of at most
+    // edd_rows CVs between junctions), first those with a junction below them, then those
+    // without (whose h is 0 and takes no memory); the levels before them the junctions
+    // (branches of one CV), by depth in the cell's junction tree. A run's parent CV is the junction above
     // it (-1: none, the run holds the root); a junction's parent CV the junction above it
     // in that tree, its layout parent the run between them where there is one. Each
-    // branch's first CV is its number (levels' bases equal their first branches). A
+    // branch's first CV but a last level run's is its number (those levels' bases equal
+    // their first branches). A
     // junction's children: the junctions that hang from it, then its runs. Per branch of
     // an EDD block (empty where no block is one):
     std::vector<int> distal_cv;      // a run: the junction below it (block-local CV), or -1
@@ -101,10 +104,10 @@ struct FineSchedule {
     int n_blocks() const { return static_cast<int>(blocks.size()); }
     // The solve's scratch of a block, in doubles: the folds (two per branch), for EDD also
     // three per junction (fine_edd_sweeps.hpp). In device memory the blocks' scratch lies
-    // side by side, block b's from b.fold0 on. EDD also takes one double per CV (h),
-    // in device memory the group's per-CV array.
+    // side by side, block b's from b.fold0 on. EDD also takes h, one double per CV before
+    // the runs without a junction below (in device memory the group's per-CV array).
     ARB_HD static long fold_doubles(const Block& b) { return 2L * b.n_branches + 3L * b.n_junctions; }
-    ARB_HD static long h_doubles(const Block& b) { return b.edd ? b.n_cv : 0; }
+    ARB_HD static long h_doubles(const Block& b) { return b.edd ? b.h_cvs : 0; }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
     // parent CV and children, and for EDD distal CV and run above), and in shared mode d,
     // u, rhs per CV, the scratch and h (in device-memory mode they stay there).
@@ -137,7 +140,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
 // block (the barrier between levels is then all the ordering the solve needs), every
 // level's positions fit its block, and each CV is reached exactly once; in an EDD block
 // also unless junctions are single CVs, a run's distal junction names it as its run
-// above, and runs fill the last level.
+// above, and the runs fill the last two levels, each in its own.
 void check_fine_schedule(const FineSchedule& s);
 
 // The whole solve on the host, level by level with the kernel's per-branch steps

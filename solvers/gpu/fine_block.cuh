@@ -111,17 +111,29 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     namespace es = fine_edd_sweeps;
     const int t = threadIdx.x, nt = blockDim.x;
     const es::Scratch w = es::scratch(F, s.n_branches, s.n_junctions, H);
-    const FineSchedule::Level runs = s.lev[s.n_levels - 1];
-    const int* rpos = s.pos + runs.pos0;
-    const int run0 = runs.branch0;
-    for (int k = t; k < runs.n; k += nt)
-        es::run_eliminate(run0 + k, k, runs.base, rpos, s.len[run0 + k], s.dcv[run0 + k], D, U, R, w);
+    // The runs: with a junction below (level n_levels - 2), then without (the last), each
+    // longest first, as one list over the block's threads: the first nt in order, the rest
+    // reversed, so that a thread's second run is among the shortest (run_of).
+    const FineSchedule::Level inner = s.lev[s.n_levels - 2], leaf = s.lev[s.n_levels - 1];
+    const int run0 = inner.branch0, n_runs = inner.n + leaf.n, leaf_shift = leaf.base - leaf.branch0;
+    const int rows = inner.positions > leaf.positions ? inner.positions : leaf.positions;
+    const auto run_of = [&](int k, int& slot) -> const FineSchedule::Level& {
+        const int p = k < nt ? k : nt + n_runs - 1 - k;
+        slot = p < inner.n ? p : p - inner.n;
+        return p < inner.n ? inner : leaf;
+    };
+    for (int k = t; k < n_runs; k += nt) {
+        int slot;
+        const FineSchedule::Level& r = run_of(k, slot);
+        const int b = r.branch0 + slot;
+        es::run_eliminate(b, slot, r.base, s.pos + r.pos0, s.len[b], s.dcv[b], D, U, R, w);
+    }
     __syncthreads();
-    after_level(0, 1, runs.positions);
+    after_level(0, 1, rows);
     for (int b = t; b < run0; b += nt)
-        es::junction_assemble(b, s.upr[b], s.pcv[b], s.cb, s.ch, run0, s.upr, D, U, R, w);
+        es::junction_assemble(b, s.upr[b], s.pcv[b], s.cb, s.ch, run0, leaf.branch0, leaf_shift, s.upr, D, U, R, w);
     __syncthreads();
-    if (const int top = s.n_levels - 2; t < 32 && top >= 0) {  // each lane's next junction loaded a level ahead
+    if (const int top = s.n_levels - 3; t < 32 && top >= 0) {  // each lane's next junction loaded a level ahead
         FineSchedule::Level l = s.lev[top];
         es::JunctionAhead a{};
         if (t < l.n) a = es::junction_ahead(l.branch0 + t, s.cb, s.ch, D, R, w);
@@ -150,11 +162,15 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
         }
     }
     __syncthreads();
-    after_level(0, 0, s.n_levels - 1);
-    for (int k = t; k < runs.n; k += nt)
-        es::run_complete(k, runs.base, rpos, s.len[run0 + k], s.pcv[run0 + k], s.dcv[run0 + k], D, R, w.h);
+    after_level(0, 0, s.n_levels - 2);
+    for (int k = t; k < n_runs; k += nt) {
+        int slot;
+        const FineSchedule::Level& r = run_of(k, slot);
+        const int b = r.branch0 + slot;
+        es::run_complete(slot, r.base, s.pos + r.pos0, s.len[b], s.pcv[b], s.dcv[b], D, R, w.h);
+    }
     __syncthreads();
-    after_level(1, 0, runs.positions);
+    after_level(1, 0, rows);
 }
 
 // The kernels' `Ahead` for an EDD schedule (which loads no chunks ahead): a kernel

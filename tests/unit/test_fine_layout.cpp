@@ -329,8 +329,10 @@ TEST(FineLayout, EddEveryCutAndShape) {
             const FineSchedule& s = f.schedule;
             for (const auto& blk : s.blocks) {
                 ASSERT_TRUE(blk.edd);
-                const auto& runs = s.levels[blk.level0 + blk.n_levels - 1];
-                for (int k = 0; k < runs.n; ++k) ASSERT_LE(s.length[blk.branch0 + runs.branch0 + k], N) << "N " << N;
+                for (int L : {blk.n_levels - 2, blk.n_levels - 1}) {  // the runs with a junction below, then without
+                    const auto& runs = s.levels[blk.level0 + L];
+                    for (int k = 0; k < runs.n; ++k) ASSERT_LE(s.length[blk.branch0 + runs.branch0 + k], N) << "N " << N;
+                }
             }
             EXPECT_LT(solve_both(cells, o, gen), 1e-12) << "N " << N << ", block_cvs " << block_cvs;
         }

@@ -145,7 +145,7 @@ TEST(ResidentPlan, StagingOrder) {
 // budget stays in device memory (expsyn's 28 KB a cell, behind the per-CV arrays).
 // Coalesced (the builder's default), the blocks own fewer instances, all of them.
 // An EDD schedule (gpu-fine's edd): its scratch (three doubles a junction beside the
-// folds) and its h staged in their turn, every plan invariant kept, and h of no size
+// folds) and its h (the CVs before the runs without a junction below) staged in their turn, every plan invariant kept, and h of no size
 // where the schedule is the level loop's.
 TEST(ResidentPlan, EddScratch) {
     const Model m = ring_of(6, 4);
@@ -155,7 +155,8 @@ TEST(ResidentPlan, EddScratch) {
         check_plan(*b, all, 200 * 1024);
         EXPECT_EQ(all.staged_bytes, all.total_bytes);
         const FineSchedule::Block& fb = b->s.blocks[0];
-        EXPECT_EQ(resident_array_bytes(res_edd_h, fb, 0), fb.edd ? 8L * fb.n_cv : 0L);
+        EXPECT_EQ(resident_array_bytes(res_edd_h, fb, 0), fb.edd ? 8L * fb.h_cvs : 0L);
+        if (fb.edd) EXPECT_LT(fb.h_cvs, fb.n_cv);  // the runs without a junction below take no h
         EXPECT_EQ(resident_array_bytes(res_fold, fb, 0), 16L * fb.n_branches + (fb.edd ? 24L * fb.n_junctions : 0L));
         if (fb.edd) EXPECT_GE(all.blocks[0].offset[res_edd_h], 0);
         const ResidentPlan tight = resident_plan(b->f, b->s, 24 * 1024);

@@ -5,16 +5,18 @@
 // per branch what it gives the junction above it (fx: excess gained, fr: its right-hand
 // side's term), per junction what the run above it gives it (qx, qr) and its coupling to
 // the junction above (c; through that run, once its rows are eliminated); beside it, per
-// CV, h: a run row's coefficient of the junction below. A junction's CV is its branch
-// number (an EDD block numbers each branch's first CV as the branch).
+// CV, h: a run row's coefficient of the junction below (stored only for the runs that
+// have one: FineSchedule::h_doubles). A junction's CV is its branch number (an EDD block
+// numbers each branch's first CV as the branch, but those of its last level).
 //
 //  1. run_eliminate (every run at once): rows from the distal end up, each normalised,
-//     v_i = rn_i - f_i v_(i-1) - h_i v_below (in R, D and h), v_(-1) the junction above.
-//  2. junction_eliminate (level by level, deepest first): a junction's excess, right-hand
-//     side and pivot with the runs and junctions hanging from it and the run above it put
-//     in; what its parent junction gains.
-//  3. junction_substitute (level by level from the root): the junctions' values, in R.
-//  4. run_complete (every run at once): its rows' values from its two ends.
+//     v_i = y_i - f_i v_(i-1) - h_i v_below (in R, D and h), v_(-1) the junction above.
+//  2. junction_assemble (every junction at once): its own couplings, the run above it and
+//     the runs hanging from it put in.
+//  3. junction_eliminate (level by level, deepest first): its junction children's folds
+//     put in, its pivot, and what its parent junction gains.
+//  4. junction_substitute (level by level from the root): the junctions' values, in R.
+//  5. run_complete (every run at once): its rows' values from its two ends.
 //
 // The arithmetic is gpu-branch's EDD (edd_sweeps.hpp): pivots from excesses (a row's
 // diagonal less its couplings' magnitudes, plus what eliminating its neighbours gave it),
@@ -34,13 +36,13 @@ struct Scratch {
     double *fx, *fr, *qx, *qr, *c, *h;
 };
 // The scratch F of a block of n_branches branches, n_junctions of them junctions
-// (FineSchedule::fold_doubles), and its h (one per CV).
+// (FineSchedule::fold_doubles), and its h (FineSchedule::h_doubles, by CV).
 ARB_HD Scratch scratch(double* F, int n_branches, int n_junctions, double* h) {
     const long nb = n_branches, nj = n_junctions;
     return {F, F + nb, F + 2 * nb, F + 2 * nb + nj, F + 2 * nb + 2 * nj, h};
 }
 
-// Run b (slot k of the run level at base, len >= 1 rows; q: the junction below it or -1).
+// Run b (slot k of its run level at base, len >= 1 rows; q: the junction below it or -1).
 // Row 0's u couples it to the junction above (0 at a cell's root). A GPU issues a warp's
 // instructions in order, so the loop is written as it should run: a row's operands were
 // loaded two rows ahead, the position of the row after those while this one is

@@ -602,7 +602,7 @@ void check_fine_schedule(const FineSchedule& s) {
 
 namespace {
 
-// An EDD block (fine_edd_sweeps.hpp): the kernel's four steps, one branch at a time.
+// An EDD block (fine_edd_sweeps.hpp): the kernel's five steps, one branch at a time.
 void solve_edd_block(const FineSchedule& s, const FineSchedule::Block& blk, double* D, const double* U, double* R,
                      std::vector<double>& scratch) {
     namespace es = fine_edd_sweeps;

@@ -125,17 +125,13 @@ ARB_HD JunctionAhead junction_ahead(int b, const int* cb, const int* ch, const d
 ARB_HD void junction_eliminate(const JunctionAhead& a, const int* ch, int run0, double* D, double* R,
                                const Scratch& w) {
     double e = a.e, r = a.r;
-    if (a.c0 >= 0 && a.c0 < run0) {
-        e += w.fx[a.c0], r -= w.fr[a.c0];
-        if (a.c1 >= 0 && a.c1 < run0) {
-            e += w.fx[a.c1], r -= w.fr[a.c1];
-            for (int j = a.first + 2; j < a.last; ++j) {
-                const int c = ch[j];
-                if (c >= run0) break;
-                e += w.fx[c], r -= w.fr[c];
-            }
-        }
-    }
+    const auto take = [&](int c) {  // a junction child's fold; false past them (-1: no child)
+        if (c < 0 || c >= run0) return false;
+        e += w.fx[c], r -= w.fr[c];
+        return true;
+    };
+    bool more = take(a.c0) && take(a.c1);
+    for (int j = a.first + 2; more && j < a.last; ++j) more = take(ch[j]);
     const double piv = edd_sweeps::junction_pivot(e, a.c);
     const double f = gpu::divide(a.c, piv);
     w.fx[a.b] = std::fabs(f) * e, w.fr[a.b] = f * r;

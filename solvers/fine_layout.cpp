@@ -360,7 +360,8 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             const CellBranches& x = cells[cb.first];
             return x.offset[cb.second + 1] - x.offset[cb.second];
         };
-        if (o.sort || edd)
+        const bool sorted = o.sort || edd;  // EDD's run levels always longest first
+        if (sorted)
             for (auto& v : by_level)
                 std::stable_sort(v.begin(), v.end(), [&](auto a, auto b) { return len_of(a) > len_of(b); });
 
@@ -381,7 +382,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             P.pos_base.push_back(0);
             for (int i = 0; i < longest; ++i) {
                 int n_i = 0;
-                if (o.sort || edd) {
+                if (sorted) {
                     while (n_i < lev.n && len_of(v[n_i]) > i) ++n_i;
                 } else {
                     n_i = lev.n;

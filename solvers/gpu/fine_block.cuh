@@ -98,6 +98,43 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
     }
 }
 
+// The junctions' tree of an EDD block on the first warp (solve_edd's third step): lane t
+// takes junction t of each level (a wider level loops), levels deepest first and then
+// from the root, a warp barrier between levels; each lane's next junction is loaded a
+// level ahead.
+__device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, int run0, double* D, double* R,
+                                                  const fine_edd_sweeps::Scratch& w) {
+    namespace es = fine_edd_sweeps;
+    const int t = threadIdx.x, top = s.n_levels - 3;
+    if (top < 0) return;
+    FineSchedule::Level l = s.lev[top];
+    es::JunctionAhead a{};
+    if (t < l.n) a = es::junction_ahead(l.branch0 + t, s.cb, s.ch, D, R, w);
+    for (int L = top; L >= 0; --L) {
+        const FineSchedule::Level ln = s.lev[L > 0 ? L - 1 : 0];
+        es::JunctionAhead an{};
+        if (L > 0 && t < ln.n) an = es::junction_ahead(ln.branch0 + t, s.cb, s.ch, D, R, w);
+        if (t < l.n) es::junction_eliminate(a, s.ch, run0, D, R, w);
+        for (int k = t + 32; k < l.n; k += 32)  // a level wider than the warp
+            es::junction_eliminate(es::junction_ahead(l.branch0 + k, s.cb, s.ch, D, R, w), s.ch, run0, D, R, w);
+        __syncwarp();
+        l = ln, a = an;
+    }
+    l = s.lev[0];
+    es::SubstituteAhead sa{};
+    if (t < l.n) sa = es::substitute_ahead(l.branch0 + t, s.pcv[l.branch0 + t], D, R, w);
+    for (int L = 0; L <= top; ++L) {
+        const FineSchedule::Level ln = s.lev[L < top ? L + 1 : top];
+        es::SubstituteAhead sn{};
+        if (L < top && t < ln.n) sn = es::substitute_ahead(ln.branch0 + t, s.pcv[ln.branch0 + t], D, R, w);
+        if (t < l.n) es::junction_substitute(sa, R);
+        for (int k = t + 32; k < l.n; k += 32)
+            es::junction_substitute(es::substitute_ahead(l.branch0 + k, s.pcv[l.branch0 + k], D, R, w), R);
+        __syncwarp();
+        l = ln, sa = sn;
+    }
+}
+
 // An EDD block's solve (fine_edd_sweeps.hpp) over D, U, R, its scratch F and H: every run at
 // once; every junction's row assembled at once; the junctions' tree by the block's first
 // warp alone (a level's junctions on its lanes, a warp's barrier between levels: the
@@ -133,34 +170,7 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     for (int b = t; b < run0; b += nt)
         es::junction_assemble(b, s.upr[b], s.pcv[b], s.cb, s.ch, run0, leaf.branch0, leaf_shift, s.upr, D, U, R, w);
     __syncthreads();
-    if (const int top = s.n_levels - 3; t < 32 && top >= 0) {  // each lane's next junction loaded a level ahead
-        FineSchedule::Level l = s.lev[top];
-        es::JunctionAhead a{};
-        if (t < l.n) a = es::junction_ahead(l.branch0 + t, s.cb, s.ch, D, R, w);
-        for (int L = top; L >= 0; --L) {
-            const FineSchedule::Level ln = s.lev[L > 0 ? L - 1 : 0];
-            es::JunctionAhead an{};
-            if (L > 0 && t < ln.n) an = es::junction_ahead(ln.branch0 + t, s.cb, s.ch, D, R, w);
-            if (t < l.n) es::junction_eliminate(a, s.ch, run0, D, R, w);
-            for (int k = t + 32; k < l.n; k += 32)  // a level wider than the warp
-                es::junction_eliminate(es::junction_ahead(l.branch0 + k, s.cb, s.ch, D, R, w), s.ch, run0, D, R, w);
-            __syncwarp();
-            l = ln, a = an;
-        }
-        l = s.lev[0];
-        es::SubstituteAhead sa{};
-        if (t < l.n) sa = es::substitute_ahead(l.branch0 + t, s.pcv[l.branch0 + t], D, R, w);
-        for (int L = 0; L <= top; ++L) {
-            const FineSchedule::Level ln = s.lev[L < top ? L + 1 : top];
-            es::SubstituteAhead sn{};
-            if (L < top && t < ln.n) sn = es::substitute_ahead(ln.branch0 + t, s.pcv[ln.branch0 + t], D, R, w);
-            if (t < l.n) es::junction_substitute(sa, R);
-            for (int k = t + 32; k < l.n; k += 32)
-                es::junction_substitute(es::substitute_ahead(l.branch0 + k, s.pcv[l.branch0 + k], D, R, w), R);
-            __syncwarp();
-            l = ln, sa = sn;
-        }
-    }
+    if (t < 32) junctions_on_warp(s, run0, D, R, w);
     __syncthreads();
     after_level(0, 0, s.n_levels - 2);
     for (int k = t; k < n_runs; k += nt) {

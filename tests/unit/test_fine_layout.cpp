@@ -40,6 +40,14 @@ std::string describe(const FineOptions& o) {
            (o.split == Split::off ? "off" : o.split == Split::median ? "median" : "cost") + ", block_cvs " + std::to_string(o.block_cvs);
 }
 
+// `count` random trees of 1..max_cvs CVs with 1..max_branches branches each.
+void add_random_trees(std::vector<std::vector<int>>& cells, int count, int max_cvs, int max_branches,
+                      std::mt19937& gen) {
+    for (int k = 0; k < count; ++k)
+        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, max_cvs)(gen),
+                                              std::uniform_int_distribution<int>(1, max_branches)(gen), gen));
+}
+
 // The numbering's invariants: each CV once (real or padding), the layout's parent of a
 // CV is a tree neighbour (the natural parent, or a child where re-rooting turned the
 // edge round), parents precede children (but in EDD's numbering), one root per cell.
@@ -96,9 +104,7 @@ double solve_both(const std::vector<std::vector<int>>& np, const FineOptions& o,
 TEST(FineLayout, RandomTreesEveryPassCombination) {
     std::mt19937 gen(2024);
     std::vector<std::vector<int>> cells;
-    for (int k = 0; k < 60; ++k)
-        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 500)(gen),
-                                              std::uniform_int_distribution<int>(1, 30)(gen), gen));
+    add_random_trees(cells, 60, 500, 30, gen);
     cells.push_back({-1});
     cells.push_back(trees::chain(300));
     cells.push_back(trees::star(40));
@@ -152,9 +158,7 @@ TEST(FineLayout, PivotsFarFromOneGiveTheSameBits) {
 TEST(FineLayout, EitherAheadGivesTheSameBits) {
     std::mt19937 gen(3);
     std::vector<std::vector<int>> cells = trees::busyring(4);
-    for (int k = 0; k < 20; ++k)
-        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 400)(gen),
-                                              std::uniform_int_distribution<int>(1, 20)(gen), gen));
+    add_random_trees(cells, 20, 400, 20, gen);
     cells.push_back(trees::chain(999));
     cells.push_back({-1});
     const FineNumbering f = fine_layout(cells, FineOptions{});
@@ -304,9 +308,7 @@ TEST(FineLayout, PackingAndBadInput) {
 TEST(FineLayout, EddEveryCutAndShape) {
     std::mt19937 gen(31);
     std::vector<std::vector<int>> cells = trees::busyring(4);
-    for (int k = 0; k < 30; ++k)
-        cells.push_back(trees::random_parents(std::uniform_int_distribution<int>(1, 500)(gen),
-                                              std::uniform_int_distribution<int>(1, 30)(gen), gen));
+    add_random_trees(cells, 30, 500, 30, gen);
     cells.push_back({-1});
     cells.push_back({-1, 0});
     cells.push_back(trees::chain(300));

@@ -169,6 +169,7 @@ CpuCellGroup::CpuCellGroup(FvmData data, LaneBlocks blocks, const StepSettings& 
     AssemblyTerms terms = take_assembly_terms(f_, s_.dt);
     d_base_ = std::move(terms.d_base);
     cap_dt_ = std::move(terms.cap_dt);
+    rhs_base_ = fold_constant_currents(f_, d_base_);
     u_ = axial_u(f_);
     std::vector<double>().swap(f_.g_parent);
     ions_ = initial_ions(f_);
@@ -405,9 +406,10 @@ struct CpuCellGroup::ChunkStep {
         double* __restrict rhs = g.rhs_.data();
         const double* __restrict d_base = g.d_base_.data();
         const double* __restrict cap_dt = g.cap_dt_.data();
+        const double* __restrict rhs_base = g.rhs_base_.data();
         auto assemble_rows = [&](int i, L vi) {
             L di, ri;
-            assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), vi, di, ri);
+            assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), L::load(rhs_base + i), vi, di, ri);
             di.store(d + i);
             ri.store(rhs + i);
         };
@@ -425,7 +427,8 @@ struct CpuCellGroup::ChunkStep {
         all_mechanisms::for_each([&](auto tag) {
             using M = typename decltype(tag)::type;
             constexpr int x = mech_index<M>;
-            add_currents<M, W>(g.columns(x), g.template ions_of<M>(), ck.instances[x][0], ck.instances[x][1], v, t_mid,
+            if constexpr (!M::constant_terms)  // in the assembly's terms
+                add_currents<M, W>(g.columns(x), g.template ions_of<M>(), ck.instances[x][0], ck.instances[x][1], v, t_mid,
                                std::get<x>(g.globals_), d, rhs);
         });
         if (!g.chunk_current_probes_[k].empty() && g.s_.frame_after(n) >= 0)  // at the step's start, for its end's frame
@@ -442,15 +445,16 @@ struct CpuCellGroup::ChunkStep {
         double* __restrict rhs = g.rhs_.data();
         const double* __restrict d_base = g.d_base_.data();
         const double* __restrict cap_dt = g.cap_dt_.data();
+        const double* __restrict rhs_base = g.rhs_base_.data();
         const FvmData& f = g.f_;
         const LaneBlocks& blocks = g.blocks_;
         for (int c : ck.cells)
             for (auto j = f.detector_offset[c]; j < f.detector_offset[c + 1]; ++j) g.det_v_[j] = v[f.detector_cv[j]];
         // The pointers by value: captured by reference they were reloaded from the stack
         // after every store of the sweep (a store through double* may alias them).
-        auto assemble_rows = [d_base, cap_dt, d, rhs](int i, L vi) {
+        auto assemble_rows = [d_base, cap_dt, rhs_base, d, rhs](int i, L vi) {
             L di, ri;
-            assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), vi, di, ri);
+            assemble_precomputed(L::load(d_base + i), L::load(cap_dt + i), L::load(rhs_base + i), vi, di, ri);
             di.store(d + i);
             ri.store(rhs + i);
         };

@@ -104,7 +104,7 @@ private:
     all_mechanisms::Globals globals_;
     // Per CV, constant over the run: cap/dt and the diagonal before membrane currents,
     // cap/dt + g_sum (assemble_base's terms, the same bits); padding rows 0 and 1.
-    std::vector<double> cap_dt_, d_base_;
+    std::vector<double> cap_dt_, d_base_, rhs_base_;
     std::vector<double> v_, d_, u_, rhs_;
     CellSolve cell_solve_;         // null: lane_hines_solve
     MechStates mech_;              // every mechanism's states and constants

@@ -142,7 +142,7 @@ private:
 
     // Per CV (layout numbering). v and rhs swap roles after every solve.
     DeviceArray<double> va_, vb_, d_, u_;
-    DeviceArray<double> d_base_, cap_dt_;  // take_assembly_terms (the CPU group's too)
+    DeviceArray<double> d_base_, cap_dt_, rhs_base_;  // take_assembly_terms (the CPU group's too)
     double* v_ = nullptr;    // V^n during the step, V^{n+1} after it
     double* rhs_ = nullptr;  // after the swap: V^n, which the detectors compare with
     std::array<DeviceMech, n_mechanisms> mechs_;  // by all_mechanisms index
@@ -224,6 +224,20 @@ GpuCellGroup::GpuCellGroup(FvmData data, DeviceElectrical electrical, const Step
                                         ": point mechanisms that write an ion concentration run on the CPU solvers only");
         mechs_[x] = DeviceMech(f_.mechs[x], init[x], step[x], mechanism_infos()[x].kind == MechKind::density);
     }
+    // The mechanisms with constant terms into the assembly's terms, as fold_constant_currents
+    // on the host (the instances were listed after d_base's upload).
+    rhs_base_ = DeviceArray<double>(n);
+    if (n > 0) CUDA_CHECK(cudaMemsetAsync(rhs_base_.data(), 0, n * sizeof(double), stream_));
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        const MechColumns m = mechs_[mech_index<M>].columns();
+        if constexpr (M::constant_terms)
+            if (m.n > 0) {
+                fold_constant_terms_kernel<M><<<blocks_for(m.n), threads_per_block, 0, stream_>>>(m, d_base_.data(),
+                                                                                                  rhs_base_.data());
+                CUDA_CHECK_LAUNCH();
+            }
+    });
     for (std::size_t q = 0; q < ions.size(); ++q) {
         DeviceIon di;
         di.valence = f_.ions[q].valence;
@@ -495,7 +509,8 @@ struct GpuCellGroup::StreamStep {
     void assemble() {
         if (const int ncv = g.f_.n_cv(); ncv > 0) {
             assemble_kernel<<<blocks_for(ncv), threads_per_block, 0, g.stream_>>>(ncv, g.d_base_.data(), g.cap_dt_.data(),
-                                                                                 g.v_, g.d_.data(), g.rhs_);
+                                                                                 g.rhs_base_.data(), g.v_, g.d_.data(),
+                                                                                 g.rhs_);
             CUDA_CHECK_LAUNCH();
         }
         g.timer_.mark(g.stream_);
@@ -509,7 +524,8 @@ struct GpuCellGroup::StreamStep {
             constexpr int x = mech_index<M>;
             const MechColumns m = g.mechs_[x].columns();
             if (m.n == 0) return;
-            if constexpr (n_ions<M> > 0 && M::kind == MechKind::density)
+            if constexpr (M::constant_terms) return;  // in the assembly's terms (rhs_base_)
+            else if constexpr (n_ions<M> > 0 && M::kind == MechKind::density)
                 ion_current_kernel<M><<<blocks_for(m.n), threads_per_block, 0, g.stream_>>>(
                     m, g.template ions_of<M>(), std::get<x>(g.globals_), t_mid, g.v_, g.d_.data(), g.rhs_);
             else if constexpr (n_ions<M> > 0)
@@ -656,6 +672,7 @@ void GpuCellGroup::run_resident(long b, long e) {
     st.u = u_.data();
     st.d_base = d_base_.data();
     st.cap_dt = cap_dt_.data();
+    st.rhs_base = rhs_base_.data();
     for (int x = 0; x < n_mechanisms; ++x) st.mechs[x] = mechs_[x].columns();
     st.target_mech = target_mech_.data();
     st.target_instance = target_instance_.data();

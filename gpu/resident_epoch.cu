@@ -22,7 +22,7 @@ namespace {
 
 // Instances (CVs in the assembly) a thread loads before their arithmetic in the
 // assembly, the currents and the point mechanisms' advance: what a block keeps in device
-// memory (busyring's pas, its 1,001 expsyn a cell, d_base and cap_dt) then costs one
+// memory (busyring's expsyn, the assembly's terms) then costs one
 // latency per eight of a thread's items, not per one or four (core/strided_batches.hpp).
 // Mechanisms with more than four columns take one at a time (registers).
 constexpr int resident_batch = 8;
@@ -282,7 +282,7 @@ using for_mechs = decltype(for_mechs_of(all_mechanisms{}));
 // the others are adding to) computes them in list order instead.
 template <class M>
 constexpr bool side_by_side_mech() {
-    return M::kind == MechKind::density;
+    return M::kind == MechKind::density && !M::constant_terms;
 }
 // A side-by-side density mechanism without ions whose states advance as one (not hh's
 // gates, each on a warp of its own): it advances in the states phase on its lanes beside
@@ -351,7 +351,7 @@ __device__ void side_by_side_lanes(const ResidentBlock& rb, int threads, short* 
 // with CopyV (V in device memory, R staged), the new V is copied out to V every step.
 struct StepArrays {
     double *V, *R, *D;
-    const double *U, *DB, *CDT;  // d_base, cap_dt
+    const double *U, *DB, *CDT, *RB;  // d_base, cap_dt, rhs_base
     double *F, *H;               // the solve's scratch (FineSchedule::fold_doubles), EDD's h
 };
 
@@ -446,7 +446,7 @@ struct BlockStep {
     }
 
     __device__ __forceinline__ void assemble() {
-        assemble_strided<resident_batch>(threadIdx.x, blockDim.x, n, x.DB, x.CDT, x.V, x.D, x.R);
+        assemble_strided<resident_batch>(threadIdx.x, blockDim.x, n, x.DB, x.CDT, x.RB, x.V, x.D, x.R);
         __syncthreads();
         clock.lap(prof_assemble);
     }
@@ -488,7 +488,8 @@ struct BlockStep {
         for_mechs::run([&](auto tag) {  // every mechanism's sums in list order
             using M = typename decltype(tag)::type;
             constexpr int m = mech_index<M>;
-            if constexpr (n_ions<M> == 0 || Extended) {  // a group without ions has no instance of one
+            // A group without ions has no instance of one; constant terms are the assembly's.
+            if constexpr (!M::constant_terms && (n_ions<M> == 0 || Extended)) {
                 if (rb.inst_n[m] == 0) return;
                 if constexpr (Extended && side_by_side_currents<M>()) {
                     if (lane0[m] >= 0) {
@@ -719,6 +720,7 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     x.U = staged(res_u, a.st.u);
     x.DB = staged(res_d_base, a.st.d_base);
     x.CDT = staged(res_cap_dt, a.st.cap_dt);
+    x.RB = staged(res_rhs_base, a.st.rhs_base);
     x.F = block_array(rb, res_fold, base, a.fold + B.fold0);
     x.H = block_array(rb, res_edd_h, base, a.edd_h ? a.edd_h + first : nullptr);
     const FineBlockSchedule sched =

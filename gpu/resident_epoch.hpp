@@ -56,7 +56,7 @@ struct ResidentState {
     double* v = nullptr;    // V at the piece's start; V at its end on return
     double* rhs = nullptr;  // scratch (the streaming step's second voltage buffer)
     double* d = nullptr;    // scratch
-    const double *u = nullptr, *d_base = nullptr, *cap_dt = nullptr;  // the assembly's terms (assemble_precomputed)
+    const double *u = nullptr, *d_base = nullptr, *cap_dt = nullptr, *rhs_base = nullptr;  // the assembly's terms
     MechColumns mechs[n_mechanisms];  // the group's instances, by all_mechanisms index
     const std::uint8_t* target_mech = nullptr;
     const int* target_instance = nullptr;

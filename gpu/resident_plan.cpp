@@ -30,6 +30,7 @@ long resident_array_bytes(int a, const FineSchedule::Block& b, int n_inst) {
     if (a == res_edd_h) return 8L * FineSchedule::h_doubles(b);
     if (a < res_mech0 || a >= res_ion0) return 8L * b.n_cv;
     const MechInfo& m = mechanism_infos()[a - res_mech0];
+    if (m.constant_terms) return 0;
     const long doubles = (m.kind == MechKind::density ? 1 : 0) + static_cast<long>(m.params.size() + m.states.size() +
                                                                                    m.derived.size());
     return round8(n_inst * (8 * doubles + 4));

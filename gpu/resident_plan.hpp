@@ -21,11 +21,11 @@ enum ResidentIonField : int { res_ion_e, res_ion_xi, res_ion_xo, res_ion_i, res_
 // solve's dependent chain of rows reads and writes first (rhs, d, the folds, u), then EDD's
 // h (FineSchedule::h_doubles: written and read by the runs' row loops, which wait on
 // device memory's latency), then v (read and written element by element, so device
-// memory's latency overlaps), then the
-// constant per-CV ones, then the ions' per-CV arrays (every mechanism with ions reads
-// them each step), then the mechanisms.
+// memory's latency overlaps), then the constant per-CV ones (the assembly's terms), then
+// the ions' per-CV arrays (every mechanism with ions reads them each step), then the
+// mechanisms (but those whose terms the assembly's hold: no step reads their columns).
 enum ResidentArray : int {
-    res_rhs, res_d, res_fold, res_u, res_edd_h, res_v, res_d_base, res_cap_dt,
+    res_rhs, res_d, res_fold, res_u, res_edd_h, res_v, res_d_base, res_cap_dt, res_rhs_base,
     res_mech0,  // mechanism x: res_mech0 + x (all_mechanisms index)
     res_ion0 = res_mech0 + n_mechanisms,  // species q's field f: res_ion0 + res_ion_fields·q + f
     res_n_arrays = res_ion0 + res_ion_fields * resident_ion_species
@@ -63,7 +63,8 @@ struct ResidentPlan {
 // Bytes of array `a` for block b with n_inst instances of the mechanism: the solve's
 // scratch (FineSchedule::fold_doubles, h_doubles), 8 per CV for the other per-CV arrays and
 // an ion's (where its species exists), and a mechanism's weights of density mechanisms,
-// parameters, states, constants and CV indices (rounded up to 8).
+// parameters, states, constants and CV indices (rounded up to 8); none for a mechanism
+// with constant terms (MechanismDefaults::constant_terms).
 long resident_array_bytes(int a, const FineSchedule::Block& b, int n_inst);
 
 // A block's estimated time per step, in rows of the solve's dependent chain: the chain

@@ -22,12 +22,27 @@ namespace arbolito::gpu {
 
 __device__ __forceinline__ int thread_index() { return blockIdx.x * blockDim.x + threadIdx.x; }
 
-// Padding CVs hold d_base = 1 and cap_dt = 0 on the device, so this gives them the inert
-// row d = 1, rhs = 0 (their v stays 0) without a branch.
+// Padding CVs hold d_base = 1 and cap_dt = rhs_base = 0 on the device, so this gives them
+// the inert row d = 1, rhs = 0 (their v stays 0) without a branch.
 __global__ void assemble_kernel(int n, const double* __restrict__ d_base, const double* __restrict__ cap_dt,
-                                const double* __restrict__ v, double* __restrict__ d, double* __restrict__ rhs) {
+                                const double* __restrict__ rhs_base, const double* __restrict__ v,
+                                double* __restrict__ d, double* __restrict__ rhs) {
     const int i = thread_index();
-    if (i < n) assemble_precomputed(d_base[i], cap_dt[i], v[i], d[i], rhs[i]);
+    if (i < n) assemble_precomputed(d_base[i], cap_dt[i], rhs_base[i], v[i], d[i], rhs[i]);
+}
+
+// Instances of M, a mechanism with constant terms, fold them into the assembly's terms
+// once (fold_constant_terms; one instance a CV: no two threads add to one).
+template <class M>
+__global__ void fold_constant_terms_kernel(MechColumns m, double* __restrict__ d_base, double* __restrict__ rhs_base) {
+    const int k = thread_index();
+    if (k >= m.n) return;
+    double p[n_params<M>];
+    for (int j = 0; j < n_params<M>; ++j) p[j] = m.p[static_cast<long>(j) * m.n + k];
+    double g, e;
+    M::constant_current(p, g, e);
+    const int c = m.cv[k];
+    fold_constant_terms(m.weight[k], g, e, d_base[c], rhs_base[c]);
 }
 
 // The currents of mechanism M's instances, one thread each. Density mechanisms have at

@@ -31,6 +31,24 @@ AssemblyTerms take_assembly_terms(FvmData& f, double dt) {
     return t;
 }
 
+std::vector<double> fold_constant_currents(const FvmData& f, std::vector<double>& d_base) {
+    std::vector<double> rhs_base(d_base.size(), 0.0);
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        if constexpr (M::constant_terms) {
+            const MechInstances& m = f.mechs[mech_index<M>];
+            for (int k = 0; k < m.size(); ++k) {
+                double p[n_params<M>];
+                for (int j = 0; j < n_params<M>; ++j) p[j] = m.param(j, k);
+                double g, e;
+                M::constant_current(p, g, e);
+                fold_constant_terms(m.weight[k], g, e, d_base[m.cv[k]], rhs_base[m.cv[k]]);
+            }
+        }
+    });
+    return rhs_base;
+}
+
 std::vector<double> axial_u(const FvmData& f) {
     std::vector<double> u(f.g_parent.size());
     for (std::size_t i = 0; i < u.size(); ++i) u[i] = -f.g_parent[i];

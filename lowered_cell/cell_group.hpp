@@ -136,11 +136,18 @@ std::vector<double> axial_u(const FvmData& f);  // the matrix's off-diagonal per
 // assemble_precomputed gives assemble_base's bits with no division; padding rows hold
 // d_base = 1, cap_dt = 0 (the inert row d = 1, rhs = 0: their v stays 0). Made in place of
 // f.g_sum and f.cap, which are left empty: set-up never holds both (busyring 32,768
-// cells: 0.46 GB each).
+// cells: 0.46 GB each). A GPU group makes them before the instances are listed
+// (FvmElectricalTaker).
 struct AssemblyTerms {
     std::vector<double> d_base, cap_dt;
 };
 AssemblyTerms take_assembly_terms(FvmData& f, double dt);
+// The mechanisms with constant terms (MechanismDefaults::constant_terms: pas), in list
+// order and instance order, folded into the assembly (fold_constant_terms): w·g added to
+// d_base, and the returned rhs_base, w·g·e (0 where none is, padding too), which every
+// backend's assembly adds to the rhs instead of computing those currents each step.
+// The GPU group folds the same on the device (fold_constant_terms_kernel).
+std::vector<double> fold_constant_currents(const FvmData& f, std::vector<double>& d_base);
 // One mechanism's run-time columns, by column then instance (column j of instance k at
 // j·n + k): its states and its per-instance constants (derived from the parameters).
 struct MechState {

@@ -16,10 +16,12 @@ const std::vector<MechInfo>& mechanism_infos() {
             static_assert(ion_form_ok<M>, "a mechanism with ions has neither step constants nor advance_state");
             static_assert(n_ions<M> == static_cast<int>(std::tuple_size<decltype(M::ion_state)>::value),
                           "one ion_state entry per ion");
+            static_assert(!M::constant_terms || (M::kind == MechKind::density && n_ions<M> == 0 && n_states<M> == 0),
+                          "constant terms: a density mechanism without ions or states");
             out.push_back({M::name, M::kind, mech_index<M>, {M::params.begin(), M::params.end()},
                            {M::states.begin(), M::states.end()}, {M::derived.begin(), M::derived.end()},
                            {M::ions.begin(), M::ions.end()},
-                           M::nonspecific_current ? M::nonspecific_current : "", M::linear});
+                           M::nonspecific_current ? M::nonspecific_current : "", M::linear, M::constant_terms});
         });
         return out;
     }();

@@ -18,6 +18,7 @@ struct MechInfo {
     std::vector<IonUse> ions;      // M::ions
     std::string nonspecific_current;  // M::nonspecific_current, or empty
     bool linear = false;              // M::linear: instances may be coalesced
+    bool constant_terms = false;      // M::constant_terms: folded into the assembly's terms
 };
 
 // What a probe may record of a density mechanism's current ("<name>.<current>"): "i", its

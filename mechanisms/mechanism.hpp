@@ -47,6 +47,12 @@ struct MechanismDefaults {
     // one instance holding their summed states, and a model may coalesce them
     // (CvPolicy::coalesce_synapses).
     static constexpr bool linear = false;
+    // A density mechanism without ions or states whose current is g·(v − e), g and e from
+    // its parameters (constant_current): what it adds to a CV's d and rhs is the same every
+    // step, w·g and w·g·e (the implicit step of a linear current, exactly), so
+    // take_assembly_terms adds it to the assembly's constant terms once and no backend
+    // computes its current per step (probes still do).
+    static constexpr bool constant_terms = false;
 
     // Constants of a whole cell group (e.g. a temperature factor), computed on the host.
     struct Globals {};

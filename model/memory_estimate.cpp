@@ -23,7 +23,7 @@ namespace arbolito {
 namespace {
 
 // Bytes per unit, from the arrays a run holds at its peak. State: per CV v, d, u, rhs,
-// cap/dt and the base diagonal (6 doubles) and the layout's index, parent and lane block
+// cap/dt, the base diagonal and the base rhs (7 doubles) and the layout's index, parent and lane block
 // (3 ints) (set-up frees each input array once its run-time array holds it and keeps no
 // discretisation or drawn shape); per mechanism value a double, per instance a CV index.
 // Beside it about 40 bytes per connection while the spike fan-out is built. Measured on
@@ -33,7 +33,7 @@ namespace {
 // instances by CV: busyring's 1,000 unconnected synapses a cell raised the peak by 52.6
 // bytes each (1,024 cells, cpu, --spikes-only), 36 of them the instance's. Model: a morphology point is an
 // xyz and a radius; a cell description ~600 bytes with its vectors; a connection 40 bytes.
-constexpr double cv_state_bytes = 6 * 8 + 3 * 4;
+constexpr double cv_state_bytes = 7 * 8 + 3 * 4;
 // Per CV and ion species: e, Xi, Xo and i at run time (IonState) and the initial e, Xi, Xo
 // (IonSpecies), doubles, and the CV's entry in the Nernst list (at most one); per CV once
 // where a group has ions, its area weight (FvmData::ion_cv_weight).

@@ -107,16 +107,18 @@ ARB_HD void junction_assemble(int b, int ur, int pcv, const int* cb, const int* 
 }
 
 // Junction b's operands that nothing of the level below it writes (its excess and
-// right-hand side so far, coupling, first two children): loaded before that level's
-// barrier, so that after it a junction waits only for its children's folds.
+// right-hand side so far, coupling, first three children: a branch point's two junction
+// children and the run after them): loaded before that level's barrier, so that after it
+// a junction waits only for its children's folds, not for its child list.
 struct JunctionAhead {
-    int b, first, last, c0, c1;
+    int b, first, last, c0, c1, c2;
     double e, r, c;
 };
 ARB_HD JunctionAhead junction_ahead(int b, const int* cb, const int* ch, const double* D, const double* R,
                                     const Scratch& w) {
     const int first = cb[b], last = cb[b + 1];
-    return {b, first, last, first < last ? ch[first] : -1, first + 1 < last ? ch[first + 1] : -1, D[b], R[b], w.c[b]};
+    const auto child = [&](int j) { return j < last ? ch[j] : -1; };
+    return {b, first, last, child(first), child(first + 1), child(first + 2), D[b], R[b], w.c[b]};
 }
 
 // Junction b (a), its junction children eliminated (they lead its child list): their folds
@@ -130,8 +132,8 @@ ARB_HD void junction_eliminate(const JunctionAhead& a, const int* ch, int run0, 
         e += w.fx[c], r -= w.fr[c];
         return true;
     };
-    bool more = take(a.c0) && take(a.c1);
-    for (int j = a.first + 2; more && j < a.last; ++j) more = take(ch[j]);
+    bool more = take(a.c0) && take(a.c1) && take(a.c2);
+    for (int j = a.first + 3; more && j < a.last; ++j) more = take(ch[j]);
     const double piv = edd_sweeps::junction_pivot(e, a.c);
     const double f = gpu::divide(a.c, piv);
     w.fx[a.b] = std::fabs(f) * e, w.fr[a.b] = f * r;

@@ -141,7 +141,7 @@ __device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, in
 // block's barrier waits for its slowest warp, and the serial phase has only each
 // junction's junction children and its division left); every run completed at once.
 // Ends with a barrier: R holds the solution. after_level as solve_levels' (sweep 0: the
-// runs, then the junctions; 1: the runs' completion).
+// runs (level 1), the junctions' rows (2), then their tree (0); 1: the runs' completion).
 template <class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D, const double* U, double* R,
                                           double* F, double* H, AfterLevel after_level = {}) {
@@ -170,6 +170,7 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     for (int b = t; b < run0; b += nt)
         es::junction_assemble(b, s.upr[b], s.pcv[b], s.cb, s.ch, run0, leaf.branch0, leaf_shift, s.upr, D, U, R, w);
     __syncthreads();
+    after_level(0, 2, run0);  // a profile's: the junctions' rows apart from their tree
     if (t < 32) junctions_on_warp(s, run0, D, R, w);
     __syncthreads();
     after_level(0, 0, s.n_levels - 2);

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "lowered_cell/cell_group.hpp"
 #include "lowered_cell/fvm_data.hpp"
 #include "mechanisms/catalogue.hpp"
 #include "model/network_builders.hpp"
@@ -98,6 +99,34 @@ TEST(FvmData, InitialVoltagesWeightsAndTargets) {
             ASSERT_LT(f.target_instance[t], in.size());
             EXPECT_EQ(owner[in.cv[f.target_instance[t]]], c);
         }
+}
+
+// pas (constant terms) folded into the assembly's terms: each instance's w·g added to its
+// CV's d_base and w·g·e the CV's rhs_base, once; every other CV, padding too, as it was,
+// its rhs_base 0.
+TEST(FvmData, ConstantTermsFoldedOncePerInstance) {
+    FvmData f = build(ring());
+    AssemblyTerms t = take_assembly_terms(f, 0.025);
+    const std::vector<double> before = t.d_base;
+    const std::vector<double> rhs_base = fold_constant_currents(f, t.d_base);
+    ASSERT_EQ(rhs_base.size(), before.size());
+    const MechInstances& pas_in = f.mechs[find_mechanism("pas")->index];
+    ASSERT_GT(pas_in.size(), 0);
+    std::vector<int> seen(before.size(), 0);
+    for (int k = 0; k < pas_in.size(); ++k) {
+        const int c = pas_in.cv[k];
+        ++seen[c];
+        const double dd = pas_in.weight[k] * pas_in.param(pas::g, k);
+        EXPECT_EQ(t.d_base[c], before[c] + dd) << k;
+        EXPECT_EQ(rhs_base[c], dd * pas_in.param(pas::e, k)) << k;
+    }
+    for (std::size_t c = 0; c < seen.size(); ++c) {
+        EXPECT_LE(seen[c], 1) << c;
+        if (seen[c] == 0) {
+            EXPECT_EQ(t.d_base[c], before[c]) << c;
+            EXPECT_EQ(rhs_base[c], 0.0) << c;
+        }
+    }
 }
 
 TEST(FvmData, DeviceOwnedArraysReleased) {

@@ -193,7 +193,36 @@ __global__ void assemble_base_kernel(int n, const double* cap, const double* g_s
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) assemble_base(cap[i], g_sum[i], dt, v[i], d[i], rhs[i]);
 }
+__global__ void fold_kernel(int n, const double* w, const double* g, const double* e, double* d_base, double* rhs_base) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) fold_constant_terms(w[i], g[i], e[i], d_base[i], rhs_base[i]);
+}
 }  // namespace
+
+// The GPU group folds the mechanisms with constant terms into the assembly's terms on the
+// device (fold_constant_terms_kernel), the CPU group on the host: the same bits, also
+// where the device code contracts products and sums (each is rounded alone).
+TEST(MechanismAgreement, ConstantTermsFoldedSameBitsAsHost) {
+    SKIP_WITHOUT_GPU();
+    const int n = 1 << 16;
+    std::vector<double> w(n), g(n), e(n), db(n), rb(n);
+    for (int i = 0; i < n; ++i) {
+        w[i] = std::pow(10.0, -7.0 + 8.0 * ((i * 7919L) % n) / n);
+        g[i] = std::pow(10.0, -7.0 + 6.0 * ((i * 104729L) % n) / n);
+        e[i] = -100.0 + 150.0 * ((i * 31L) % n) / n;
+        db[i] = std::pow(10.0, -3.0 + 6.0 * ((i * 613L) % n) / n);
+        rb[i] = (i % 3) * 1e-3 * e[i];
+    }
+    DeviceArray<double> dw(w), dg(g), de(e), ddb(db), drb(rb);
+    fold_kernel<<<(n + 255) / 256, 256>>>(n, dw.data(), dg.data(), de.data(), ddb.data(), drb.data());
+    CUDA_CHECK_LAUNCH();
+    const std::vector<double> db_dev = ddb.download(), rb_dev = drb.download();
+    for (int i = 0; i < n; ++i) {
+        fold_constant_terms(w[i], g[i], e[i], db[i], rb[i]);
+        ASSERT_EQ(db_dev[i], db[i]) << i;
+        ASSERT_EQ(rb_dev[i], rb[i]) << i;
+    }
+}
 
 // The GPU groups assemble from terms the host computes once for the run's dt
 // (assemble_precomputed); assemble_base on the device, a division per CV and step, gives
@@ -211,7 +240,7 @@ TEST(MechanismAgreement, PrecomputedAssemblySameBitsAsDevice) {
         for (int i = 0; i < n; ++i) {
             double d_base, cap_dt;
             assemble_base(cap[i], g_sum[i], step, 1.0, d_base, cap_dt);
-            assemble_precomputed(d_base, cap_dt, v[i], d_host[i], r_host[i]);
+            assemble_precomputed(d_base, cap_dt, 0.0, v[i], d_host[i], r_host[i]);  // no constant terms
         }
         DeviceArray<double> c(cap), g(g_sum), vv(v), d(n), r(n);
         assemble_base_kernel<<<(n + 255) / 256, 256>>>(n, c.data(), g.data(), vv.data(), step, d.data(), r.data());

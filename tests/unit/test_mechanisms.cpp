@@ -1,7 +1,9 @@
 // The mechanism descriptions (mechanisms/all.hpp) against NEURON's published defaults
 // and units, and the catalogue generated from them against the descriptions.
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <iostream>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -14,6 +16,7 @@
 #include "mechanisms/all.hpp"
 #include "mechanisms/assemble.hpp"
 #include "mechanisms/catalogue.hpp"
+#include "mechanisms/instance_currents.hpp"
 
 using namespace arbolito;
 
@@ -221,6 +224,40 @@ TEST(Mechanisms, Exp2synConstantsAreNeuronsGuardAndPeak) {
 // The backends assemble from terms computed once for the run's dt (assemble_precomputed
 // from assemble_base at v = 1): the same bits as assemble_base each step, over CV
 // capacitances and conductances from 1e-9 to 1e3 and voltages of either sign.
+// pas's terms folded into the assembly once (MechanismDefaults::constant_terms) against
+// its current added each step (instance_terms): d the same bits (d_base + w·g, one
+// rounding each way); rhs the same value but for rounding. The per-step form rounds
+// cap/dt·v, w·g, w·g·v, v − e, g·(v − e), w·g·(v − e), their difference and the sum (about
+// 10 half-ulps of the largest magnitude in all), the folded one cap/dt·v, w·g, w·g·e and
+// the sum (about 4): 8 DBL_EPSILON (16 half-ulps) of the largest magnitude bounds the gap.
+TEST(Assembly, ConstantTermsAreThePerStepCurrent) {
+    std::mt19937 gen(21);
+    std::uniform_real_distribution<double> expo(-9, 3), volt(-120, 60), rev(-100, 50), gexp(-7, -1), wexp(-6, 1);
+    double worst = 0;
+    for (int k = 0; k < 100000; ++k) {
+        const double cap = std::pow(10.0, expo(gen)), g_sum = std::pow(10.0, expo(gen)), v = volt(gen);
+        const double w = std::pow(10.0, wexp(gen)), p[] = {std::pow(10.0, gexp(gen)), rev(gen)};
+        double d_base, cap_dt;
+        assemble_base(cap, g_sum, 0.025, 1.0, d_base, cap_dt);
+        double d0, r0, i_m, g_m, dd, dr;
+        assemble_precomputed(d_base, cap_dt, 0.0, v, d0, r0);
+        pas::current<double>(v, 0.0, pas::Globals{}, p, nullptr, nullptr, i_m, g_m);
+        instance_terms<pas>(i_m, g_m, w, v, dd, dr);
+        d0 += dd;
+        r0 += dr;
+        double g, e, db = d_base, rb = 0.0, d1, r1;
+        pas::constant_current(p, g, e);
+        fold_constant_terms(w, g, e, db, rb);
+        assemble_precomputed(db, cap_dt, rb, v, d1, r1);
+        ASSERT_EQ(d0, d1) << k;
+        const double scale = std::max({std::fabs(cap_dt * v), std::fabs(w * g * v), std::fabs(w * g * (v - e)),
+                                       std::fabs(w * g * e)});
+        ASSERT_LE(std::fabs(r0 - r1), 8 * DBL_EPSILON * scale) << k;
+        worst = std::max(worst, std::fabs(r0 - r1) / (DBL_EPSILON * scale));
+    }
+    std::cout << "[ info     ] largest rhs gap: " << worst << " DBL_EPSILON of the largest magnitude\n";
+}
+
 TEST(Assembly, PrecomputedTermsSameBits) {
     std::mt19937 gen(12);
     std::uniform_real_distribution<double> expo(-9, 3), volt(-120, 60);
@@ -230,7 +267,7 @@ TEST(Assembly, PrecomputedTermsSameBits) {
             double d0, r0, d_base, cap_dt, d1, r1;
             assemble_base(cap, g_sum, dt, v, d0, r0);
             assemble_base(cap, g_sum, dt, 1.0, d_base, cap_dt);
-            assemble_precomputed(d_base, cap_dt, v, d1, r1);
+            assemble_precomputed(d_base, cap_dt, 0.0, v, d1, r1);  // no constant terms: rhs_base 0
             ASSERT_EQ(d0, d1) << cap << " " << g_sum << " " << dt;
             ASSERT_EQ(r0, r1) << cap << " " << g_sum << " " << dt << " " << v;
         }

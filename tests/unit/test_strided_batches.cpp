@@ -91,10 +91,11 @@ TEST(StridedBatches, BlockLoopsSameBitsAsItemByItem) {
         }
         std::uniform_real_distribution<double> any(-1, 1);
         const int n = 1799;
-        std::vector<double> db(n), cdt(n), v(n), d(n), r(n), d1(n), r1(n);
-        for (int i = 0; i < n; ++i) db[i] = any(gen), cdt[i] = any(gen), v[i] = any(gen);
-        for (int i = 0; i < n; ++i) assemble_precomputed(db[i], cdt[i], v[i], d1[i], r1[i]);
-        for (int t = 0; t < nt; ++t) assemble_strided(t, nt, n, db.data(), cdt.data(), v.data(), d.data(), r.data());
+        std::vector<double> db(n), cdt(n), rb(n), v(n), d(n), r(n), d1(n), r1(n);
+        for (int i = 0; i < n; ++i) db[i] = any(gen), cdt[i] = any(gen), rb[i] = any(gen), v[i] = any(gen);
+        for (int i = 0; i < n; ++i) assemble_precomputed(db[i], cdt[i], rb[i], v[i], d1[i], r1[i]);
+        for (int t = 0; t < nt; ++t)
+            assemble_strided(t, nt, n, db.data(), cdt.data(), rb.data(), v.data(), d.data(), r.data());
         EXPECT_EQ(0, std::memcmp(d.data(), d1.data(), n * sizeof(double)));
         EXPECT_EQ(0, std::memcmp(r.data(), r1.data(), n * sizeof(double)));
     }

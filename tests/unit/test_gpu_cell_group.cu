@@ -683,6 +683,11 @@ TEST(GpuResidentGroup, SameBitsAsStreaming) {
     const Model mixed = mixed_model(false);
     expect_resident_identical(mixed, "2000", "110", "mixed sizes");
     expect_resident_identical(mixed, "300", "12", "mixed sizes, large cells in device memory");
+    // Synapses stacked on one CV (their states advance in the states phase) beside cells
+    // whose synapses each have a CV (advanced in the currents phase: add_currents).
+    expect_resident_identical(mixed_model(true), "2000", "110", "mixed sizes, stacked synapses");
+    expect_resident_identical(busyring(64, 20, 30, 40), "1760", "110", "busyring 64, unconnected synapses");
+    expect_resident_identical(busyring(64, 20, 30, 40, true), "1760", "110", "busyring 64, coalesced synapses");
     // EDD: the same functions per run and junction in both steps.
     for (const std::string shared : {"110", "24"}) {
         const Model m = busyring(64, 20, 30);

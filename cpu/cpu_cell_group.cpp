@@ -428,8 +428,8 @@ struct CpuCellGroup::ChunkStep {
             using M = typename decltype(tag)::type;
             constexpr int x = mech_index<M>;
             if constexpr (!M::constant_terms)  // in the assembly's terms
-                add_currents<M, W>(g.columns(x), g.template ions_of<M>(), ck.instances[x][0], ck.instances[x][1], v, t_mid,
-                               std::get<x>(g.globals_), d, rhs);
+                add_currents<M, W>(g.columns(x), g.template ions_of<M>(), ck.instances[x][0], ck.instances[x][1], v,
+                                   t_mid, std::get<x>(g.globals_), d, rhs);
         });
         if (!g.chunk_current_probes_[k].empty() && g.s_.frame_after(n) >= 0)  // at the step's start, for its end's frame
             for (int p : g.chunk_current_probes_[k])

@@ -17,7 +17,7 @@ ARB_HD void assemble_base(double cap, double g_sum, double dt, double v, double&
 // The same from the terms assemble_base gives at v = 1 for the run's dt, d_base = cap/dt +
 // g_sum and cap_dt = cap/dt, computed once: the same bits, no division per step; with
 // rhs_base, what the mechanisms with constant terms add to the rhs (d_base holds what
-// they add to d: take_assembly_terms), 0 where none is.
+// they add to d: fold_constant_currents), 0 where none is.
 // T: double, or Lanes<W> on the CPU (core/lanes.hpp).
 template <class T>
 ARB_HD void assemble_precomputed(T d_base, T cap_dt, T rhs_base, T v, T& d, T& rhs) {

@@ -50,7 +50,7 @@ struct MechanismDefaults {
     // A density mechanism without ions or states whose current is g·(v − e), g and e from
     // its parameters (constant_current): what it adds to a CV's d and rhs is the same every
     // step, w·g and w·g·e (the implicit step of a linear current, exactly), so
-    // take_assembly_terms adds it to the assembly's constant terms once and no backend
+    // fold_constant_currents adds it to the assembly's constant terms once and no backend
     // computes its current per step (probes still do).
     static constexpr bool constant_terms = false;
 

@@ -352,7 +352,7 @@ __device__ void side_by_side_lanes(const ResidentBlock& rb, int threads, short* 
 struct StepArrays {
     double *V, *R, *D;
     const double *U, *DB, *CDT, *RB;  // d_base, cap_dt, rhs_base
-    double *F, *H;               // the solve's scratch (FineSchedule::fold_doubles), EDD's h
+    double *F, *H;                    // the solve's scratch (FineSchedule::fold_doubles), EDD's h
 };
 
 // Step `step` of the block, phase by phase; run_step calls them in order. A barrier ends
@@ -831,7 +831,7 @@ ResidentEpoch::ResidentEpoch(const FvmData& f, const FineSchedule& s, const GpuF
       solve_(solve),
       // An EDD schedule's runs loop over the block's threads: the option's count (more
       // threads, fewer blocks an SM), not its widest level's.
-      threads_(!s.blocks.empty() && s.blocks[0].edd ? threads : std::max(threads, solve.threads)),
+      threads_(s.edd() ? threads : std::max(threads, solve.threads)),
       launch_(launch) {
     if (threads < 32 || threads > 256 || threads % 32 != 0)
         throw std::invalid_argument("gpu-fine step=resident: threads must be a multiple of 32 in [32, 256]");

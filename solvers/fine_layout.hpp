@@ -102,6 +102,7 @@ struct FineSchedule {
     std::vector<int> up_run;         // a junction: the run between it and its parent (block-local branch), or -1
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
+    bool edd() const { return !blocks.empty() && blocks[0].edd; }  // every block is EDD's, or none
     // The solve's scratch of a block, in doubles: the folds (two per branch), for EDD also
     // three per junction (fine_edd_sweeps.hpp). In device memory the blocks' scratch lies
     // side by side, block b's from b.fold0 on. EDD also takes h, one double per CV before

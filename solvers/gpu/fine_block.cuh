@@ -150,21 +150,21 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     const es::Scratch w = es::scratch(F, s.n_branches, s.n_junctions, H);
     // The runs: with a junction below (level n_levels - 2), then without (the last), each
     // longest first, as one list over the block's threads: the first nt in order, the rest
-    // reversed, so that a thread's second run is among the shortest (run_of).
+    // reversed, so that a thread's second run is among the shortest (each_run).
     const FineSchedule::Level inner = s.lev[s.n_levels - 2], leaf = s.lev[s.n_levels - 1];
     const int run0 = inner.branch0, n_runs = inner.n + leaf.n, leaf_shift = leaf.base - leaf.branch0;
     const int rows = inner.positions > leaf.positions ? inner.positions : leaf.positions;
-    const auto run_of = [&](int k, int& slot) -> const FineSchedule::Level& {
-        const int p = k < nt ? k : nt + n_runs - 1 - k;
-        slot = p < inner.n ? p : p - inner.n;
-        return p < inner.n ? inner : leaf;
+    const auto each_run = [&](auto&& step) {  // step(branch, slot, its level) on this thread's runs
+        for (int k = t; k < n_runs; k += nt) {
+            const int p = k < nt ? k : nt + n_runs - 1 - k;
+            const FineSchedule::Level& r = p < inner.n ? inner : leaf;
+            const int slot = p < inner.n ? p : p - inner.n;
+            step(r.branch0 + slot, slot, r);
+        }
     };
-    for (int k = t; k < n_runs; k += nt) {
-        int slot;
-        const FineSchedule::Level& r = run_of(k, slot);
-        const int b = r.branch0 + slot;
+    each_run([&](int b, int slot, const FineSchedule::Level& r) {
         es::run_eliminate(b, slot, r.base, s.pos + r.pos0, s.len[b], s.dcv[b], D, U, R, w);
-    }
+    });
     __syncthreads();
     after_level(0, 1, rows);
     for (int b = t; b < run0; b += nt)
@@ -174,12 +174,9 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     if (t < 32) junctions_on_warp(s, run0, D, R, w);
     __syncthreads();
     after_level(0, 0, s.n_levels - 2);
-    for (int k = t; k < n_runs; k += nt) {
-        int slot;
-        const FineSchedule::Level& r = run_of(k, slot);
-        const int b = r.branch0 + slot;
+    each_run([&](int b, int slot, const FineSchedule::Level& r) {
         es::run_complete(slot, r.base, s.pos + r.pos0, s.len[b], s.pcv[b], s.dcv[b], D, R, w.h);
-    }
+    });
     __syncthreads();
     after_level(1, 0, rows);
 }

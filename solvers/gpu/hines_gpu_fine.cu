@@ -89,7 +89,7 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
                                     " bytes of shared memory, the device offers " + std::to_string(optin) +
                                     " (use smaller blocks, or memory=device)");
     if (ahead != 4 && ahead != 8) throw std::invalid_argument("gpu-fine: rows ahead must be 4 or 8");
-    p.ahead = !s.blocks.empty() && s.blocks[0].edd ? edd_solve : ahead;
+    p.ahead = s.edd() ? edd_solve : ahead;
     for (auto* k : {fine_solve_kernel<4>, fine_solve_kernel<8>, fine_solve_kernel<edd_solve>})
         raise_dynamic_shared_limit(k, std::max(p.shared_bytes, 1));
     p.blocks = DeviceArray<Block>(s.blocks);
@@ -102,7 +102,7 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     p.distal_cv = DeviceArray<int>(s.distal_cv);
     p.up_run = DeviceArray<int>(s.up_run);
     p.fold = DeviceArray<double>(s.fold_size());
-    if (!s.blocks.empty() && s.blocks[0].edd) p.edd_h = DeviceArray<double>(s.blocks.back().first_cv + s.blocks.back().n_cv);
+    if (s.edd()) p.edd_h = DeviceArray<double>(s.blocks.back().first_cv + s.blocks.back().n_cv);
     return p;
 }
 

@@ -65,7 +65,7 @@ void check_numbering(const std::vector<std::vector<int>>& np, const FineNumberin
             ASSERT_LT(x, l.n_cv);
             ++seen[x];
             const int px = l.parent[x];
-            if (!f.schedule.blocks.empty() && !f.schedule.blocks[0].edd)  // EDD numbers its runs after their junctions
+            if (!f.schedule.blocks.empty() && !f.schedule.edd())  // EDD numbers its runs after their junctions
                 ASSERT_LT(px, x) << "parent after child, cell " << c << " CV " << i;
             if (px < 0) {
                 ++roots;

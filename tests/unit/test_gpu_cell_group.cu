@@ -683,8 +683,8 @@ TEST(GpuResidentGroup, SameBitsAsStreaming) {
     const Model mixed = mixed_model(false);
     expect_resident_identical(mixed, "2000", "110", "mixed sizes");
     expect_resident_identical(mixed, "300", "12", "mixed sizes, large cells in device memory");
-    // Synapses stacked on one CV (their states advance in the states phase) beside cells
-    // whose synapses each have a CV (advanced in the currents phase: add_currents).
+    // Point currents summed per CV: synapses stacked on one CV, Arbor's unconnected
+    // synapses, and those coalesced into one instance a CV.
     expect_resident_identical(mixed_model(true), "2000", "110", "mixed sizes, stacked synapses");
     expect_resident_identical(busyring(64, 20, 30, 40), "1760", "110", "busyring 64, unconnected synapses");
     expect_resident_identical(busyring(64, 20, 30, 40, true), "1760", "110", "busyring 64, coalesced synapses");

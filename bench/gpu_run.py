@@ -819,22 +819,33 @@ NCU_METRICS = ("sm__sass_thread_inst_executed_op_dfma_pred_on.sum,sm__sass_threa
                "sm__sass_thread_inst_executed_op_dadd_pred_on.sum,gpu__time_duration.sum,dram__bytes.sum")
 
 
-@step("ncu-resident", "[--cells N] [--solver S] [--source]",
+@step("ncu-resident", "[--cells N] [--solver S] [--source] [--sass]",
       "Nsight Compute on one 100-step epoch kernel of busyring (8,192 cells) with the resident step (or solver S, "
       "a resident one): time, FP64 instructions, occupancy, warp stalls, memory; --source: also the source "
-      "counters (the top stall locations, by source line); ncu.txt, its main lines into the log",
-      flags=("source",), options=("cells", "solver"))
+      "counters (the top stall locations, by source line); --sass: the source counters per SASS instruction "
+      "(warp stall samples by reason) into ncu_sass.csv.gz; ncu.txt, its main lines into the log",
+      flags=("source", "sass"), options=("cells", "solver"))
 def step_ncu_resident(ctx, a):
     model = ctx.busyring_model(int(a.opt.get("cells", 8192)))
     f = ctx.file("ncu", ".txt")
-    source = ["--section", "SourceCounters"] if a.opt.get("source") else []
+    sass = bool(a.opt.get("sass"))
+    source = ["--section", "SourceCounters"] if a.opt.get("source") or sass else []
+    report = ctx.tmp / "ncu_resident"
+    save = ["-o", report] if sass else []
+    solver = a.opt.get("solver", "gpu-fine:step=resident")
     rc, text, s = ctx.run(["ncu", "--clock-control", "none", "-k", "regex:resident_kernel", "--launch-skip", "1",
                            "--launch-count", "1", "--section", "SpeedOfLight", "--section", "Occupancy", "--section",
                            "LaunchStats", "--section", "WarpStateStats", "--section", "MemoryWorkloadAnalysis",
-                           *source, "--metrics", NCU_METRICS, ctx.bin("arbolito"), "run", model, "--tfinal", "8", "--solver",
-                           a.opt.get("solver", "gpu-fine:step=resident"), "--spikes-only", "-o", ctx.tmp / "ncu.h5"],
-                          200, f)
-    ctx.log(f"ncu resident {a.opt.get('solver', 'gpu-fine:step=resident')}: rc {rc} in {s:.0f} s ({f.name})",
+                           *source, *save, "--metrics", NCU_METRICS, ctx.bin("arbolito"), "run", model, "--tfinal",
+                           "8", "--solver", solver, "--spikes-only", "-o", ctx.tmp / "ncu.h5"], 200, f)
+    if sass and rc == 0:  # the saved report: its details as the text, its SASS page as CSV
+        rep = str(report) + ".ncu-rep"
+        rc, text, _ = ctx.run(["ncu", "--import", rep, "--page", "details"], 120, f)
+        csv = ctx.file("ncu_sass", ".csv")
+        rc2, _, _ = ctx.run(["ncu", "--import", rep, "--page", "source", "--csv", "--print-source", "sass"], 300, csv)
+        subprocess.run(["gzip", "-f", str(csv)])
+        ctx.log(f"ncu sass page: rc {rc2} ({csv.name}.gz)")
+    ctx.log(f"ncu resident {solver}: rc {rc} in {s:.0f} s ({f.name})",
             *grep(text, r"Duration|dfma|dmul|dadd|dram__bytes|Warp Cycles Per Issued|Avg. Active Threads|Stall|"
                         r"Achieved Occupancy|Theoretical Occupancy|Block Limit|Registers Per|L2 Hit|L1/TEX Hit|"
                         r"DRAM Throughput|Compute \(SM\)", 40))

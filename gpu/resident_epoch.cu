@@ -53,7 +53,7 @@ struct Args {
     const ResidentBlock* blocks;
     const FineSchedule::Block* fine_blocks;
     const FineSchedule::Level* levels;
-    const int *pos_base, *length, *parent_cv, *child_begin, *child, *distal_cv, *up_run;
+    const int *pos_base, *length, *parent_cv, *child_begin, *child, *distal_cv, *up_run, *junction_kids;
     double* fold;   // the blocks' solve scratch in device memory (Block::fold0)
     double* edd_h;  // EDD's h in device memory, per CV
     const int *probe_col, *probe_cv;
@@ -221,16 +221,15 @@ __device__ __forceinline__ void add_currents(const Args& a, const MechColumns& m
 // thread (32·j + k) mod the block's size: a block's few instances (hh at the soma) advance
 // their states on different warps side by side, each with advance's arithmetic for it.
 // A mechanism with ions: the streaming kernel's advance_with_ions on the block's ion arrays.
+// On threads t of nt (the block's, or those beside the junctions' tree).
 template <class M>
 __device__ __forceinline__ void advance_states(const Args& a, const MechColumns& m, int n, int first, double dt,
-                                               const double* V) {
+                                               const double* V, int t, int nt) {
     const MechGlobals& g = a.g;
     if constexpr (n_ions<M> > 0) {
         const MechIons<M> io = block_mech_ions<M>(a, first);
-        for (int k = threadIdx.x; k < n; k += blockDim.x)
-            advance_with_ions<M>(m, k, m.cv[k] - first, io, globals_of<M>(g), dt, V);
+        for (int k = t; k < n; k += nt) advance_with_ions<M>(m, k, m.cv[k] - first, io, globals_of<M>(g), dt, V);
     } else if constexpr (M::independent_states > 1) {
-        const int t = threadIdx.x, nt = blockDim.x;
 #pragma unroll
         for (int j = 0; j < M::independent_states; ++j)  // unrolled: state j a constant (no local memory)
             for (int k = ((t - 32 * j) % nt + nt) % nt; k < n; k += nt) {
@@ -245,7 +244,7 @@ __device__ __forceinline__ void advance_states(const Args& a, const MechColumns&
             double v;
         };
         for_strided_in_batches<mech_batch<M>>(
-            threadIdx.x, blockDim.x, n,
+            t, nt, n,
             [&](int k) {
                 In x;
                 x.in = Instance<M>(m, k);
@@ -259,6 +258,20 @@ __device__ __forceinline__ void advance_states(const Args& a, const MechColumns&
                 in.store_states(m, k);
             });
     }
+}
+template <class M>
+__device__ __forceinline__ void advance_states(const Args& a, const MechColumns& m, int n, int first, double dt,
+                                               const double* V) {
+    advance_states<M>(a, m, n, first, dt, V, threadIdx.x, blockDim.x);
+}
+
+// A point mechanism without ions whose advance reads no v (a synapse's decay): in an EDD
+// block it advances on the threads beside the junctions' tree (BlockStep::solve), which
+// otherwise wait at its barrier; nothing reads its states between the currents and the
+// step's end but its advance.
+template <class M>
+constexpr bool advances_beside_tree() {
+    return M::kind != MechKind::density && n_ions<M> == 0 && n_states<M> > 0 && !M::advance_reads_v;
 }
 
 // The mechanisms, in list order (the order of the additions to D and R).
@@ -515,7 +528,16 @@ struct BlockStep {
 
     // The solution in R is the new V; the old one stays for the detectors.
     __device__ __forceinline__ void solve() {
-        solve_block_schedule<Ahead>(sched, x.D, x.U, x.R, x.F, x.H, after_level);  // ends with a barrier
+        const auto beside_tree = [&](int t, int nt) {
+            for_mechs::run([&](auto tag) {
+                using M = typename decltype(tag)::type;
+                if constexpr (advances_beside_tree<M>()) {
+                    constexpr int m = mech_index<M>;
+                    advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, x.V, t, nt);
+                }
+            });
+        };
+        solve_block_schedule<Ahead>(sched, x.D, x.U, x.R, x.F, x.H, after_level, beside_tree);  // ends with a barrier
         clock.lap(prof_solve);
         Vold = x.V, Vnew = x.R;
         if constexpr (!CopyV) x.V = Vnew, x.R = Vold;
@@ -570,6 +592,7 @@ struct BlockStep {
                     __syncthreads();
                 }
             } else if constexpr (M::kind != MechKind::density) {
+                if constexpr (Ahead == edd_solve && advances_beside_tree<M>()) return;  // advanced beside the tree
                 advance_states<M>(a, loc[m], rb.inst_n[m], first, a.steps.dt, Vnew);
             } else if constexpr (Extended) {
                 if constexpr (side_by_side_advance<M>()) {
@@ -725,7 +748,7 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     x.H = block_array(rb, res_edd_h, base, a.edd_h ? a.edd_h + first : nullptr);
     const FineBlockSchedule sched =
         load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels, a.pos_base, a.length,
-                           a.parent_cv, a.child_begin, a.child, a.distal_cv, a.up_run);
+                           a.parent_cv, a.child_begin, a.child, a.distal_cv, a.up_run, a.junction_kids);
     for_mechs::run([&](auto tag) {
         using M = typename decltype(tag)::type;
         const MechColumns m = block_mech<M>(rb, base, a.st.mechs[mech_index<M>]);
@@ -919,6 +942,7 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.child = solve_.child.data();
     a.distal_cv = solve_.distal_cv.data();
     a.up_run = solve_.up_run.data();
+    a.junction_kids = solve_.junction_kids.data();
     a.fold = solve_.fold.data();
     a.edd_h = solve_.edd_h.data();
     a.probe_col = probe_col_.data();

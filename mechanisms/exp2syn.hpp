@@ -13,6 +13,7 @@ struct exp2syn : MechanismDefaults {
     static constexpr const char* name = "exp2syn";
     static constexpr MechKind kind = MechKind::synapse;
     static constexpr bool linear = true;
+    static constexpr bool advance_reads_v = false;
     static constexpr std::array params{Quantity{"tau1", "ms", 0.5, 0.0}, Quantity{"tau2", "ms", 2.0, 0.0}, Quantity{"e", "mV", 0.0}};
     enum Param { tau1, tau2, e };
     static constexpr std::array states{Quantity{"A", "uS"}, Quantity{"B", "uS"}};

@@ -12,6 +12,7 @@ struct expsyn : MechanismDefaults {
     static constexpr const char* name = "expsyn";
     static constexpr MechKind kind = MechKind::synapse;
     static constexpr bool linear = true;
+    static constexpr bool advance_reads_v = false;
     static constexpr std::array params{Quantity{"tau", "ms", 2.0, 0.0}, Quantity{"e", "mV", 0.0}};
     enum Param { tau, e };
     static constexpr std::array states{Quantity{"g", "uS"}};

@@ -79,6 +79,10 @@ struct MechanismDefaults {
     // state j alone, on a thread of its own, with advance_state(j, ...), which computes for
     // it exactly what advance does. 1: advance only.
     static constexpr int independent_states = 1;
+    // Whether advance reads v. A point mechanism whose states advance without it (a
+    // synapse's decay) may advance while the solve still runs (the resident step does so
+    // beside the junctions' tree); the same arithmetic on the same states.
+    static constexpr bool advance_reads_v = true;
     // An event of weight w (µS) on a synapse.
     ARB_HD static void on_event(double /*w*/, const double* /*p*/, double* /*s*/, const double* /*c*/) {}
 };

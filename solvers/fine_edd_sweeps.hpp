@@ -3,7 +3,7 @@
 // one thread per run or junction on the GPU, one call each on the host. Indices are
 // block-local as in fine_sweeps.hpp. A block's scratch (FineSchedule::fold_doubles) holds
 // per branch what it gives the junction above it (fx: excess gained, fr: its right-hand
-// side's term), per junction what the run above it gives it (qx, qr) and its coupling to
+// side's term; each with a pad slot past the branches, set_fold_pad), per junction what the run above it gives it (qx, qr) and its coupling to
 // the junction above (c; through that run, once its rows are eliminated); beside it, per
 // CV, h: a run row's coefficient of the junction below (stored only for the runs that
 // have one: FineSchedule::h_doubles). A junction's CV is its branch number (an EDD block
@@ -38,9 +38,23 @@ struct Scratch {
 // The scratch F of a block of n_branches branches, n_junctions of them junctions
 // (FineSchedule::fold_doubles), and its h (FineSchedule::h_doubles, by CV).
 ARB_HD Scratch scratch(double* F, int n_branches, int n_junctions, double* h) {
-    const long nb = n_branches, nj = n_junctions;
+    const long nb = n_branches + 1, nj = n_junctions;  // fx and fr: the branches and the pad
     return {F, F + nb, F + 2 * nb, F + 2 * nb + nj, F + 2 * nb + 2 * nj, h};
 }
+
+// The folds' pad slot (FineSchedule::junction_kids): -0.0 in fx and +0.0 in fr, so that
+// adding the one and subtracting the other leave every value's bits as they are.
+ARB_HD void set_fold_pad(const Scratch& w, int n_branches) {
+    w.fx[n_branches] = -0.0;
+    w.fr[n_branches] = 0.0;
+}
+
+// A block's junction children table (FineSchedule::junction_kids from its kids0 on).
+struct JunctionKids {
+    const int* at;  // at[k * n_junctions + b]
+    int n_junctions, n;  // n columns, even, at least 2
+    ARB_HD int operator()(int k, int b) const { return at[k * n_junctions + b]; }
+};
 
 // Run b (slot k of its run level at base, len >= 1 rows; q: the junction below it or -1).
 // Row 0's u couples it to the junction above (0 at a cell's root). A GPU issues a warp's
@@ -107,33 +121,34 @@ ARB_HD void junction_assemble(int b, int ur, int pcv, const int* cb, const int* 
 }
 
 // Junction b's operands that nothing of the level below it writes (its excess and
-// right-hand side so far, coupling, first three children: a branch point's two junction
-// children and the run after them): loaded before that level's barrier, so that after it
-// a junction waits only for its children's folds, not for its child list.
+// right-hand side so far, coupling, its first two junction children or the pad): loaded
+// before that level's barrier, so that after it a junction waits only for its children's
+// folds.
 struct JunctionAhead {
-    int b, first, last, c0, c1, c2;
+    int b, k0, k1;
     double e, r, c;
 };
-ARB_HD JunctionAhead junction_ahead(int b, const int* cb, const int* ch, const double* D, const double* R,
+ARB_HD JunctionAhead junction_ahead(int b, const JunctionKids& kids, const double* D, const double* R,
                                     const Scratch& w) {
-    const int first = cb[b], last = cb[b + 1];
-    const auto child = [&](int j) { return j < last ? ch[j] : -1; };
-    return {b, first, last, child(first), child(first + 1), child(first + 2), D[b], R[b], w.c[b]};
+    return {b, kids(0, b), kids(1, b), D[b], R[b], w.c[b]};
 }
 
-// Junction b (a), its junction children eliminated (they lead its child list): their folds
-// put in, in list order; its pivot to D, right-hand side to R, and what the junction
-// above gains to fx, fr.
-ARB_HD void junction_eliminate(const JunctionAhead& a, const int* ch, int run0, double* D, double* R,
+// Junction b (a), its junction children eliminated: their folds put in, in list order (the
+// pads change nothing), two at a time; its pivot to D, right-hand side to R, and what the
+// junction above gains to fx, fr.
+ARB_HD void junction_eliminate(const JunctionAhead& a, const JunctionKids& kids, double* D, double* R,
                                const Scratch& w) {
     double e = a.e, r = a.r;
-    const auto take = [&](int c) {  // a junction child's fold; false past them (-1: no child)
-        if (c < 0 || c >= run0) return false;
-        e += w.fx[c], r -= w.fr[c];
-        return true;
-    };
-    bool more = take(a.c0) && take(a.c1) && take(a.c2);
-    for (int j = a.first + 3; more && j < a.last; ++j) more = take(ch[j]);
+    const double x0 = w.fx[a.k0], y0 = w.fr[a.k0], x1 = w.fx[a.k1], y1 = w.fr[a.k1];
+    e += x0, r -= y0;
+    e += x1, r -= y1;
+    ARB_UNROLL_BY(1)  // rare (a junction with more than two junction children): no code beside the common path
+    for (int k = 2; k < kids.n; k += 2) {
+        const int c0 = kids(k, a.b), c1 = kids(k + 1, a.b);
+        const double xa = w.fx[c0], ya = w.fr[c0], xb = w.fx[c1], yb = w.fr[c1];
+        e += xa, r -= ya;
+        e += xb, r -= yb;
+    }
     const double piv = edd_sweeps::junction_pivot(e, a.c);
     const double f = gpu::divide(a.c, piv);
     w.fx[a.b] = std::fabs(f) * e, w.fr[a.b] = f * r;

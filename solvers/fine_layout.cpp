@@ -336,7 +336,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         std::vector<FineSchedule::Level> levels;   // pos0 into the block's own pos_base
         std::vector<int> pos_base, length, parent_cv, child_count, child;
         std::vector<int> parent, padding;          // block-local CVs
-        std::vector<int> distal_cv, up_run;        // EDD
+        std::vector<int> distal_cv, up_run, kids;  // EDD
     };
     std::vector<Placed> placed(n_blocks);
     parallel_for(n_blocks, 1, [&](long block) {
@@ -455,13 +455,26 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         }
         blk.n_child = static_cast<int>(P.child.size());
         blk.n_junctions = edd ? run0 : 0;
+        if (edd) {  // junction_kids: the junction children (they lead each list), padded
+            int most = 0;
+            for (int b = 0; b < run0; ++b) {
+                int k = 0;
+                while (k < static_cast<int>(children[b].size()) && children[b][k].second < run0) ++k;
+                most = std::max(most, k);
+            }
+            blk.n_kids = std::max(2, (most + 1) / 2 * 2);
+            P.kids.assign(static_cast<std::size_t>(blk.n_kids) * run0, blk.n_branches);
+            for (int b = 0; b < run0; ++b)
+                for (int k = 0; k < static_cast<int>(children[b].size()) && children[b][k].second < run0; ++k)
+                    P.kids[static_cast<std::size_t>(k) * run0 + b] = children[b][k].second;
+        }
         blk.h_cvs = edd ? P.levels.back().base : 0;
         blk.in_shared = FineSchedule::data_bytes(blk) + FineSchedule::schedule_bytes(blk) <= o.shared_bytes;
     });
 
     // Each block's offsets, then its parts copied to them, the blocks side by side.
     long next_cv = 0, next_fold = 0;  // checked against int's range as blocks are placed
-    std::size_t n_levels = 0, n_pos = 0, n_branches = 0, n_child = 0, n_padding = 0;
+    std::size_t n_levels = 0, n_pos = 0, n_branches = 0, n_child = 0, n_padding = 0, n_kids = 0;
     std::vector<std::size_t> padding_at(n_blocks), child_at(n_blocks);
     s.blocks.resize(n_blocks);
     for (long block = 0; block < n_blocks; ++block) {
@@ -473,6 +486,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         blk.pos0 = static_cast<int>(n_pos);
         padding_at[block] = n_padding;
         child_at[block] = n_child;
+        blk.kids0 = static_cast<int>(n_kids);
         s.blocks[block] = blk;
         next_cv += blk.n_cv;
         next_fold += FineSchedule::fold_doubles(blk);
@@ -482,6 +496,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         n_pos += blk.n_pos;
         n_branches += blk.n_branches;
         n_child += blk.n_child;
+        n_kids += placed[block].kids.size();
         n_padding += placed[block].padding.size();
     }
     l.n_cv = static_cast<int>(next_cv);
@@ -491,7 +506,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
     s.parent_cv.resize(n_branches);
     s.child_begin.resize(n_branches + 1);
     s.child.resize(n_child);
-    if (edd) s.distal_cv.resize(n_branches), s.up_run.resize(n_branches);
+    if (edd) s.distal_cv.resize(n_branches), s.up_run.resize(n_branches), s.junction_kids.resize(n_kids);
     l.parent.resize(next_cv);
     l.padding.resize(n_padding);
     parallel_for(n_blocks, 1, [&](long block) {
@@ -508,6 +523,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         std::copy(P.parent_cv.begin(), P.parent_cv.end(), s.parent_cv.begin() + blk.branch0);
         std::copy(P.distal_cv.begin(), P.distal_cv.end(), s.distal_cv.begin() + blk.branch0);
         std::copy(P.up_run.begin(), P.up_run.end(), s.up_run.begin() + blk.branch0);
+        std::copy(P.kids.begin(), P.kids.end(), s.junction_kids.begin() + blk.kids0);
         std::size_t at = child_at[block];
         std::copy(P.child.begin(), P.child.end(), s.child.begin() + at);
         for (int j = 0; j < blk.n_branches; ++j) s.child_begin[blk.branch0 + j + 1] = static_cast<int>(at += P.child_count[j]);
@@ -546,6 +562,19 @@ void check_edd_block(const FineSchedule& s, const FineSchedule::Block& blk) {
             if (run && s.child[j] < run0) throw std::logic_error("fine schedule: an EDD junction child after a run");
             run = s.child[j] >= run0;
         }
+    }
+    // junction_kids: each junction's junction children in list order, then the pad.
+    if (blk.n_kids < 2 || blk.n_kids % 2 != 0 || blk.kids0 < 0 ||
+        static_cast<std::size_t>(blk.kids0) + static_cast<std::size_t>(blk.n_kids) * run0 > s.junction_kids.size())
+        throw std::logic_error("fine schedule: an EDD block's junction children table is out of place");
+    for (int b = 0; b < run0; ++b) {
+        int k = 0;
+        for (int j = s.child_begin[blk.branch0 + b]; j < s.child_begin[blk.branch0 + b + 1] && s.child[j] < run0; ++j)
+            if (k >= blk.n_kids || s.junction_kids[blk.kids0 + static_cast<std::size_t>(k++) * run0 + b] != s.child[j])
+                throw std::logic_error("fine schedule: an EDD junction's children table differs from its list");
+        for (; k < blk.n_kids; ++k)
+            if (s.junction_kids[blk.kids0 + static_cast<std::size_t>(k) * run0 + b] != blk.n_branches)
+                throw std::logic_error("fine schedule: an EDD junction's children table is not padded");
     }
     for (int b = 0; b < blk.n_branches; ++b) {
         const int g = blk.branch0 + b;
@@ -626,10 +655,10 @@ void solve_edd_block(const FineSchedule& s, const FineSchedule::Block& blk, doub
         }
     for (int b = 0; b < run0; ++b)
         es::junction_assemble(b, upr[b], pcv[b], cb, s.child.data(), run0, leaf.branch0, leaf_shift, upr, D, U, R, w);
+    const es::JunctionKids kids{s.junction_kids.data() + blk.kids0, run0, blk.n_kids};
+    es::set_fold_pad(w, blk.n_branches);
     for (int L = blk.n_levels - 3; L >= 0; --L)
-        for (int k = 0; k < lev[L].n; ++k)
-            es::junction_eliminate(es::junction_ahead(lev[L].branch0 + k, cb, s.child.data(), D, R, w), s.child.data(),
-                                   run0, D, R, w);
+        for (int k = 0; k < lev[L].n; ++k) es::junction_eliminate(es::junction_ahead(lev[L].branch0 + k, kids, D, R, w), kids, D, R, w);
     for (int L = 0; L + 2 < blk.n_levels; ++L)
         for (int k = 0; k < lev[L].n; ++k) {
             const int b = lev[L].branch0 + k;

@@ -72,6 +72,8 @@ struct FineSchedule {
         int n_junctions; // EDD: its junctions (branches 0 .. n_junctions-1; the runs follow)
         int fold0;       // its scratch's offset in the blocks' scratch in device memory
         int h_cvs;       // EDD: its CVs before the runs without a junction below (h's size)
+        int n_kids;      // EDD: junction_kids' columns (even; 0 otherwise)
+        int kids0;       // EDD: its junction_kids from here on
     };
     struct Level {  // five ints: the kernel copies a block's levels to shared memory as such
         int base;     // block-local index of the level's first CV
@@ -100,21 +102,29 @@ struct FineSchedule {
     // an EDD block (empty where no block is one):
     std::vector<int> distal_cv;      // a run: the junction below it (block-local CV), or -1
     std::vector<int> up_run;         // a junction: the run between it and its parent (block-local branch), or -1
+    // Per EDD block, each junction's junction children as a table of n_kids columns
+    // (kids[k * n_junctions + b], in child-list order), padded with n_branches: a slot of the
+    // folds fx and fr that holds -0.0 and +0.0, which leave a sum's bits as they are. The
+    // junctions' tree then reads them without a branch per child.
+    std::vector<int> junction_kids;
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
     bool edd() const { return !blocks.empty() && blocks[0].edd; }  // every block is EDD's, or none
     // The solve's scratch of a block, in doubles: the folds (two per branch), for EDD also
-    // three per junction (fine_edd_sweeps.hpp). In device memory the blocks' scratch lies
+    // the folds' pad slot (junction_kids) and three per junction (fine_edd_sweeps.hpp). In device memory the blocks' scratch lies
     // side by side, block b's from b.fold0 on. EDD also takes h, one double per CV before
     // the runs without a junction below (in device memory the group's per-CV array).
-    ARB_HD static long fold_doubles(const Block& b) { return 2L * b.n_branches + 3L * b.n_junctions; }
+    ARB_HD static long fold_doubles(const Block& b) { return 2L * (b.n_branches + b.edd) + 3L * b.n_junctions; }
     ARB_HD static long h_doubles(const Block& b) { return b.edd ? b.h_cvs : 0; }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
-    // parent CV and children, and for EDD distal CV and run above), and in shared mode d,
+    // parent CV and children, and for EDD distal CV, run above and the junction_kids
+    // table), and in shared mode d,
     // u, rhs per CV, the scratch and h (in device-memory mode they stay there).
     ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 8L * (fold_doubles(b) + h_doubles(b)); }
     ARB_HD static long schedule_bytes(const Block& b) {
-        return 8L * ((b.n_pos + 5L * b.n_levels + (b.edd ? 5L : 3L) * b.n_branches + 1 + b.n_child + 1) / 2);
+        return 8L * ((b.n_pos + 5L * b.n_levels + (b.edd ? 5L : 3L) * b.n_branches + 1 + b.n_child +
+                      static_cast<long>(b.n_kids) * b.n_junctions + 1) /
+                     2);
     }
     long fold_size() const {  // every block's scratch
         return blocks.empty() ? 0 : blocks.back().fold0 + fold_doubles(blocks.back());

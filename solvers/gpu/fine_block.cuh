@@ -19,6 +19,8 @@ struct FineBlockSchedule {
     const int *pos, *len, *pcv, *cb, *ch;
     int n_branches, n_junctions;
     const int *dcv, *upr;  // an EDD block's distal CVs and runs above; null otherwise
+    const int* kids;       // an EDD block's junction_kids (n_kids columns); null otherwise
+    int n_kids;
 };
 
 // Copies block B's schedule into shared memory at `si` (FineSchedule::schedule_bytes(B)
@@ -31,7 +33,8 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
                                                                 const int* __restrict__ child_begin,
                                                                 const int* __restrict__ child,
                                                                 const int* __restrict__ distal_cv,
-                                                                const int* __restrict__ up_run) {
+                                                                const int* __restrict__ up_run,
+                                                                const int* __restrict__ junction_kids) {
     const int t = threadIdx.x, nt = blockDim.x, nb = B.n_branches;
     int* spos = si;
     auto* slev = reinterpret_cast<FineSchedule::Level*>(spos + B.n_pos);
@@ -45,13 +48,15 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
     for (int i = t; i < nb; i += nt) slen[i] = length[B.branch0 + i], spcv[i] = parent_cv[B.branch0 + i];
     for (int i = t; i <= nb; i += nt) scb[i] = child_begin[B.branch0 + i] - c0;
     for (int i = t; i < B.n_child; i += nt) sch[i] = child[c0 + i];
-    int *sdcv = nullptr, *supr = nullptr;
+    int *sdcv = nullptr, *supr = nullptr, *skids = nullptr;
     if (B.edd) {
         sdcv = sch + B.n_child;
         supr = sdcv + nb;
+        skids = supr + nb;
         for (int i = t; i < nb; i += nt) sdcv[i] = distal_cv[B.branch0 + i], supr[i] = up_run[B.branch0 + i];
+        for (int i = t; i < B.n_kids * B.n_junctions; i += nt) skids[i] = junction_kids[B.kids0 + i];
     }
-    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, nb, B.n_junctions, sdcv, supr};
+    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, nb, B.n_junctions, sdcv, supr, skids, B.n_kids};
 }
 
 // Block B's schedule read where it lies, in device memory: for a block whose schedule
@@ -62,10 +67,11 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
                                                                   const FineSchedule::Level* levels, const int* pos_base,
                                                                   const int* length, const int* parent_cv,
                                                                   const int* child_begin, const int* child,
-                                                                  const int* distal_cv, const int* up_run) {
+                                                                  const int* distal_cv, const int* up_run,
+                                                                  const int* junction_kids) {
     return {B.n_levels, levels + B.level0, pos_base, length + B.branch0, parent_cv + B.branch0, child_begin + B.branch0,
             child, B.n_branches, B.n_junctions, B.edd ? distal_cv + B.branch0 : nullptr,
-            B.edd ? up_run + B.branch0 : nullptr};
+            B.edd ? up_run + B.branch0 : nullptr, B.edd ? junction_kids + B.kids0 : nullptr, B.n_kids};
 }
 
 // The level loop of one block over D, U, R (shared or device memory: generic pointers)
@@ -75,6 +81,11 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
 // rows: the level's longest branch): a profile's hook (resident_epoch.cu), else nothing.
 struct NoLevelHook {
     __device__ void operator()(int, int, int) const {}
+};
+// Work an EDD solve's caller gives the threads that wait for the junctions' tree:
+// while_tree(t, nt) on thread t of nt, with no block barrier inside (NoTreeWork: none).
+struct NoTreeWork {
+    __device__ void operator()(int, int) const {}
 };
 template <int Ahead, class AfterLevel = NoLevelHook>
 __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double* D, const double* U, double* R,
@@ -100,38 +111,58 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
 
 // The junctions' tree of an EDD block on the first warp (solve_edd's third step): lane t
 // takes junction t of each level (a wider level loops), levels deepest first and then
-// from the root, a warp barrier between levels; each lane's next junction is loaded a
-// level ahead.
-__device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, int run0, double* D, double* R,
+// from the root, a warp barrier between levels. Each lane's next junction is loaded a
+// level ahead, into the other of two sets of registers (levels go in pairs), so that
+// nothing is copied between levels; its children come from the padded table
+// (FineSchedule::junction_kids), with no branch per child.
+__device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, double* D, double* R,
                                                   const fine_edd_sweeps::Scratch& w) {
     namespace es = fine_edd_sweeps;
     const int t = threadIdx.x, top = s.n_levels - 3;
     if (top < 0) return;
-    FineSchedule::Level l = s.lev[top];
-    es::JunctionAhead a{};
-    if (t < l.n) a = es::junction_ahead(l.branch0 + t, s.cb, s.ch, D, R, w);
-    for (int L = top; L >= 0; --L) {
-        const FineSchedule::Level ln = s.lev[L > 0 ? L - 1 : 0];
-        es::JunctionAhead an{};
-        if (L > 0 && t < ln.n) an = es::junction_ahead(ln.branch0 + t, s.cb, s.ch, D, R, w);
-        if (t < l.n) es::junction_eliminate(a, s.ch, run0, D, R, w);
+    const es::JunctionKids kids{s.kids, s.n_junctions, s.n_kids};
+    if (t == 0) es::set_fold_pad(w, s.n_branches);
+    __syncwarp();
+    const auto ahead = [&](int L, es::JunctionAhead& a) {  // level L's junction on this lane
+        const FineSchedule::Level l = s.lev[L];
+        if (t < l.n) a = es::junction_ahead(l.branch0 + t, kids, D, R, w);
+    };
+    // Level L (a: its junction on this lane, loaded), level L - 1's loaded into an.
+    const auto eliminate = [&](int L, const es::JunctionAhead& a, es::JunctionAhead& an) {
+        const FineSchedule::Level l = s.lev[L];
+        if (L > 0) ahead(L - 1, an);
+        if (t < l.n) es::junction_eliminate(a, kids, D, R, w);
         for (int k = t + 32; k < l.n; k += 32)  // a level wider than the warp
-            es::junction_eliminate(es::junction_ahead(l.branch0 + k, s.cb, s.ch, D, R, w), s.ch, run0, D, R, w);
+            es::junction_eliminate(es::junction_ahead(l.branch0 + k, kids, D, R, w), kids, D, R, w);
         __syncwarp();
-        l = ln, a = an;
+    };
+    es::JunctionAhead a0{}, a1{};
+    ahead(top, a0);
+    for (int L = top;; L -= 2) {
+        eliminate(L, a0, a1);
+        if (L == 0) break;
+        eliminate(L - 1, a1, a0);
+        if (L == 1) break;
     }
-    l = s.lev[0];
-    es::SubstituteAhead sa{};
-    if (t < l.n) sa = es::substitute_ahead(l.branch0 + t, s.pcv[l.branch0 + t], D, R, w);
-    for (int L = 0; L <= top; ++L) {
-        const FineSchedule::Level ln = s.lev[L < top ? L + 1 : top];
-        es::SubstituteAhead sn{};
-        if (L < top && t < ln.n) sn = es::substitute_ahead(ln.branch0 + t, s.pcv[ln.branch0 + t], D, R, w);
-        if (t < l.n) es::junction_substitute(sa, R);
+    const auto sub_ahead = [&](int L, es::SubstituteAhead& a) {
+        const FineSchedule::Level l = s.lev[L];
+        if (t < l.n) a = es::substitute_ahead(l.branch0 + t, s.pcv[l.branch0 + t], D, R, w);
+    };
+    const auto substitute = [&](int L, const es::SubstituteAhead& a, es::SubstituteAhead& an) {
+        const FineSchedule::Level l = s.lev[L];
+        if (L < top) sub_ahead(L + 1, an);
+        if (t < l.n) es::junction_substitute(a, R);
         for (int k = t + 32; k < l.n; k += 32)
             es::junction_substitute(es::substitute_ahead(l.branch0 + k, s.pcv[l.branch0 + k], D, R, w), R);
         __syncwarp();
-        l = ln, sa = sn;
+    };
+    es::SubstituteAhead s0{}, s1{};
+    sub_ahead(0, s0);
+    for (int L = 0;; L += 2) {
+        substitute(L, s0, s1);
+        if (L == top) break;
+        substitute(L + 1, s1, s0);
+        if (L + 1 == top) break;
     }
 }
 
@@ -142,9 +173,12 @@ __device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, in
 // junction's junction children and its division left); every run completed at once.
 // Ends with a barrier: R holds the solution. after_level as solve_levels' (sweep 0: the
 // runs (level 1), the junctions' rows (2), then their tree (0); 1: the runs' completion).
-template <class AfterLevel = NoLevelHook>
+// while_tree: run by the block's other warps beside the tree (after it, where the block
+// is one warp).
+template <class AfterLevel = NoLevelHook, class WhileTree = NoTreeWork>
 __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D, const double* U, double* R,
-                                          double* F, double* H, AfterLevel after_level = {}) {
+                                          double* F, double* H, AfterLevel after_level = {},
+                                          WhileTree while_tree = {}) {
     namespace es = fine_edd_sweeps;
     const int t = threadIdx.x, nt = blockDim.x;
     const es::Scratch w = es::scratch(F, s.n_branches, s.n_junctions, H);
@@ -171,7 +205,13 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
         es::junction_assemble(b, s.upr[b], s.pcv[b], s.cb, s.ch, run0, leaf.branch0, leaf_shift, s.upr, D, U, R, w);
     __syncthreads();
     after_level(0, 2, run0);  // a profile's: the junctions' rows apart from their tree
-    if (t < 32) junctions_on_warp(s, run0, D, R, w);
+    if (t < 32) junctions_on_warp(s, D, R, w);
+    if (nt > 32) {
+        if (t >= 32) while_tree(t - 32, nt - 32);
+    } else {
+        __syncwarp();
+        while_tree(t, nt);
+    }
     __syncthreads();
     after_level(0, 0, s.n_levels - 2);
     each_run([&](int b, int slot, const FineSchedule::Level& r) {
@@ -189,10 +229,12 @@ constexpr int edd_solve = 0;
 // A block's solve: EDD (Ahead edd_solve) or the level loop with Ahead rows ahead. F: its
 // scratch (FineSchedule::fold_doubles; the level loop's folds FD = F, FR = F + n_branches);
 // H: EDD's h (FineSchedule::h_doubles).
-template <int Ahead, class AfterLevel = NoLevelHook>
+// while_tree: EDD's (solve_edd); the level loop has no such phase and takes none.
+template <int Ahead, class AfterLevel = NoLevelHook, class WhileTree = NoTreeWork>
 __device__ __forceinline__ void solve_block_schedule(const FineBlockSchedule& s, double* D, const double* U, double* R,
-                                                     double* F, double* H, AfterLevel after_level = {}) {
-    if constexpr (Ahead == edd_solve) solve_edd(s, D, U, R, F, H, after_level);
+                                                     double* F, double* H, AfterLevel after_level = {},
+                                                     WhileTree while_tree = {}) {
+    if constexpr (Ahead == edd_solve) solve_edd(s, D, U, R, F, H, after_level, while_tree);
     else solve_levels<Ahead>(s, D, U, R, F, F + s.n_branches, after_level);
 }
 

@@ -344,6 +344,38 @@ TEST(FineLayout, EddEveryCutAndShape) {
     EXPECT_THROW(fine_layout(cells, bad), std::invalid_argument);
 }
 
+// EDD's table of each junction's junction children (FineSchedule::junction_kids): two
+// columns on busyring's binary cells; where a root has 40 chains of 4 CVs cut at every CV
+// (N 1), its 40 junction children, each in its own column; the schedule check catches a
+// child missing from the table or a pad that names a branch.
+TEST(FineLayout, EddJunctionChildrenTable) {
+    FineOptions o;
+    o.edd_rows = 24;
+    const FineNumbering ring = fine_layout(trees::busyring(2), o);
+    for (const auto& blk : ring.schedule.blocks) EXPECT_EQ(blk.n_kids, 2);
+    o.edd_rows = 1;
+    std::vector<int> chains{-1};
+    for (int c = 0; c < 40; ++c)
+        for (int i = 0; i < 4; ++i) chains.push_back(i == 0 ? 0 : static_cast<int>(chains.size()) - 1);
+    FineNumbering f = fine_layout({chains}, o);
+    FineSchedule& s = f.schedule;
+    ASSERT_EQ(s.n_blocks(), 1);
+    const FineSchedule::Block& blk = s.blocks[0];
+    EXPECT_EQ(blk.n_kids, 40);
+    EXPECT_NO_THROW(check_fine_schedule(s));
+    int root = -1;  // the junction whose table row is full
+    for (int b = 0; b < blk.n_junctions; ++b)
+        if (s.junction_kids[blk.kids0 + 39L * blk.n_junctions + b] != blk.n_branches) root = b;
+    ASSERT_GE(root, 0);
+    FineSchedule missing = s;
+    missing.junction_kids[blk.kids0 + root] = blk.n_branches;
+    EXPECT_THROW(check_fine_schedule(missing), std::logic_error);
+    FineSchedule bad_pad = s;
+    const int leaf = root == 0 ? 1 : 0;  // a junction without junction children: all pads
+    bad_pad.junction_kids[blk.kids0 + leaf] = root;
+    EXPECT_THROW(check_fine_schedule(bad_pad), std::logic_error);
+}
+
 // EDD's pivots from excesses (fine_edd_sweeps.hpp) on stiff cells (membrane term 6e-4 of
 // the axial conductances, as gpu-branch's EDD test takes them): RMS error over 100
 // right-hand sides against a long double solve of the same system, at most that of the

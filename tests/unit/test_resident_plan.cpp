@@ -157,7 +157,9 @@ TEST(ResidentPlan, EddScratch) {
         const FineSchedule::Block& fb = b->s.blocks[0];
         EXPECT_EQ(resident_array_bytes(res_edd_h, fb, 0), fb.edd ? 8L * fb.h_cvs : 0L);
         if (fb.edd) EXPECT_LT(fb.h_cvs, fb.n_cv);  // the runs without a junction below take no h
-        EXPECT_EQ(resident_array_bytes(res_fold, fb, 0), 16L * fb.n_branches + (fb.edd ? 24L * fb.n_junctions : 0L));
+        // EDD: the folds' pad slot and three doubles a junction
+        EXPECT_EQ(resident_array_bytes(res_fold, fb, 0),
+                  16L * fb.n_branches + (fb.edd ? 16L + 24L * fb.n_junctions : 0L));
         if (fb.edd) EXPECT_GE(all.blocks[0].offset[res_edd_h], 0);
         const ResidentPlan tight = resident_plan(b->f, b->s, 24 * 1024);
         check_plan(*b, tight, 24 * 1024);

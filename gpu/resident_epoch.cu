@@ -53,7 +53,7 @@ struct Args {
     const ResidentBlock* blocks;
     const FineSchedule::Block* fine_blocks;
     const FineSchedule::Level* levels;
-    const int *pos_base, *length, *parent_cv, *child_begin, *child, *distal_cv, *up_run, *junction_kids;
+    const int *pos_base, *length, *parent_cv, *child_begin, *child, *distal_cv, *up_run, *junction_kids, *run_order;
     double* fold;   // the blocks' solve scratch in device memory (Block::fold0)
     double* edd_h;  // EDD's h in device memory, per CV
     const int *probe_col, *probe_cv;
@@ -748,7 +748,8 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     x.H = block_array(rb, res_edd_h, base, a.edd_h ? a.edd_h + first : nullptr);
     const FineBlockSchedule sched =
         load_fine_schedule(B, reinterpret_cast<int*>(base + rb.data_bytes), a.levels, a.pos_base, a.length,
-                           a.parent_cv, a.child_begin, a.child, a.distal_cv, a.up_run, a.junction_kids);
+                           a.parent_cv, a.child_begin, a.child, a.distal_cv, a.up_run, a.junction_kids,
+                           a.run_order);
     for_mechs::run([&](auto tag) {
         using M = typename decltype(tag)::type;
         const MechColumns m = block_mech<M>(rb, base, a.st.mechs[mech_index<M>]);
@@ -943,6 +944,7 @@ void ResidentEpoch::run(const ResidentState& st, const BlockEvents& ev, long b, 
     a.distal_cv = solve_.distal_cv.data();
     a.up_run = solve_.up_run.data();
     a.junction_kids = solve_.junction_kids.data();
+    a.run_order = solve_.run_order.data();
     a.fold = solve_.fold.data();
     a.edd_h = solve_.edd_h.data();
     a.probe_col = probe_col_.data();

@@ -336,7 +336,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         std::vector<FineSchedule::Level> levels;   // pos0 into the block's own pos_base
         std::vector<int> pos_base, length, parent_cv, child_count, child;
         std::vector<int> parent, padding;          // block-local CVs
-        std::vector<int> distal_cv, up_run, kids;  // EDD
+        std::vector<int> distal_cv, up_run, kids, runs;  // EDD
     };
     std::vector<Placed> placed(n_blocks);
     parallel_for(n_blocks, 1, [&](long block) {
@@ -467,6 +467,12 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
             for (int b = 0; b < run0; ++b)
                 for (int k = 0; k < static_cast<int>(children[b].size()) && children[b][k].second < run0; ++k)
                     P.kids[static_cast<std::size_t>(k) * run0 + b] = children[b][k].second;
+            // run_order: the two run levels (each longest first) merged by length
+            const int n_runs = blk.n_branches - run0;
+            P.runs.resize(n_runs);
+            for (int p = 0; p < n_runs; ++p) P.runs[p] = p;
+            std::stable_sort(P.runs.begin(), P.runs.end(),
+                             [&](int x, int y) { return P.length[run0 + x] > P.length[run0 + y]; });
         }
         blk.h_cvs = edd ? P.levels.back().base : 0;
         blk.in_shared = FineSchedule::data_bytes(blk) + FineSchedule::schedule_bytes(blk) <= o.shared_bytes;
@@ -474,7 +480,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
 
     // Each block's offsets, then its parts copied to them, the blocks side by side.
     long next_cv = 0, next_fold = 0;  // checked against int's range as blocks are placed
-    std::size_t n_levels = 0, n_pos = 0, n_branches = 0, n_child = 0, n_padding = 0, n_kids = 0;
+    std::size_t n_levels = 0, n_pos = 0, n_branches = 0, n_child = 0, n_padding = 0, n_kids = 0, n_runs = 0;
     std::vector<std::size_t> padding_at(n_blocks), child_at(n_blocks);
     s.blocks.resize(n_blocks);
     for (long block = 0; block < n_blocks; ++block) {
@@ -487,6 +493,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         padding_at[block] = n_padding;
         child_at[block] = n_child;
         blk.kids0 = static_cast<int>(n_kids);
+        blk.runs0 = static_cast<int>(n_runs);
         s.blocks[block] = blk;
         next_cv += blk.n_cv;
         next_fold += FineSchedule::fold_doubles(blk);
@@ -497,6 +504,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         n_branches += blk.n_branches;
         n_child += blk.n_child;
         n_kids += placed[block].kids.size();
+        n_runs += placed[block].runs.size();
         n_padding += placed[block].padding.size();
     }
     l.n_cv = static_cast<int>(next_cv);
@@ -506,7 +514,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
     s.parent_cv.resize(n_branches);
     s.child_begin.resize(n_branches + 1);
     s.child.resize(n_child);
-    if (edd) s.distal_cv.resize(n_branches), s.up_run.resize(n_branches), s.junction_kids.resize(n_kids);
+    if (edd) s.distal_cv.resize(n_branches), s.up_run.resize(n_branches), s.junction_kids.resize(n_kids), s.run_order.resize(n_runs);
     l.parent.resize(next_cv);
     l.padding.resize(n_padding);
     parallel_for(n_blocks, 1, [&](long block) {
@@ -524,6 +532,7 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         std::copy(P.distal_cv.begin(), P.distal_cv.end(), s.distal_cv.begin() + blk.branch0);
         std::copy(P.up_run.begin(), P.up_run.end(), s.up_run.begin() + blk.branch0);
         std::copy(P.kids.begin(), P.kids.end(), s.junction_kids.begin() + blk.kids0);
+        std::copy(P.runs.begin(), P.runs.end(), s.run_order.begin() + blk.runs0);
         std::size_t at = child_at[block];
         std::copy(P.child.begin(), P.child.end(), s.child.begin() + at);
         for (int j = 0; j < blk.n_branches; ++j) s.child_begin[blk.branch0 + j + 1] = static_cast<int>(at += P.child_count[j]);
@@ -575,6 +584,18 @@ void check_edd_block(const FineSchedule& s, const FineSchedule::Block& blk) {
         for (; k < blk.n_kids; ++k)
             if (s.junction_kids[blk.kids0 + static_cast<std::size_t>(k) * run0 + b] != blk.n_branches)
                 throw std::logic_error("fine schedule: an EDD junction's children table is not padded");
+    }
+    // run_order: every run once, longest first.
+    const int n_runs = blk.n_branches - run0;
+    if (blk.runs0 < 0 || static_cast<std::size_t>(blk.runs0) + n_runs > s.run_order.size())
+        throw std::logic_error("fine schedule: an EDD block's run order is out of place");
+    std::vector<char> ranked(n_runs, 0);
+    for (int r = 0; r < n_runs; ++r) {
+        const int p = s.run_order[blk.runs0 + r];
+        if (p < 0 || p >= n_runs || ranked[p]++)
+            throw std::logic_error("fine schedule: an EDD block's run order is not a permutation of its runs");
+        if (r > 0 && s.length[blk.branch0 + run0 + p] > s.length[blk.branch0 + run0 + s.run_order[blk.runs0 + r - 1]])
+            throw std::logic_error("fine schedule: an EDD block's run order is not longest first");
     }
     for (int b = 0; b < blk.n_branches; ++b) {
         const int g = blk.branch0 + b;

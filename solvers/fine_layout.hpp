@@ -74,6 +74,7 @@ struct FineSchedule {
         int h_cvs;       // EDD: its CVs before the runs without a junction below (h's size)
         int n_kids;      // EDD: junction_kids' columns (even; 0 otherwise)
         int kids0;       // EDD: its junction_kids from here on
+        int runs0;       // EDD: its run_order from here on (n_branches - n_junctions entries)
     };
     struct Level {  // five ints: the kernel copies a block's levels to shared memory as such
         int base;     // block-local index of the level's first CV
@@ -107,6 +108,13 @@ struct FineSchedule {
     // folds fx and fr that holds -0.0 and +0.0, which leave a sum's bits as they are. The
     // junctions' tree then reads them without a branch per child.
     std::vector<int> junction_kids;
+    // Per EDD block, its runs longest first over both run levels (ties: the level with a
+    // junction below first): entry r is the r-th longest run's index in the two levels taken
+    // as one list (the first level's slots, then the second's). The threads take the
+    // longest runs one each and the rest from the other end, the longest of those with the
+    // shortest first run (solve_edd), which for at most two runs a thread is what the
+    // longest-processing-time assignment gives: each thread's rows as even as the runs allow.
+    std::vector<int> run_order;
 
     int n_blocks() const { return static_cast<int>(blocks.size()); }
     bool edd() const { return !blocks.empty() && blocks[0].edd; }  // every block is EDD's, or none
@@ -117,13 +125,13 @@ struct FineSchedule {
     ARB_HD static long fold_doubles(const Block& b) { return 2L * (b.n_branches + b.edd) + 3L * b.n_junctions; }
     ARB_HD static long h_doubles(const Block& b) { return b.edd ? b.h_cvs : 0; }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
-    // parent CV and children, and for EDD distal CV, run above and the junction_kids
-    // table), and in shared mode d,
+    // parent CV and children, and for EDD distal CV, run above, the junction_kids table
+    // and the run_order), and in shared mode d,
     // u, rhs per CV, the scratch and h (in device-memory mode they stay there).
     ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 8L * (fold_doubles(b) + h_doubles(b)); }
     ARB_HD static long schedule_bytes(const Block& b) {
         return 8L * ((b.n_pos + 5L * b.n_levels + (b.edd ? 5L : 3L) * b.n_branches + 1 + b.n_child +
-                      static_cast<long>(b.n_kids) * b.n_junctions + 1) /
+                      static_cast<long>(b.n_kids) * b.n_junctions + (b.edd ? b.n_branches - b.n_junctions : 0) + 1) /
                      2);
     }
     long fold_size() const {  // every block's scratch

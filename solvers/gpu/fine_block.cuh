@@ -21,6 +21,7 @@ struct FineBlockSchedule {
     const int *dcv, *upr;  // an EDD block's distal CVs and runs above; null otherwise
     const int* kids;       // an EDD block's junction_kids (n_kids columns); null otherwise
     int n_kids;
+    const int* runs;       // an EDD block's run_order; null otherwise
 };
 
 // Copies block B's schedule into shared memory at `si` (FineSchedule::schedule_bytes(B)
@@ -34,7 +35,8 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
                                                                 const int* __restrict__ child,
                                                                 const int* __restrict__ distal_cv,
                                                                 const int* __restrict__ up_run,
-                                                                const int* __restrict__ junction_kids) {
+                                                                const int* __restrict__ junction_kids,
+                                                                const int* __restrict__ run_order) {
     const int t = threadIdx.x, nt = blockDim.x, nb = B.n_branches;
     int* spos = si;
     auto* slev = reinterpret_cast<FineSchedule::Level*>(spos + B.n_pos);
@@ -48,15 +50,18 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
     for (int i = t; i < nb; i += nt) slen[i] = length[B.branch0 + i], spcv[i] = parent_cv[B.branch0 + i];
     for (int i = t; i <= nb; i += nt) scb[i] = child_begin[B.branch0 + i] - c0;
     for (int i = t; i < B.n_child; i += nt) sch[i] = child[c0 + i];
-    int *sdcv = nullptr, *supr = nullptr, *skids = nullptr;
+    int *sdcv = nullptr, *supr = nullptr, *skids = nullptr, *sruns = nullptr;
     if (B.edd) {
         sdcv = sch + B.n_child;
         supr = sdcv + nb;
         skids = supr + nb;
         for (int i = t; i < nb; i += nt) sdcv[i] = distal_cv[B.branch0 + i], supr[i] = up_run[B.branch0 + i];
+        sruns = skids + B.n_kids * B.n_junctions;
         for (int i = t; i < B.n_kids * B.n_junctions; i += nt) skids[i] = junction_kids[B.kids0 + i];
+        for (int i = t; i < nb - B.n_junctions; i += nt) sruns[i] = run_order[B.runs0 + i];
     }
-    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, nb, B.n_junctions, sdcv, supr, skids, B.n_kids};
+    return {B.n_levels, slev,   spos - B.pos0, slen, spcv,     scb, sch, nb, B.n_junctions, sdcv, supr,
+            skids,      B.n_kids, sruns};
 }
 
 // Block B's schedule read where it lies, in device memory: for a block whose schedule
@@ -68,10 +73,11 @@ __device__ __forceinline__ FineBlockSchedule device_fine_schedule(const FineSche
                                                                   const int* length, const int* parent_cv,
                                                                   const int* child_begin, const int* child,
                                                                   const int* distal_cv, const int* up_run,
-                                                                  const int* junction_kids) {
+                                                                  const int* junction_kids, const int* run_order) {
     return {B.n_levels, levels + B.level0, pos_base, length + B.branch0, parent_cv + B.branch0, child_begin + B.branch0,
             child, B.n_branches, B.n_junctions, B.edd ? distal_cv + B.branch0 : nullptr,
-            B.edd ? up_run + B.branch0 : nullptr, B.edd ? junction_kids + B.kids0 : nullptr, B.n_kids};
+            B.edd ? up_run + B.branch0 : nullptr, B.edd ? junction_kids + B.kids0 : nullptr, B.n_kids,
+            B.edd ? run_order + B.runs0 : nullptr};
 }
 
 // The level loop of one block over D, U, R (shared or device memory: generic pointers)
@@ -182,15 +188,17 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     namespace es = fine_edd_sweeps;
     const int t = threadIdx.x, nt = blockDim.x;
     const es::Scratch w = es::scratch(F, s.n_branches, s.n_junctions, H);
-    // The runs: with a junction below (level n_levels - 2), then without (the last), each
-    // longest first, as one list over the block's threads: the first nt in order, the rest
-    // reversed, so that a thread's second run is among the shortest (each_run).
+    // The runs (with a junction below: level n_levels - 2; without: the last) by length
+    // over both levels (the schedule's run_order) over the block's threads: thread t's
+    // first run is rank f - 1 - t (f = min(nt, n_runs)), its second rank nt + t, so that
+    // the longest of the second runs joins the shortest of the first (each_run).
     const FineSchedule::Level inner = s.lev[s.n_levels - 2], leaf = s.lev[s.n_levels - 1];
     const int run0 = inner.branch0, n_runs = inner.n + leaf.n, leaf_shift = leaf.base - leaf.branch0;
     const int rows = inner.positions > leaf.positions ? inner.positions : leaf.positions;
     const auto each_run = [&](auto&& step) {  // step(branch, slot, its level) on this thread's runs
+        const int f = nt < n_runs ? nt : n_runs;
         for (int k = t; k < n_runs; k += nt) {
-            const int p = k < nt ? k : nt + n_runs - 1 - k;
+            const int p = s.runs[k < nt ? f - 1 - k : k];
             const FineSchedule::Level& r = p < inner.n ? inner : leaf;
             const int slot = p < inner.n ? p : p - inner.n;
             step(r.branch0 + slot, slot, r);

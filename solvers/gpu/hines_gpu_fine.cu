@@ -51,6 +51,7 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
                                   const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
                                   const int* __restrict__ child, const int* __restrict__ distal_cv,
                                   const int* __restrict__ up_run, const int* __restrict__ junction_kids,
+                                  const int* __restrict__ run_order,
                                   double* __restrict__ d, const double* __restrict__ u,
                                   double* __restrict__ rhs, double* __restrict__ fold, double* __restrict__ edd_h,
                                   long shared_limit) {
@@ -61,12 +62,12 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
             sm + (B.in_shared ? 3 * B.n_cv + FineSchedule::fold_doubles(B) + FineSchedule::h_doubles(B) : 0));
         const FineBlockSchedule s =
             load_fine_schedule(B, si, levels, pos_base, length, parent_cv, child_begin, child, distal_cv, up_run,
-                               junction_kids);
+                               junction_kids, run_order);
         solve_block<Ahead>(B, s, sm, d, u, rhs, fold, edd_h);
     } else {
         const FineBlockSchedule s =
             device_fine_schedule(B, levels, pos_base, length, parent_cv, child_begin, child, distal_cv, up_run,
-                                 junction_kids);
+                                 junction_kids, run_order);
         solve_block<Ahead>(B, s, sm, d, u, rhs, fold, edd_h);
     }
 }
@@ -105,6 +106,7 @@ GpuFinePlan make_gpu_fine_plan(const FineSchedule& s, int ahead) {
     p.distal_cv = DeviceArray<int>(s.distal_cv);
     p.up_run = DeviceArray<int>(s.up_run);
     p.junction_kids = DeviceArray<int>(s.junction_kids);
+    p.run_order = DeviceArray<int>(s.run_order);
     p.fold = DeviceArray<double>(s.fold_size());
     if (s.edd()) p.edd_h = DeviceArray<double>(s.blocks.back().first_cv + s.blocks.back().n_cv);
     return p;
@@ -115,7 +117,7 @@ void gpu_fine_solve(const GpuFinePlan& p, double* d, const double* u, double* rh
     auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : p.ahead == 8 ? fine_solve_kernel<8> : fine_solve_kernel<edd_solve>;
     kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
         p.blocks.data(), p.levels.data(), p.pos_base.data(), p.length.data(), p.parent_cv.data(), p.child_begin.data(),
-        p.child.data(), p.distal_cv.data(), p.up_run.data(), p.junction_kids.data(), d, u, rhs, p.fold.data(), p.edd_h.data(),
+        p.child.data(), p.distal_cv.data(), p.up_run.data(), p.junction_kids.data(), p.run_order.data(), d, u, rhs, p.fold.data(), p.edd_h.data(),
         p.shared_limit);
     CUDA_CHECK_LAUNCH();
 }

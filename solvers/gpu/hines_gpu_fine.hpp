@@ -22,7 +22,7 @@ struct GpuFinePlan {
     DeviceArray<FineSchedule::Block> blocks;
     DeviceArray<FineSchedule::Level> levels;
     DeviceArray<int> pos_base, length, parent_cv, child_begin, child;
-    DeviceArray<int> distal_cv, up_run, junction_kids;  // EDD schedules' (empty otherwise)
+    DeviceArray<int> distal_cv, up_run, junction_kids, run_order;  // EDD schedules' (empty otherwise)
     mutable DeviceArray<double> fold;    // workspace: the scratch of blocks solved in device memory (Block::fold0)
     mutable DeviceArray<double> edd_h;   // workspace: EDD's h of blocks solved in device memory, per CV
 };

@@ -376,6 +376,37 @@ TEST(FineLayout, EddJunctionChildrenTable) {
     EXPECT_THROW(check_fine_schedule(bad_pad), std::logic_error);
 }
 
+// EDD's run order (FineSchedule::run_order): busyring's runs of both run levels longest
+// first, so that with at most two runs a thread (solve_edd's each_run: rank f - 1 - t,
+// then nt + t) no thread takes more rows than the greedy longest-processing-time
+// assignment of the same runs gives; the check catches an order that is not longest first.
+TEST(FineLayout, EddRunOrderBalancesTheThreads) {
+    FineOptions o;
+    o.edd_rows = 24;
+    o.block_cvs = 1;  // a cell a block
+    o.max_threads = 128;
+    FineNumbering f = fine_layout(trees::busyring(8), o);
+    FineSchedule& s = f.schedule;
+    for (const auto& blk : s.blocks) {
+        const int n_runs = blk.n_branches - blk.n_junctions, nt = blk.threads, run0 = blk.n_junctions;
+        ASSERT_LE(n_runs, 2 * nt);
+        std::vector<int> len(n_runs);
+        for (int r = 0; r < n_runs; ++r) len[r] = s.length[blk.branch0 + run0 + s.run_order[blk.runs0 + r]];
+        std::vector<int> dealt(nt, 0), lpt(nt, 0);
+        const int f = std::min(nt, n_runs);
+        for (int k = 0; k < n_runs; ++k) dealt[k % nt] += len[k < nt ? f - 1 - k : k];  // each_run
+        for (int r = 0; r < n_runs; ++r) *std::min_element(lpt.begin(), lpt.end()) += len[r];
+        EXPECT_LE(*std::max_element(dealt.begin(), dealt.end()), *std::max_element(lpt.begin(), lpt.end()));
+    }
+    const FineSchedule::Block& b0 = s.blocks[0];
+    int r = 1;  // two neighbouring ranks of different lengths, swapped
+    while (s.length[b0.branch0 + b0.n_junctions + s.run_order[b0.runs0 + r]] ==
+           s.length[b0.branch0 + b0.n_junctions + s.run_order[b0.runs0 + r - 1]])
+        ++r;
+    std::swap(s.run_order[b0.runs0 + r], s.run_order[b0.runs0 + r - 1]);
+    EXPECT_THROW(check_fine_schedule(s), std::logic_error);
+}
+
 // EDD's pivots from excesses (fine_edd_sweeps.hpp) on stiff cells (membrane term 6e-4 of
 // the axial conductances, as gpu-branch's EDD test takes them): RMS error over 100
 // right-hand sides against a long double solve of the same system, at most that of the

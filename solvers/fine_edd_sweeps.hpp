@@ -61,18 +61,22 @@ struct JunctionKids {
 // instructions in order, so the loop is written as it should run: a row's operands were
 // loaded two rows ahead, the position of the row after those while this one is
 // eliminated (its index waits on that load), and each row's three quotients are stored
-// while the next row is (a store waits for its value).
+// while the next row is (a store waits for its value). The loop's one exit is its test,
+// so that the GPU compiler unrolls it three times, the period of the rows' registers,
+// and no value is copied from one row's registers to the next's; the last row's values
+// are those the loop carries on (fb, eb, below).
 ARB_HD void run_eliminate(int b, int k, int base, const int* pos, int len, int q, double* D, const double* U,
                           double* R, const Scratch& w) {
     auto at = [&](int i) { return base + pos[i > 0 ? i : 0] + k; };
     const double u_down = q >= 0 ? U[q] : 0.0;
-    int i = len - 1, x = at(i), x1 = at(i - 1), x2 = at(i - 2);
+    int x = at(len - 1), x1 = at(len - 2), x2 = at(len - 3);
     double dk = D[x], rk = R[x], uk = U[x];
     double d1 = D[x1], r1 = R[x1], u1 = U[x1];
     double below = u_down, gk = u_down, fb = 0.0, eb = 0.0, gain_down = 0.0, r_down = 0.0;
     int xs = -1;  // the row whose quotients wait to be stored
     double fs = 0.0, ys = 0.0, hs = 0.0;
-    for (;;) {
+    ARB_UNROLL_BY(3)
+    for (int i = len - 1; i >= 0; --i) {
         const int x3 = at(i - 3);
         const double d2 = D[x2], r2 = R[x2], u2 = U[x2];
         const double e = edd_sweeps::excess(dk, uk, below, fb, eb), p = edd_sweeps::pivot(e, uk, gk);
@@ -85,15 +89,13 @@ ARB_HD void run_eliminate(int b, int k, int base, const int* pos, int len, int q
         gain_down += std::fabs(h) * e;
         r_down += gk * y;
         xs = x, fs = f, ys = y, hs = h;
-        if (i == 0) {
-            w.fx[b] = std::fabs(f) * e, w.fr[b] = uk * y;
-            if (q >= 0) w.c[q] = -(uk * h);
-            break;
-        }
-        rk = r1 - f * rk, gk = -f * gk, below = uk, fb = f, eb = e;
+        rk = r1 - f * rk, gk = -f * gk, below = uk, fb = f, eb = e;  // the next row's (unused after row 0)
         dk = d1, uk = u1, d1 = d2, r1 = r2, u1 = u2;
-        x = x1, x1 = x2, x2 = x3, --i;
+        x = x1, x1 = x2, x2 = x3;
     }
+    // Row 0: its f, e and u are fb, eb and below now; its y and h, ys and hs.
+    w.fx[b] = std::fabs(fb) * eb, w.fr[b] = below * ys;
+    if (q >= 0) w.c[q] = -(below * hs);
     D[xs] = fs, R[xs] = ys;
     if (q >= 0) w.h[xs] = hs, w.qx[q] = gain_down, w.qr[q] = r_down;
 }
@@ -174,7 +176,8 @@ ARB_HD void junction_substitute(const SubstituteAhead& a, double* R) {
 
 // Run (slot k, len >= 1 rows) from the values of the junctions above (pcv) and below (q):
 // row i's value while row i+1's operands are in flight, row i+2's loads issued and row
-// i+3's position loaded (the rows' chain is two operations; the loads are the work).
+// i+3's position loaded (the rows' chain is two operations; the loads are the work). The
+// loop's one exit is its test (unrolled three times by the GPU compiler, as above).
 ARB_HD void run_complete(int k, int base, const int* pos, int len, int pcv, int q, const double* D, double* R,
                          const double* h) {
     const int last = len - 1;
@@ -186,12 +189,12 @@ ARB_HD void run_complete(int k, int base, const int* pos, int len, int pcv, int 
     int x0 = at(0), x1 = at(1), x2 = at(2);
     double f0 = D[x0], y0 = R[x0], h0 = h_at(x0);
     double f1 = D[x1], y1 = R[x1], h1 = h_at(x1);
-    for (int i = 0;; ++i) {
+    ARB_UNROLL_BY(3)
+    for (int i = 0; i <= last; ++i) {
         const int x3 = at(i + 3);
         const double f2 = D[x2], y2 = R[x2], h2 = h_at(x2);
         v = y0 - h0 * v_down - f0 * v;
         R[x0] = v;
-        if (i == last) break;
         x0 = x1, x1 = x2, x2 = x3;
         f0 = f1, y0 = y1, h0 = h1;
         f1 = f2, y1 = y2, h1 = h2;

@@ -188,7 +188,7 @@ __device__ __forceinline__ void add_currents(const Args& a, const MechColumns& m
         struct In {
             Instance<M> in;
             double v;
-            int cv, prev;
+            int cv, prev, next;  // next: the following instance's CV, loaded with the batch
         };
         for_strided_in_batches<mech_batch<M>>(
             threadIdx.x, blockDim.x, n,
@@ -196,6 +196,7 @@ __device__ __forceinline__ void add_currents(const Args& a, const MechColumns& m
                 In x;
                 x.cv = m.cv[k];
                 x.prev = k > 0 ? m.cv[k - 1] : -1;
+                x.next = k + 1 < n ? m.cv[k + 1] : -1;
                 x.in = Instance<M>(m, k);
                 x.v = V[x.cv - first];
                 return x;
@@ -205,12 +206,13 @@ __device__ __forceinline__ void add_currents(const Args& a, const MechColumns& m
                 const int c = x.cv - first;
                 double dd, dr;
                 instance_terms_at<M>(x.in, 1.0, x.v, t_mid, gl, dd, dr);
-                for (int j = k + 1; j < n && m.cv[j] == x.cv; ++j) {
-                    double jd, jr;
-                    point_terms<M>(m, j, x.v, t_mid, gl, jd, jr);
-                    dd += jd;
-                    dr += jr;
-                }
+                if (x.next == x.cv)  // others on its CV (the loop's first test without a load)
+                    for (int j = k + 1; j < n && m.cv[j] == x.cv; ++j) {
+                        double jd, jr;
+                        point_terms<M>(m, j, x.v, t_mid, gl, jd, jr);
+                        dd += jd;
+                        dr += jr;
+                    }
                 D[c] += dd;
                 R[c] += dr;
             });
@@ -773,8 +775,9 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
     // first), the step runs on pointers the compiler knows to be shared.
     ARBOLITO_PROFILE_LEVELS
     auto in_shared = [&](int arr) { return reinterpret_cast<double*>(base + rb.offset[arr]); };
-    const bool chain_staged =
-        rb.offset[res_rhs] >= 0 && rb.offset[res_d] >= 0 && rb.offset[res_u] >= 0 && rb.offset[res_fold] >= 0;
+    // EDD's h too, where the schedule has any (its runs' row loops store and load it).
+    const bool chain_staged = rb.offset[res_rhs] >= 0 && rb.offset[res_d] >= 0 && rb.offset[res_u] >= 0 &&
+                              rb.offset[res_fold] >= 0 && (rb.offset[res_edd_h] >= 0 || B.h_cvs == 0);
     double* V;
     if (chain_staged) {
         StepArrays y = x;
@@ -782,6 +785,7 @@ __global__ void __launch_bounds__(MaxThreads, MaxThreads <= 128 ? resident_block
         y.D = in_shared(res_d);
         y.U = in_shared(res_u);
         y.F = in_shared(res_fold);
+        y.H = in_shared(rb.offset[res_edd_h] >= 0 ? res_edd_h : res_rhs);  // rhs: a pointer never read (no h)
         if (rb.offset[res_v] >= 0) {
             y.V = in_shared(res_v);
             V = run_steps<Ahead, false, Extended>(a, rb, loc, sched, blk, y, first, n, clock, after_level, lane0);

@@ -111,13 +111,18 @@ ARB_HD void junction_assemble(int b, int ur, int pcv, const int* cb, const int* 
                               const int* up_run, double* D, const double* U, double* R, const Scratch& w) {
     const double ub = U[b];  // to the run above, the junction above, or 0 at the root
     double own = D[b] - std::fabs(ub);
+    double gain = ur >= 0 ? w.qx[b] : 0.0, r = R[b] - (ur >= 0 ? w.qr[b] : 0.0);
+    // One pass over the children, without a branch per child: what a child does not put
+    // in is -0.0 added or +0.0 subtracted, which leave every value's bits as they are (the
+    // three sums keep their own orders).
     for (int j = cb[b]; j < cb[b + 1]; ++j) {
         const int c = ch[j];
-        if (c >= run0 || up_run[c] < 0) own -= std::fabs(U[c < leaf0 ? c : c + leaf_shift]);
+        const bool run = c >= run0;
+        const double u_c = std::fabs(U[c < leaf0 ? c : c + leaf_shift]), fx = w.fx[c], fr = w.fr[c];
+        own -= run || up_run[c] < 0 ? u_c : 0.0;
+        gain += run ? fx : -0.0;
+        r -= run ? fr : 0.0;
     }
-    double gain = ur >= 0 ? w.qx[b] : 0.0, r = R[b] - (ur >= 0 ? w.qr[b] : 0.0);
-    for (int j = cb[b]; j < cb[b + 1]; ++j)
-        if (const int c = ch[j]; c >= run0) gain += w.fx[c], r -= w.fr[c];
     D[b] = own + gain, R[b] = r;
     if (ur < 0) w.c[b] = pcv >= 0 ? ub : 0.0;  // else the run above wrote it
 }
@@ -136,14 +141,23 @@ ARB_HD JunctionAhead junction_ahead(int b, const JunctionKids& kids, const doubl
 }
 
 // Junction b (a), its junction children eliminated: their folds put in, in list order (the
-// pads change nothing), two at a time; its pivot to D, right-hand side to R, and what the
-// junction above gains to fx, fr.
-ARB_HD void junction_eliminate(const JunctionAhead& a, const JunctionKids& kids, double* D, double* R,
-                               const Scratch& w) {
+// pads change nothing), two at a time; its pivot, right-hand side, and what the junction
+// above gains (fx, fr). junction_folds loads the first two children's folds, which the
+// GPU's tree issues before anything else of a level (junctions_on_warp).
+struct JunctionFolds {
+    double x0, y0, x1, y1;
+};
+ARB_HD JunctionFolds junction_folds(const JunctionAhead& a, const Scratch& w) {
+    return {w.fx[a.k0], w.fr[a.k0], w.fx[a.k1], w.fr[a.k1]};
+}
+struct JunctionPivot {
+    double piv, r, fx, fr;
+};
+ARB_HD JunctionPivot pivot_junction(const JunctionAhead& a, const JunctionFolds& f, const JunctionKids& kids,
+                                    const Scratch& w) {
     double e = a.e, r = a.r;
-    const double x0 = w.fx[a.k0], y0 = w.fr[a.k0], x1 = w.fx[a.k1], y1 = w.fr[a.k1];
-    e += x0, r -= y0;
-    e += x1, r -= y1;
+    e += f.x0, r -= f.y0;
+    e += f.x1, r -= f.y1;
     ARB_UNROLL_BY(1)  // rare (a junction with more than two junction children): no code beside the common path
     for (int k = 2; k < kids.n; k += 2) {
         const int c0 = kids(k, a.b), c1 = kids(k + 1, a.b);
@@ -152,9 +166,16 @@ ARB_HD void junction_eliminate(const JunctionAhead& a, const JunctionKids& kids,
         e += xb, r -= yb;
     }
     const double piv = edd_sweeps::junction_pivot(e, a.c);
-    const double f = gpu::divide(a.c, piv);
-    w.fx[a.b] = std::fabs(f) * e, w.fr[a.b] = f * r;
-    D[a.b] = piv, R[a.b] = r;
+    const double f_up = gpu::divide(a.c, piv);
+    return {piv, r, std::fabs(f_up) * e, f_up * r};
+}
+ARB_HD void junction_store(int b, const JunctionPivot& p, double* D, double* R, const Scratch& w) {
+    w.fx[b] = p.fx, w.fr[b] = p.fr;
+    D[b] = p.piv, R[b] = p.r;
+}
+ARB_HD void junction_eliminate(const JunctionAhead& a, const JunctionKids& kids, double* D, double* R,
+                               const Scratch& w) {
+    junction_store(a.b, pivot_junction(a, junction_folds(a, w), kids, w), D, R, w);
 }
 
 // Junction b's operands for its value, loaded before the barrier of the level above it
@@ -168,10 +189,10 @@ ARB_HD SubstituteAhead substitute_ahead(int b, int pcv, const double* D, const d
     return {b, pcv, R[b], w.c[b], d, gpu::reciprocal_once(d)};
 }
 
-// Junction b's value (a), the junction above it solved: divide's arithmetic.
+// Junction b's value (a), given the value vp above it (0 at the root): divide's arithmetic.
+ARB_HD double junction_value(const SubstituteAhead& a, double vp) { return gpu::divide_by(a.r - a.c * vp, a.d, a.inv); }
 ARB_HD void junction_substitute(const SubstituteAhead& a, double* R) {
-    const double vp = a.pcv >= 0 ? R[a.pcv] : 0.0;
-    R[a.b] = gpu::divide_by(a.r - a.c * vp, a.d, a.inv);
+    R[a.b] = junction_value(a, a.pcv >= 0 ? R[a.pcv] : 0.0);
 }
 
 // Run (slot k, len >= 1 rows) from the values of the junctions above (pcv) and below (q):

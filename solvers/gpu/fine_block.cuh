@@ -117,10 +117,13 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
 
 // The junctions' tree of an EDD block on the first warp (solve_edd's third step): lane t
 // takes junction t of each level (a wider level loops), levels deepest first and then
-// from the root, a warp barrier between levels. Each lane's next junction is loaded a
-// level ahead, into the other of two sets of registers (levels go in pairs), so that
-// nothing is copied between levels; its children come from the padded table
-// (FineSchedule::junction_kids), with no branch per child.
+// from the root, a warp barrier between levels. A level's step has no branch before its
+// stores: a lane without a junction there computes lane 0's and stores nothing, so that
+// the compiler may order the step's instructions freely. Its chain after the barrier is
+// then the children's folds (their addresses a level old), the pivot and the stores;
+// the next level's junction (level descriptor, children, operands) is loaded beside
+// it, into the other of two register sets (levels go in pairs: nothing copied between
+// levels). The children come from the padded table (FineSchedule::junction_kids).
 __device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, double* D, double* R,
                                                   const fine_edd_sweeps::Scratch& w) {
     namespace es = fine_edd_sweeps;
@@ -129,45 +132,59 @@ __device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, do
     const es::JunctionKids kids{s.kids, s.n_junctions, s.n_kids};
     if (t == 0) es::set_fold_pad(w, s.n_branches);
     __syncwarp();
-    const auto ahead = [&](int L, es::JunctionAhead& a) {  // level L's junction on this lane
-        const FineSchedule::Level l = s.lev[L];
-        if (t < l.n) a = es::junction_ahead(l.branch0 + t, kids, D, R, w);
+    struct Lane {  // this lane's junction of a level (lane 0's where it has none: on false)
+        es::JunctionAhead a;
+        int n, branch0;
+        bool on;
     };
-    // Level L (a: its junction on this lane, loaded), level L - 1's loaded into an.
-    const auto eliminate = [&](int L, const es::JunctionAhead& a, es::JunctionAhead& an) {
+    const auto load = [&](int L, Lane& x) {
         const FineSchedule::Level l = s.lev[L];
-        if (L > 0) ahead(L - 1, an);
-        if (t < l.n) es::junction_eliminate(a, kids, D, R, w);
-        for (int k = t + 32; k < l.n; k += 32)  // a level wider than the warp
-            es::junction_eliminate(es::junction_ahead(l.branch0 + k, kids, D, R, w), kids, D, R, w);
+        x.n = l.n, x.branch0 = l.branch0, x.on = t < l.n;
+        x.a = es::junction_ahead(l.branch0 + (x.on ? t : 0), kids, D, R, w);
+    };
+    const auto eliminate = [&](int L, const Lane& x, Lane& next) {
+        const es::JunctionFolds f = es::junction_folds(x.a, w);
+        load(L > 0 ? L - 1 : 0, next);  // the level above's (level 0's again after level 0: unused)
+        const es::JunctionPivot p = es::pivot_junction(x.a, f, kids, w);
+        if (x.on) es::junction_store(x.a.b, p, D, R, w);
+        for (int k = t + 32; k < x.n; k += 32)  // a level wider than the warp
+            es::junction_eliminate(es::junction_ahead(x.branch0 + k, kids, D, R, w), kids, D, R, w);
         __syncwarp();
     };
-    es::JunctionAhead a0{}, a1{};
-    ahead(top, a0);
+    Lane x0, x1;
+    load(top, x0);
     for (int L = top;; L -= 2) {
-        eliminate(L, a0, a1);
+        eliminate(L, x0, x1);
         if (L == 0) break;
-        eliminate(L - 1, a1, a0);
+        eliminate(L - 1, x1, x0);
         if (L == 1) break;
     }
-    const auto sub_ahead = [&](int L, es::SubstituteAhead& a) {
-        const FineSchedule::Level l = s.lev[L];
-        if (t < l.n) a = es::substitute_ahead(l.branch0 + t, s.pcv[l.branch0 + t], D, R, w);
+    struct SubLane {
+        es::SubstituteAhead a;
+        int n, branch0;
+        bool on;
     };
-    const auto substitute = [&](int L, const es::SubstituteAhead& a, es::SubstituteAhead& an) {
+    const auto sub_load = [&](int L, SubLane& x) {
         const FineSchedule::Level l = s.lev[L];
-        if (L < top) sub_ahead(L + 1, an);
-        if (t < l.n) es::junction_substitute(a, R);
-        for (int k = t + 32; k < l.n; k += 32)
-            es::junction_substitute(es::substitute_ahead(l.branch0 + k, s.pcv[l.branch0 + k], D, R, w), R);
+        x.n = l.n, x.branch0 = l.branch0, x.on = t < l.n;
+        const int b = l.branch0 + (x.on ? t : 0);
+        x.a = es::substitute_ahead(b, s.pcv[b], D, R, w);
+    };
+    const auto substitute = [&](int L, const SubLane& x, SubLane& next) {
+        const double vp = R[x.a.pcv >= 0 ? x.a.pcv : x.a.b];  // x.a.b: any CV (unused at the root)
+        sub_load(L < top ? L + 1 : top, next);
+        const double v = es::junction_value(x.a, x.a.pcv >= 0 ? vp : 0.0);
+        if (x.on) R[x.a.b] = v;
+        for (int k = t + 32; k < x.n; k += 32)
+            es::junction_substitute(es::substitute_ahead(x.branch0 + k, s.pcv[x.branch0 + k], D, R, w), R);
         __syncwarp();
     };
-    es::SubstituteAhead s0{}, s1{};
-    sub_ahead(0, s0);
+    SubLane y0, y1;
+    sub_load(0, y0);
     for (int L = 0;; L += 2) {
-        substitute(L, s0, s1);
+        substitute(L, y0, y1);
         if (L == top) break;
-        substitute(L + 1, s1, s0);
+        substitute(L + 1, y1, y0);
         if (L + 1 == top) break;
     }
 }
@@ -178,7 +195,8 @@ __device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, do
 // block's barrier waits for its slowest warp, and the serial phase has only each
 // junction's junction children and its division left); every run completed at once.
 // Ends with a barrier: R holds the solution. after_level as solve_levels' (sweep 0: the
-// runs (level 1), the junctions' rows (2), then their tree (0); 1: the runs' completion).
+// runs (level 1), the junctions' rows (2), their tree on the first warp (3), then the
+// wait for the other warps' work beside it (0); 1: the runs' completion).
 // while_tree: run by the block's other warps beside the tree (after it, where the block
 // is one warp).
 template <class AfterLevel = NoLevelHook, class WhileTree = NoTreeWork>
@@ -214,6 +232,7 @@ __device__ __forceinline__ void solve_edd(const FineBlockSchedule& s, double* D,
     __syncthreads();
     after_level(0, 2, run0);  // a profile's: the junctions' rows apart from their tree
     if (t < 32) junctions_on_warp(s, D, R, w);
+    after_level(0, 3, s.n_levels - 2);  // a profile's: the tree on the first warp, before its wait
     if (nt > 32) {
         if (t >= 32) while_tree(t - 32, nt - 32);
     } else {

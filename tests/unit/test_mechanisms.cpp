@@ -161,6 +161,39 @@ TEST(Mechanisms, IndependentStatesAdvanceAloneAsTogether) {
     EXPECT_GT(checked, 0);
 }
 
+// A mechanism that says its advance reads no v (advance_reads_v false: the resident GPU
+// step then advances it beside the junctions' tree, before the new v exists) gives the
+// same bits at any v: random states and v from -100 to +60 mV, two time steps.
+TEST(Mechanisms, AdvanceThatReadsNoVIgnoresV) {
+    std::mt19937 gen(19);
+    std::uniform_real_distribution<double> state(0.0, 1.0);
+    int checked = 0;
+    all_mechanisms::for_each([&](auto tag) {
+        using M = typename decltype(tag)::type;
+        if constexpr (!M::advance_reads_v) {
+            static_assert(M::kind != MechKind::density && n_ions<M> == 0, "only point mechanisms without ions");
+            const auto g = M::globals(6.3);
+            std::vector<double> p(n_params<M>), c(n_derived<M>);
+            for (int j = 0; j < n_params<M>; ++j) p[j] = M::params[j].default_value;
+            M::derive(p.data(), c.data());
+            for (double dt : {0.025, 0.1})
+                for (int k = 0; k < 200; ++k) {
+                    std::vector<double> s0(n_states<M>);
+                    for (double& x : s0) x = state(gen);
+                    std::vector<double> at_rest = s0;
+                    M::advance(-65.0, dt, g, p.data(), at_rest.data(), c.data());
+                    for (double v : {-100.0, -40.0, 0.0, 60.0}) {
+                        std::vector<double> other = s0;
+                        M::advance(v, dt, g, p.data(), other.data(), c.data());
+                        for (int i = 0; i < n_states<M>; ++i) ASSERT_EQ(other[i], at_rest[i]) << M::name << " v " << v;
+                    }
+                    ++checked;
+                }
+        }
+    });
+    EXPECT_GT(checked, 0);
+}
+
 // Where a mechanism has step constants (the synapses' exact decay factors), the CPU
 // computes them once at set-up, one instance at a time, and advances W instances side by
 // side through them: that gives every state exactly advance's bits, over parameters from

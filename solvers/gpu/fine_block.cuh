@@ -115,6 +115,22 @@ __device__ __forceinline__ void solve_levels(const FineBlockSchedule& s, double*
     }
 }
 
+// A lane's junction of a level of the junctions' tree and what it loaded of it (A): lane
+// 0's where the level has no junction t (on false: computed, never stored).
+template <class A>
+struct LevelLane {
+    A a;
+    int n, branch0;
+    bool on;
+};
+// Level L's descriptor into x; the junction lane t loads.
+template <class A>
+__device__ __forceinline__ int lane_junction(const FineBlockSchedule& s, int L, int t, LevelLane<A>& x) {
+    const FineSchedule::Level l = s.lev[L];
+    x.n = l.n, x.branch0 = l.branch0, x.on = t < l.n;
+    return l.branch0 + (x.on ? t : 0);
+}
+
 // The junctions' tree of an EDD block on the first warp (solve_edd's third step): lane t
 // takes junction t of each level (a wider level loops), levels deepest first and then
 // from the root, a warp barrier between levels. A level's step has no branch before its
@@ -132,16 +148,8 @@ __device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, do
     const es::JunctionKids kids{s.kids, s.n_junctions, s.n_kids};
     if (t == 0) es::set_fold_pad(w, s.n_branches);
     __syncwarp();
-    struct Lane {  // this lane's junction of a level (lane 0's where it has none: on false)
-        es::JunctionAhead a;
-        int n, branch0;
-        bool on;
-    };
-    const auto load = [&](int L, Lane& x) {
-        const FineSchedule::Level l = s.lev[L];
-        x.n = l.n, x.branch0 = l.branch0, x.on = t < l.n;
-        x.a = es::junction_ahead(l.branch0 + (x.on ? t : 0), kids, D, R, w);
-    };
+    using Lane = LevelLane<es::JunctionAhead>;
+    const auto load = [&](int L, Lane& x) { x.a = es::junction_ahead(lane_junction(s, L, t, x), kids, D, R, w); };
     const auto eliminate = [&](int L, const Lane& x, Lane& next) {
         const es::JunctionFolds f = es::junction_folds(x.a, w);
         load(L > 0 ? L - 1 : 0, next);  // the level above's (level 0's again after level 0: unused)
@@ -159,15 +167,9 @@ __device__ __forceinline__ void junctions_on_warp(const FineBlockSchedule& s, do
         eliminate(L - 1, x1, x0);
         if (L == 1) break;
     }
-    struct SubLane {
-        es::SubstituteAhead a;
-        int n, branch0;
-        bool on;
-    };
+    using SubLane = LevelLane<es::SubstituteAhead>;
     const auto sub_load = [&](int L, SubLane& x) {
-        const FineSchedule::Level l = s.lev[L];
-        x.n = l.n, x.branch0 = l.branch0, x.on = t < l.n;
-        const int b = l.branch0 + (x.on ? t : 0);
+        const int b = lane_junction(s, L, t, x);
         x.a = es::substitute_ahead(b, s.pcv[b], D, R, w);
     };
     const auto substitute = [&](int L, const SubLane& x, SubLane& next) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -129,6 +130,15 @@ TEST(Mechanisms, ListOrderIsTheAdditionOrder) {
 // advances each on a warp of its own), advance_state(j) gives state j exactly what
 // advance gives it, and touches no other state: over voltages from -100 to +60 mV (the
 // vtrap branches at -40 and -55 included), random states and two time steps.
+// Mechanism M's parameters at their defaults, and its constants derived from them.
+template <class M>
+std::pair<std::vector<double>, std::vector<double>> defaults_and_constants() {
+    std::vector<double> p(n_params<M>), c(n_derived<M>);
+    for (int j = 0; j < n_params<M>; ++j) p[j] = M::params[j].default_value;
+    M::derive(p.data(), c.data());
+    return {p, c};
+}
+
 TEST(Mechanisms, IndependentStatesAdvanceAloneAsTogether) {
     std::mt19937 gen(17);
     std::uniform_real_distribution<double> state(0.0, 1.0);
@@ -138,9 +148,7 @@ TEST(Mechanisms, IndependentStatesAdvanceAloneAsTogether) {
         if constexpr (M::independent_states > 1) {
             static_assert(M::independent_states == n_states<M>, "every state advances alone");
             const auto g = M::globals(6.3);
-            std::vector<double> p(n_params<M>), c(n_derived<M>);
-            for (int j = 0; j < n_params<M>; ++j) p[j] = M::params[j].default_value;
-            M::derive(p.data(), c.data());
+            const auto [p, c] = defaults_and_constants<M>();
             for (double dt : {0.025, 0.1})
                 for (int k = 0; k <= 1600; ++k) {
                     const double v = k == 1600 ? -55.0 : k == 1599 ? -40.0 : -100.0 + 0.1 * k;
@@ -173,9 +181,7 @@ TEST(Mechanisms, AdvanceThatReadsNoVIgnoresV) {
         if constexpr (!M::advance_reads_v) {
             static_assert(M::kind != MechKind::density && n_ions<M> == 0, "only point mechanisms without ions");
             const auto g = M::globals(6.3);
-            std::vector<double> p(n_params<M>), c(n_derived<M>);
-            for (int j = 0; j < n_params<M>; ++j) p[j] = M::params[j].default_value;
-            M::derive(p.data(), c.data());
+            const auto [p, c] = defaults_and_constants<M>();
             for (double dt : {0.025, 0.1})
                 for (int k = 0; k < 200; ++k) {
                     std::vector<double> s0(n_states<M>);

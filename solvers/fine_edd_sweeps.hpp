@@ -3,11 +3,12 @@
 // one thread per run or junction on the GPU, one call each on the host. Indices are
 // block-local as in fine_sweeps.hpp. A block's scratch (FineSchedule::fold_doubles) holds
 // per branch what it gives the junction above it (fx: excess gained, fr: its right-hand
-// side's term; each with a pad slot past the branches, set_fold_pad), per junction what the run above it gives it (qx, qr) and its coupling to
-// the junction above (c; through that run, once its rows are eliminated); beside it, per
-// CV, h: a run row's coefficient of the junction below (stored only for the runs that
-// have one: FineSchedule::h_doubles). A junction's CV is its branch number (an EDD block
-// numbers each branch's first CV as the branch, but those of its last level).
+// side's term; each with a pad slot past the branches, set_fold_pad), per junction what
+// the run above it gives it (qx, qr) and its coupling to the junction above (c; through
+// that run, once its rows are eliminated); beside it, per CV, h: a run row's coefficient
+// of the junction below (stored only for the runs that have one: FineSchedule::h_doubles).
+// A junction's CV is its branch number (an EDD block numbers each branch's first CV as
+// the branch, but those of its last level).
 //
 //  1. run_eliminate (every run at once): rows from the distal end up, each normalised,
 //     v_i = y_i - f_i v_(i-1) - h_i v_below (in R, D and h), v_(-1) the junction above.
@@ -61,10 +62,9 @@ struct JunctionKids {
 // instructions in order, so the loop is written as it should run: a row's operands were
 // loaded two rows ahead, the position of the row after those while this one is
 // eliminated (its index waits on that load), and each row's three quotients are stored
-// while the next row is (a store waits for its value). The loop's one exit is its test,
-// so that the GPU compiler unrolls it three times, the period of the rows' registers,
-// and no value is copied from one row's registers to the next's; the last row's values
-// are those the loop carries on (fb, eb, below).
+// while the next row is (a store waits for its value). The loop's one exit is its test
+// (the GPU compiler may unroll it by three, the period of the rows' registers); the last
+// row's values are those the loop carries on (fb, eb, below).
 ARB_HD void run_eliminate(int b, int k, int base, const int* pos, int len, int q, double* D, const double* U,
                           double* R, const Scratch& w) {
     auto at = [&](int i) { return base + pos[i > 0 ? i : 0] + k; };
@@ -198,7 +198,7 @@ ARB_HD void junction_substitute(const SubstituteAhead& a, double* R) {
 // Run (slot k, len >= 1 rows) from the values of the junctions above (pcv) and below (q):
 // row i's value while row i+1's operands are in flight, row i+2's loads issued and row
 // i+3's position loaded (the rows' chain is two operations; the loads are the work). The
-// loop's one exit is its test (unrolled three times by the GPU compiler, as above).
+// loop's one exit is its test, as above.
 ARB_HD void run_complete(int k, int base, const int* pos, int len, int pcv, int q, const double* D, double* R,
                          const double* h) {
     const int last = len - 1;

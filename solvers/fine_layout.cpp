@@ -514,7 +514,10 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
     s.parent_cv.resize(n_branches);
     s.child_begin.resize(n_branches + 1);
     s.child.resize(n_child);
-    if (edd) s.distal_cv.resize(n_branches), s.up_run.resize(n_branches), s.junction_kids.resize(n_kids), s.run_order.resize(n_runs);
+    if (edd) {
+        s.distal_cv.resize(n_branches), s.up_run.resize(n_branches);
+        s.junction_kids.resize(n_kids), s.run_order.resize(n_runs);
+    }
     l.parent.resize(next_cv);
     l.padding.resize(n_padding);
     parallel_for(n_blocks, 1, [&](long block) {
@@ -679,7 +682,8 @@ void solve_edd_block(const FineSchedule& s, const FineSchedule::Block& blk, doub
     const es::JunctionKids kids{s.junction_kids.data() + blk.kids0, run0, blk.n_kids};
     es::set_fold_pad(w, blk.n_branches);
     for (int L = blk.n_levels - 3; L >= 0; --L)
-        for (int k = 0; k < lev[L].n; ++k) es::junction_eliminate(es::junction_ahead(lev[L].branch0 + k, kids, D, R, w), kids, D, R, w);
+        for (int k = 0; k < lev[L].n; ++k)
+            es::junction_eliminate(es::junction_ahead(lev[L].branch0 + k, kids, D, R, w), kids, D, R, w);
     for (int L = 0; L + 2 < blk.n_levels; ++L)
         for (int k = 0; k < lev[L].n; ++k) {
             const int b = lev[L].branch0 + k;

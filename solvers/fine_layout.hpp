@@ -119,15 +119,16 @@ struct FineSchedule {
     int n_blocks() const { return static_cast<int>(blocks.size()); }
     bool edd() const { return !blocks.empty() && blocks[0].edd; }  // every block is EDD's, or none
     // The solve's scratch of a block, in doubles: the folds (two per branch), for EDD also
-    // the folds' pad slot (junction_kids) and three per junction (fine_edd_sweeps.hpp). In device memory the blocks' scratch lies
-    // side by side, block b's from b.fold0 on. EDD also takes h, one double per CV before
-    // the runs without a junction below (in device memory the group's per-CV array).
+    // the folds' pad slot (junction_kids) and three per junction (fine_edd_sweeps.hpp). In
+    // device memory the blocks' scratch lies side by side, block b's from b.fold0 on. EDD
+    // also takes h, one double per CV before the runs without a junction below (in device
+    // memory the group's per-CV array).
     ARB_HD static long fold_doubles(const Block& b) { return 2L * (b.n_branches + b.edd) + 3L * b.n_junctions; }
     ARB_HD static long h_doubles(const Block& b) { return b.edd ? b.h_cvs : 0; }
     // Shared memory of a block: its schedule (position offsets, levels, per-branch length,
     // parent CV and children, and for EDD distal CV, run above, the junction_kids table
-    // and the run_order), and in shared mode d,
-    // u, rhs per CV, the scratch and h (in device-memory mode they stay there).
+    // and the run_order), and in shared mode d, u, rhs per CV, the scratch and h (in
+    // device-memory mode they stay there).
     ARB_HD static long data_bytes(const Block& b) { return 24L * b.n_cv + 8L * (fold_doubles(b) + h_doubles(b)); }
     ARB_HD static long schedule_bytes(const Block& b) {
         return 8L * ((b.n_pos + 5L * b.n_levels + (b.edd ? 5L : 3L) * b.n_branches + 1 + b.n_child +

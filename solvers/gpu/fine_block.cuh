@@ -60,8 +60,8 @@ __device__ __forceinline__ FineBlockSchedule load_fine_schedule(const FineSchedu
         for (int i = t; i < B.n_kids * B.n_junctions; i += nt) skids[i] = junction_kids[B.kids0 + i];
         for (int i = t; i < nb - B.n_junctions; i += nt) sruns[i] = run_order[B.runs0 + i];
     }
-    return {B.n_levels, slev,   spos - B.pos0, slen, spcv,     scb, sch, nb, B.n_junctions, sdcv, supr,
-            skids,      B.n_kids, sruns};
+    return {B.n_levels, slev, spos - B.pos0, slen, spcv, scb, sch, nb, B.n_junctions,
+            sdcv, supr, skids, B.n_kids, sruns};
 }
 
 // Block B's schedule read where it lies, in device memory: for a block whose schedule

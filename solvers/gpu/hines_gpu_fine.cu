@@ -51,8 +51,8 @@ __global__ void fine_solve_kernel(const Block* __restrict__ blocks, const Level*
                                   const int* __restrict__ parent_cv, const int* __restrict__ child_begin,
                                   const int* __restrict__ child, const int* __restrict__ distal_cv,
                                   const int* __restrict__ up_run, const int* __restrict__ junction_kids,
-                                  const int* __restrict__ run_order,
-                                  double* __restrict__ d, const double* __restrict__ u,
+                                  const int* __restrict__ run_order, double* __restrict__ d,
+                                  const double* __restrict__ u,
                                   double* __restrict__ rhs, double* __restrict__ fold, double* __restrict__ edd_h,
                                   long shared_limit) {
     extern __shared__ double sm[];
@@ -117,8 +117,8 @@ void gpu_fine_solve(const GpuFinePlan& p, double* d, const double* u, double* rh
     auto kernel = p.ahead == 4 ? fine_solve_kernel<4> : p.ahead == 8 ? fine_solve_kernel<8> : fine_solve_kernel<edd_solve>;
     kernel<<<p.n_blocks, p.threads, p.shared_bytes, stream>>>(
         p.blocks.data(), p.levels.data(), p.pos_base.data(), p.length.data(), p.parent_cv.data(), p.child_begin.data(),
-        p.child.data(), p.distal_cv.data(), p.up_run.data(), p.junction_kids.data(), p.run_order.data(), d, u, rhs, p.fold.data(), p.edd_h.data(),
-        p.shared_limit);
+        p.child.data(), p.distal_cv.data(), p.up_run.data(), p.junction_kids.data(), p.run_order.data(), d, u, rhs,
+        p.fold.data(), p.edd_h.data(), p.shared_limit);
     CUDA_CHECK_LAUNCH();
 }
 

@@ -37,12 +37,9 @@ template <class M>
 __global__ void fold_constant_terms_kernel(MechColumns m, double* __restrict__ d_base, double* __restrict__ rhs_base) {
     const int k = thread_index();
     if (k >= m.n) return;
-    double p[n_params<M>];
-    for (int j = 0; j < n_params<M>; ++j) p[j] = m.p[static_cast<long>(j) * m.n + k];
-    double g, e;
-    M::constant_current(p, g, e);
     const int c = m.cv[k];
-    fold_constant_terms(m.weight[k], g, e, d_base[c], rhs_base[c]);
+    fold_constant_instance<M>([&](int j) { return m.p[static_cast<long>(j) * m.n + k]; }, m.weight[k], d_base[c],
+                              rhs_base[c]);
 }
 
 // The currents of mechanism M's instances, one thread each. Density mechanisms have at

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "mechanisms/assemble.hpp"
+#include "mechanisms/instance_currents.hpp"
 #include "mechanisms/probed_current.hpp"
 
 namespace arbolito {
@@ -37,13 +38,9 @@ std::vector<double> fold_constant_currents(const FvmData& f, std::vector<double>
         using M = typename decltype(tag)::type;
         if constexpr (M::constant_terms) {
             const MechInstances& m = f.mechs[mech_index<M>];
-            for (int k = 0; k < m.size(); ++k) {
-                double p[n_params<M>];
-                for (int j = 0; j < n_params<M>; ++j) p[j] = m.param(j, k);
-                double g, e;
-                M::constant_current(p, g, e);
-                fold_constant_terms(m.weight[k], g, e, d_base[m.cv[k]], rhs_base[m.cv[k]]);
-            }
+            for (int k = 0; k < m.size(); ++k)
+                fold_constant_instance<M>([&](int j) { return m.param(j, k); }, m.weight[k], d_base[m.cv[k]],
+                                          rhs_base[m.cv[k]]);
         }
     });
     return rhs_base;

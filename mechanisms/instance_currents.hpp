@@ -25,6 +25,18 @@ ARB_HD void instance_terms(T i_m, T g_m, T w, T v, T& dd, T& dr) {
     }
 }
 
+// An instance of M, a mechanism with constant terms (parameter j: param(j); weight w),
+// folded into its CV's d_base and rhs_base once (constant_current, fold_constant_terms):
+// the host's fold_constant_currents and the device's fold_constant_terms_kernel alike.
+template <class M, class Param>
+ARB_HD void fold_constant_instance(Param param, double w, double& d_base, double& rhs_base) {
+    double p[n_params<M>];
+    for (int j = 0; j < n_params<M>; ++j) p[j] = param(j);
+    double g, e;
+    M::constant_current(p, g, e);
+    fold_constant_terms(w, g, e, d_base, rhs_base);
+}
+
 // What instance `in` of M adds to d (dd) and rhs (dr) at voltage v (w: a density
 // instance's weight, else 1). With ions: ion, its ion values (gather_ions), and ion_i, where
 // its ion currents go (mechanisms/instance_ions.hpp); unused without.

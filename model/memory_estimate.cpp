@@ -23,9 +23,10 @@ namespace arbolito {
 namespace {
 
 // Bytes per unit, from the arrays a run holds at its peak. State: per CV v, d, u, rhs,
-// cap/dt, the base diagonal and the base rhs (7 doubles) and the layout's index, parent and lane block
-// (3 ints) (set-up frees each input array once its run-time array holds it and keeps no
-// discretisation or drawn shape); per mechanism value a double, per instance a CV index.
+// cap/dt, the base diagonal and the base rhs (7 doubles) and the layout's index, parent
+// and lane block (3 ints) (set-up frees each input array once its run-time array holds it
+// and keeps no discretisation or drawn shape); per mechanism value a double, per instance
+// a CV index.
 // Beside it about 40 bytes per connection while the spike fan-out is built. Measured on
 // busyring (examples/, 2,000 to 16,000 cells, 10 and 1,000 synapses, cpu, --spikes-only),
 // peak resident memory was 2% to 4% below this estimate. Per synapse 16 bytes: its

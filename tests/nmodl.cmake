@@ -57,7 +57,11 @@ string(SUBSTRING "${_types}" 2 -1 _types)
 string(APPEND _includes "// Their types (the device test's list).\n#define ARBOLITO_NMODL_TEST_MECHANISMS ${_types}\n")
 file(WRITE ${_nmodl_gen}/nmodl_vs_neuron_mechanisms.hpp.new "${_includes}")
 configure_file(${_nmodl_gen}/nmodl_vs_neuron_mechanisms.hpp.new ${_nmodl_gen}/nmodl_vs_neuron_mechanisms.hpp COPYONLY)
-add_executable(nmodl_vs_neuron_tests ${PROJECT_SOURCE_DIR}/tests/nmodl/test_nmodl_vs_neuron.cpp ${_nmodl_vs_headers})
+# One target owns the generated headers: two targets that listed them as sources would each
+# run their commands, concurrently under make -j, on the same files.
+add_custom_target(nmodl_vs_headers DEPENDS ${_nmodl_vs_headers})
+add_executable(nmodl_vs_neuron_tests ${PROJECT_SOURCE_DIR}/tests/nmodl/test_nmodl_vs_neuron.cpp)
+add_dependencies(nmodl_vs_neuron_tests nmodl_vs_headers)
 target_include_directories(nmodl_vs_neuron_tests PRIVATE ${_nmodl_gen})
 if(_allen_mods)
   target_compile_definitions(nmodl_vs_neuron_tests PRIVATE ARBOLITO_ALLEN_MECHANISMS)
@@ -89,7 +93,8 @@ gtest_discover_tests(nmodl_vs_neuron_tests DISCOVERY_TIMEOUT 60
 # The same translations on the device (CUDA builds): init, current and advance in a kernel
 # against the host, over a range of voltages (tests/nmodl/test_nmodl_device.cu).
 if(ARBOLITO_HAVE_CUDA)
-  add_executable(nmodl_device_tests ${PROJECT_SOURCE_DIR}/tests/nmodl/test_nmodl_device.cu ${_nmodl_vs_headers})
+  add_executable(nmodl_device_tests ${PROJECT_SOURCE_DIR}/tests/nmodl/test_nmodl_device.cu)
+  add_dependencies(nmodl_device_tests nmodl_vs_headers)
   target_include_directories(nmodl_device_tests PRIVATE ${_nmodl_gen})
   target_link_libraries(nmodl_device_tests PRIVATE arbolito_mechanisms GTest::gtest_main CUDA::cudart)
   target_compile_options(nmodl_device_tests PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>)

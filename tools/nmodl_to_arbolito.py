@@ -15,6 +15,7 @@ import contextlib
 import os
 import re
 import sys
+import tempfile
 
 
 class Refused(Exception):
@@ -1344,10 +1345,18 @@ def translate_one(path, output, namespace, name_from_file):
     except OSError as e:
         print("%s: %s" % (path, e.strerror), file=sys.stderr)
         return False
-    tmp = output + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, output)
+    # A temporary file of its own beside OUTPUT, renamed into place: no reader ever sees
+    # half a header, and two writers of one OUTPUT never share a temporary.
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(output) + ".", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(output)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, output)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     return True
 
 

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""arbolito's busyring in Arbor 0.12.2 (the PyPI wheel, CPU): the peer for run times per CV-step.
+"""arbolito's busyring in Arbor 0.12.2 (the PyPI wheel, CPU): the peer for run times per CV-step,
+and for spikes and voltages (tests/validation/network_vs_arbor.py).
 
     python3 bench/arbor_busyring.py MODEL.json [--cells N] [--tfinal MS] [--threads T] [--reps R]
-                                    [--arbolito PATH] [--spikes OUT.txt] [--arbor-extra-synapses]
+                                    [--arbolito PATH] [--spikes OUT.txt] [--traces OUT.json]
+                                    [--arbor-extra-synapses]
 
-Interpreter: the pyenv `python3` (3.11.7; `python3 -m pip install arbor==0.12.2`, which pulls numpy 2
-into pyenv's own site-packages). Not /usr/bin/python3: its Debian numpy/h5py/python3-neuron stay as
-they are. This script needs neither h5py nor NEURON.
+Interpreter: one that imports arbor 0.12.2 and needs neither h5py nor NEURON: build/arbor-peer's
+(the virtual environment tools/test.sh makes), or the pyenv `python3` (3.11.7; `python3 -m pip
+install arbor==0.12.2`, which pulls numpy 2 into pyenv's own site-packages). Not /usr/bin/python3
+itself: its Debian numpy/h5py/python3-neuron stay as they are.
 
 Arbor gets the network only through arbolito's own interpretation of the model, as NEURON does in
 tests/validation/network_vs_neuron.py: `arbolito info MODEL --geometry DUMP` (docs/geometry-dump.md)
@@ -23,6 +26,8 @@ processes, detectors, connections (weights, float32 delays) and generator times.
     parameter from the dump (hh's ena/ek become the na/k reversal potentials; pas' e, a global in
     Arbor's catalogue, goes into the mechanism name); cm, Ra, v_init per cell, temperature from the
     dump's celsius (busyring: 6.3 °C, cm 1 µF/cm², Ra 100 Ω·cm, hh soma, pas dendrites);
+  * current clamps (the dump's iclamp: delay, dur, amp) as Arbor's i_clamp at their (section, x);
+    probes as membrane-voltage probes "p<k>" there (--traces samples them every run.sample_dt);
   * detectors "d<k>" (threshold from the dump) and synapses "s<k>" at the dump's (section, x), mapped
     onto segment ends ((proximal|distal (segment i))) or interior points (on-components);
     busyring: detector at the soma's proximal end (0,0), expsyn at its distal end (0,1), as ring.cpp;
@@ -139,12 +144,20 @@ class Cell:
             d.place(where(det["section"], det["x"]), A.threshold_detector(det["threshold"] * U.mV), "d%d" % k)
         nsyn = 0
         for pp in c["point_processes"]:
+            if pp["kind"] == "iclamp" and "synapse" not in pp:
+                q = pp["params"]
+                d.place(where(pp["section"], pp["x"]), A.i_clamp(q["delay"] * U.ms, q["dur"] * U.ms, q["amp"] * U.nA))
+                continue
             if "synapse" not in pp:
-                raise ValueError("gid %d: point process %s (only synapses are mapped)" % (c["gid"], pp["kind"]))
+                raise ValueError("gid %d: point process %s (only synapses and current clamps are mapped)" %
+                                 (c["gid"], pp["kind"]))
             if pp["synapse"] != nsyn:
                 raise ValueError("gid %d: synapses out of order" % c["gid"])
             d.place(where(pp["section"], pp["x"]), A.synapse(pp["kind"], pp["params"]), "s%d" % nsyn)
             nsyn += 1
+        # The dump's probes (arbolito's recorded columns) as Arbor's voltage probes, tag "p<k>".
+        self.probes = [A.cable_probe_membrane_voltage(where(p["section"], p["x"]), "p%d" % k)
+                       for k, p in enumerate(c.get("probes", []))]
         if extra_synapses:
             # ring.cpp: ls::uniform(reg::all(), 0, synapses-1, gid), never connected.
             d.place("(uniform (all) 0 %d %d)" % (extra_synapses - 1, c["gid"]), A.synapse("expsyn"), "x")
@@ -189,6 +202,9 @@ class Recipe(A.recipe):
     def global_properties(self, kind):
         return self.props
 
+    def probes(self, gid):
+        return self.cells[gid].probes
+
 
 def main(argv):
     ap = argparse.ArgumentParser(description="arbolito's busyring in Arbor 0.12.2 (pip, CPU); one JSON line.")
@@ -200,6 +216,8 @@ def main(argv):
     ap.add_argument("--arbolito", default=os.path.join(here, "..", "build", "app", "arbolito"),
                     help="arbolito binary for `info --geometry` (default build/app/arbolito)")
     ap.add_argument("--spikes", help="write the spikes of the last repetition here, 'gid time' per line")
+    ap.add_argument("--traces", help="write the voltage at each of the dump's probes, sampled every run.sample_dt "
+                                      "from 0, as JSON (times; per column gid, probe, values) here")
     ap.add_argument("--arbor-extra-synapses", action="store_true",
                     help="also place `synapses` unconnected expsyn per cell, as ring.cpp does "
                          "(for a model with unconnected-synapses 0)")
@@ -228,7 +246,8 @@ def main(argv):
         with open(geom) as fh:
             dump = json.load(fh)
     dump_s = time.perf_counter() - t0
-    dt = float(dump["run"]["dt"])
+    dump_run = dump["run"]
+    dt = float(dump_run["dt"])
     tfinal = float(args.tfinal if args.tfinal is not None else dump["run"]["tfinal"])
     ncells = len(dump["cells"])
 
@@ -240,6 +259,12 @@ def main(argv):
     decomp = A.partition_load_balance(recipe, ctx)
     sim = A.simulation(recipe, ctx, decomp)
     sim.record(A.spike_recording.all)
+    handles = []
+    if args.traces:
+        every = float(dump_run.get("sample_dt") or dt)
+        for gid, c in enumerate(recipe.cells):
+            for k in range(len(c.probes)):
+                handles.append((gid, k, sim.sample((gid, "p%d" % k), A.regular_schedule(every * U.ms))))
     setup_s = time.perf_counter() - t0
     cvs = sum(A.cv_data(c.cell).num_cv for c in recipe.cells)
     cvs_arbolito = sum(c.cvs_arbolito for c in recipe.cells)
@@ -256,6 +281,14 @@ def main(argv):
         counts.append(len(spikes))  # reset() clears the recorded spikes
     if len(set(counts)) != 1:
         print("warning: spike counts differ between repetitions: %s" % counts, file=sys.stderr)
+    if args.traces:
+        columns, times = [], None
+        for gid, k, h in handles:
+            (data, _), = sim.samples(h)  # one location per probe
+            times = data[:, 0].tolist() if times is None else times
+            columns.append({"gid": gid, "probe": k, "v": data[:, 1].tolist()})
+        with open(args.traces, "w") as fh:
+            json.dump({"times": times or [], "columns": columns}, fh)
     if args.spikes:
         with open(args.spikes, "w") as fh:
             for (gid, _), t in sorted(((s[0][0], s[0][1]), s[1]) for s in spikes):

@@ -8,6 +8,13 @@ cd "$(dirname "$0")/.."
 # only (CI has no GPU; a GPU machine's runs use its own build): 90 unless CUDAARCHS says.
 CUDAARCHS="${CUDAARCHS:-90}" CMAKE_ARGS="${CMAKE_ARGS:-} -DARBOLITO_WERROR=ON" ./tools/setup.sh
 cd build
+# Arbor 0.12.2 from PyPI, the peer of the tests against Arbor (label arbor), in a virtual
+# environment of its own; where PyPI cannot be reached those tests skip.
+if ! arbor-peer/bin/python3 -c "import arbor" >/dev/null 2>&1; then
+  { /usr/bin/python3 -m venv arbor-peer &&
+    timeout 600 arbor-peer/bin/pip install -q --disable-pip-version-check "arbor==0.12.2"; } ||
+    echo "test: no Arbor 0.12.2 from PyPI: the tests against Arbor skip"
+fi
 rc=0
 ctest --output-on-failure -j "${JOBS:-$(nproc)}" || rc=$?
 version=$(./app/arbolito --version)
@@ -18,5 +25,6 @@ if [[ $version == *"CUDA on"* ]]; then
 elif command -v nvcc >/dev/null; then cuda="off (configured off)"
 else cuda="off (no nvcc: no GPU tests built)"; fi
 neuron=$(/usr/bin/python3 -c "import neuron" 2>/dev/null && echo "run" || echo "not run (python3-neuron missing)")
-echo "backends tested: $backends; CUDA: $cuda; NEURON validation: $neuron"
+arbor=$(arbor-peer/bin/python3 -c "import arbor" 2>/dev/null && echo "run" || echo "not run (no arbor from PyPI)")
+echo "backends tested: $backends; CUDA: $cuda; NEURON validation: $neuron; Arbor validation: $arbor"
 exit $rc

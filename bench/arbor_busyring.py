@@ -19,7 +19,8 @@ processes, detectors, connections (weights, float32 delays) and generator times.
     a section's first segment hanging off its parent section's last one (busyring: parent_x = 1);
     so the first dendrite starts with the soma's radius, as Arbor's ring.cpp appends it;
   * discretisation: cv_policy_every_segment (ring.cpp's), i.e. one CV per segment, as arbolito's
-    (every section must have nseg = segments; checked). Arbor adds a zero-extent CV at every fork;
+    (every section must have nseg = segments, or one segment, which is cut into nseg equal
+    ones; checked). Arbor adds a zero-extent CV at every fork;
     arbolito (NEURON's nodes) has zero-area nodes at every section end and the root. Both are
     reported ("cvs" is Arbor's and is what ns_per_cv_step uses; "cvs_arbolito" the dump's);
   * mechanisms: painted per tag, one tag per distinct (mechanisms, cm, Ra) of a section, with every
@@ -91,9 +92,14 @@ class Cell:
         arc = []        # cumulative length along each section's points
         for i, s in enumerate(secs):
             pts = s["pt3d"]
+            if len(pts) == 2 and s["nseg"] > 1:
+                # One frustum and nseg CVs (NEURON's nseg): cut into nseg equal frusta, a CV each.
+                a, b = pts
+                pts = [[a[j] + (b[j] - a[j]) * k / s["nseg"] for j in range(4)] for k in range(s["nseg"] + 1)]
             if len(pts) - 1 != s["nseg"]:
                 raise ValueError("gid %d section %d: nseg %d but %d segments; only one CV per segment "
-                                 "(every_segment) is mapped" % (c["gid"], i, s["nseg"], len(pts) - 1))
+                                 "(every_segment) or one segment cut in nseg is mapped" %
+                                 (c["gid"], i, s["nseg"], len(pts) - 1))
             tag = tags.setdefault(mech_signature(s), len(tags) + 1)
             if s["parent"] < 0:
                 parent = A.mnpos

@@ -8,6 +8,10 @@ set(ARBOLITO_ARBOR_PYTHON "${CMAKE_BINARY_DIR}/arbor-peer/bin/python3" CACHE FIL
     "An interpreter that imports arbor 0.12.2, for the tests against Arbor")
 set(_nva /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/validation/network_vs_arbor.py $<TARGET_FILE:arbolito>)
 set(_nva_peer --peer ${PROJECT_SOURCE_DIR}/bench/arbor_busyring.py --arbor-python ${ARBOLITO_ARBOR_PYTHON})
+# Eight ball-and-stick cells in a ring (hh soma, pas dendrite of 5 CVs), somata and
+# dendrites recorded.
+add_test(NAME network_vs_arbor_ring8
+         COMMAND ${_nva} ${PROJECT_SOURCE_DIR}/tests/validation/ring8.json ${_nva_peer})
 # Four rings of four busyring cells with recorded somata (the network NEURON is checked on).
 add_test(NAME network_vs_arbor_busyring16
          COMMAND ${_nva} ${PROJECT_SOURCE_DIR}/tests/validation/busyring16.json ${_nva_peer})
@@ -16,5 +20,5 @@ add_test(NAME network_vs_arbor_busyring16
 add_test(NAME network_vs_arbor_busyring_example
          COMMAND ${_nva} ${PROJECT_SOURCE_DIR}/examples/busyring.json ${_nva_peer}
                  --set network.num-cells=32 --set network.duration=100)
-set_tests_properties(network_vs_arbor_busyring16 network_vs_arbor_busyring_example
+set_tests_properties(network_vs_arbor_ring8 network_vs_arbor_busyring16 network_vs_arbor_busyring_example
                      PROPERTIES LABELS arbor SKIP_RETURN_CODE 77 TIMEOUT 300)

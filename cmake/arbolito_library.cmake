@@ -19,5 +19,8 @@ function(arbolito_library name)
     set_target_properties(${name} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF)
     target_compile_options(${name} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -lineinfo>)
   endif()
+  if(ARBOLITO_SANITIZE)  # instrumented code needs the sanitizers' runtimes in any program linking it
+    target_link_options(${name} INTERFACE -fsanitize=address,undefined)
+  endif()
   add_dependencies(${name} check_layers)
 endfunction()

@@ -1349,7 +1349,10 @@ def translate_one(path, output, namespace, name_from_file):
     # half a header, and two writers of one OUTPUT never share a temporary.
     fd, tmp = tempfile.mkstemp(prefix=os.path.basename(output) + ".", suffix=".tmp",
                                dir=os.path.dirname(os.path.abspath(output)))
+    mask = os.umask(0)
+    os.umask(mask)
     try:
+        os.fchmod(fd, 0o666 & ~mask)  # as open() would make it, not mkstemp's 0600
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, output)

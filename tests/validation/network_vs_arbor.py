@@ -30,7 +30,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 tests = os.path.dirname(here)
@@ -43,7 +42,7 @@ if _missing:
     sys.exit(77)
 import numpy as np  # noqa: E402
 import sonata_reader  # noqa: E402
-from network_vs_neuron import absolute_swc, apply_set, run  # noqa: E402
+from network_setup import prepared_model, run, work_dir  # noqa: E402
 
 
 def per_gid(gids, times):
@@ -151,46 +150,25 @@ def main(argv):
               "or configure with -DARBOLITO_ARBOR_PYTHON=...)" % args.arbor_python)
         return 77
 
-    tmp = None
-    if args.workdir:
-        work = args.workdir
-        os.makedirs(work, exist_ok=True)
-    else:
-        tmp = tempfile.TemporaryDirectory()
-        work = tmp.name
     try:
-        model = args.model
-        if args.set:
-            with open(model) as fh:
-                spec = json.load(fh)
-            for s in args.set:
-                apply_set(spec, s)
-            absolute_swc(spec, os.path.dirname(os.path.abspath(args.model)))
-            model = os.path.join(work, "model.json")
-            with open(model, "w") as fh:
-                json.dump(spec, fh, indent=1)
-        geom = os.path.join(work, "geom.json")
-        run([args.arbolito, "info", model, "--geometry", geom, "--log-level", "warn"], "arbolito info")
-        with open(geom) as fh:
-            dump = json.load(fh)
-        dt = float(dump["run"]["dt"])
-        h5 = os.path.join(work, "arbolito.h5")
-        run([args.arbolito, "run", model, "-o", h5, "--event-rules", "arbor", "--log-level", "warn"], "arbolito run")
-        spikes_txt, traces_json = os.path.join(work, "arbor_spikes.txt"), os.path.join(work, "arbor_traces.json")
-        peer = run([args.arbor_python, args.peer, model, "--arbolito", args.arbolito, "--spikes", spikes_txt,
-                    "--traces", traces_json], "Arbor (%s)" % args.peer)
-        report = sonata_reader.read(h5)
-        ours = (report["spikes_gid"].astype(np.int64), report["spikes_t"])
-        spikes = compare_spikes(ours, read_arbor_spikes(spikes_txt), dt, args.tol_steps)
-        with open(traces_json) as fh:
-            traces = compare_traces(report, json.load(fh))
-        margin = arrival_margin(dump, ours, dt)
+        with work_dir(args.workdir) as work:
+            model, dump = prepared_model(args.arbolito, args.model, args.set, work)
+            dt = float(dump["run"]["dt"])
+            h5 = os.path.join(work, "arbolito.h5")
+            run([args.arbolito, "run", model, "-o", h5, "--event-rules", "arbor", "--log-level", "warn"],
+                "arbolito run")
+            spikes_txt, traces_json = os.path.join(work, "arbor_spikes.txt"), os.path.join(work, "arbor_traces.json")
+            peer = run([args.arbor_python, args.peer, model, "--arbolito", args.arbolito, "--spikes", spikes_txt,
+                        "--traces", traces_json], "Arbor (%s)" % args.peer)
+            report = sonata_reader.read(h5)
+            ours = (report["spikes_gid"].astype(np.int64), report["spikes_t"])
+            spikes = compare_spikes(ours, read_arbor_spikes(spikes_txt), dt, args.tol_steps)
+            with open(traces_json) as fh:
+                traces = compare_traces(report, json.load(fh))
+            margin = arrival_margin(dump, ours, dt)
     except (OSError, ValueError, KeyError, RuntimeError) as e:
         print("network_vs_arbor.py: %s" % e, file=sys.stderr)
         return 1
-    finally:
-        if tmp:
-            tmp.cleanup()
 
     arbor_line = json.loads(peer.stdout.strip().splitlines()[-1])
     name = os.path.basename(args.model) + ("" if not args.set else " (" + ", ".join(args.set) + ")")

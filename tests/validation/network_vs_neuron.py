@@ -24,12 +24,9 @@ Exit status: 0 pass, 1 fail or error, 77 when NEURON (python3-neuron) is missing
 Run with /usr/bin/python3 (it has neuron, h5py and numpy).
 """
 import argparse
-import copy
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 tests = os.path.dirname(here)
@@ -44,39 +41,7 @@ if _missing:
     sys.exit(77)
 import numpy as np  # noqa: E402
 import sonata_reader  # noqa: E402
-
-
-def apply_set(model, item):
-    key, sep, value = item.partition("=")
-    if not sep or not key:
-        raise ValueError("--set expects KEY=JSON, got %r" % item)
-    try:
-        v = json.loads(value)
-    except ValueError:
-        raise ValueError("--set %s: %r is not JSON" % (key, value))
-    obj = model
-    parts = key.split(".")
-    for p in parts[:-1]:
-        obj = obj[int(p)] if isinstance(obj, list) else obj.setdefault(p, {})
-    if isinstance(obj, list):
-        obj[int(parts[-1])] = v
-    else:
-        obj[parts[-1]] = v
-
-
-def absolute_swc(model, base):
-    """SWC paths are relative to the model file: keep them valid in the work dir."""
-    for c in model.get("cells", []):
-        m = c.get("morphology")
-        if isinstance(m, dict) and isinstance(m.get("swc"), str) and not os.path.isabs(m["swc"]):
-            m["swc"] = os.path.join(base, m["swc"])
-
-
-def run(cmd, what):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-    if p.returncode != 0:
-        raise RuntimeError("%s failed (exit %d): %s\n%s" % (what, p.returncode, " ".join(cmd), p.stderr.strip()))
-    return p
+from network_setup import prepared_model, run, work_dir  # noqa: E402
 
 
 def spike_table(path):
@@ -136,57 +101,41 @@ def main(argv):
     ap.add_argument("--json", help="write the figures as JSON here")
     args = ap.parse_args(argv)
 
-    tmp = None
-    if args.workdir:
-        work = args.workdir
-        os.makedirs(work, exist_ok=True)
-    else:
-        tmp = tempfile.TemporaryDirectory()
-        work = tmp.name
     try:
-        model = args.model
-        with open(model) as fh:
-            spec = json.load(fh)
-        if args.set:
-            spec = copy.deepcopy(spec)
-            for s in args.set:
-                apply_set(spec, s)
-            absolute_swc(spec, os.path.dirname(os.path.abspath(args.model)))
-            model = os.path.join(work, "model.json")
-            with open(model, "w") as fh:
-                json.dump(spec, fh, indent=1)
-
-        geom = os.path.join(work, "geom.json")
-        run([args.arbolito, "info", model, "--geometry", geom, "--log-level", "warn"], "arbolito info")
-        with open(geom) as fh:
-            dump = json.load(fh)
-        dt = float(dump["run"]["dt"])
-        nrn_h5 = os.path.join(work, "nrn.h5")
-        # --exact-cylinders: 2-point sections (somata) from L/diam in double, as arbolito has them.
-        run([sys.executable, os.path.join(tests, "neuron", "run_neuron.py"), geom, nrn_h5, "--exact-cylinders"],
-            "run_neuron.py")
-        nrn = spike_table(nrn_h5)
-
-        silent = sorted(set(c["gid"] for c in dump["cells"] if c.get("detectors")) - set(nrn[0].tolist()))
-        if silent:
-            raise RuntimeError("NEURON: cells %s never fire; the comparison would be empty there" %
-                               ", ".join(map(str, silent[:10])))
-
-        results = {"model": os.path.basename(args.model), "set": args.set, "dt": dt,
-                   "n_cells": len(dump["cells"]), "n_connections": len(dump.get("connections", [])),
-                   "tol_steps": args.tol_steps}
-        for rules in ("neuron", "arbor"):
-            h5 = os.path.join(work, "arb_%s.h5" % rules)
-            run([args.arbolito, "run", model, "-o", h5, "--spikes-only", "--event-rules", rules, "--log-level", "warn"],
-                "arbolito run --event-rules " + rules)
-            results[rules] = compare(spike_table(h5), nrn, dt, args.tol_steps)
+        with work_dir(args.workdir) as work:
+            model, dump = prepared_model(args.arbolito, args.model, args.set, work)
+            results = check(args, model, dump, work)
     except (OSError, ValueError, KeyError, RuntimeError) as e:
         print("network_vs_neuron.py: %s" % e, file=sys.stderr)
         return 1
-    finally:
-        if tmp:
-            tmp.cleanup()
+    return report(args, results)
 
+
+def check(args, model, dump, work):
+    """NEURON's spikes of the dumped network, and arbolito's under each set of rules against them."""
+    dt = float(dump["run"]["dt"])
+    nrn_h5 = os.path.join(work, "nrn.h5")
+    # --exact-cylinders: 2-point sections (somata) from L/diam in double, as arbolito has them.
+    run([sys.executable, os.path.join(tests, "neuron", "run_neuron.py"), os.path.join(work, "geom.json"), nrn_h5,
+         "--exact-cylinders"], "run_neuron.py")
+    nrn = spike_table(nrn_h5)
+    silent = sorted(set(c["gid"] for c in dump["cells"] if c.get("detectors")) - set(nrn[0].tolist()))
+    if silent:
+        raise RuntimeError("NEURON: cells %s never fire; the comparison would be empty there" %
+                           ", ".join(map(str, silent[:10])))
+    results = {"model": os.path.basename(args.model), "set": args.set, "dt": dt,
+               "n_cells": len(dump["cells"]), "n_connections": len(dump.get("connections", [])),
+               "tol_steps": args.tol_steps}
+    for rules in ("neuron", "arbor"):
+        h5 = os.path.join(work, "arb_%s.h5" % rules)
+        run([args.arbolito, "run", model, "-o", h5, "--spikes-only", "--event-rules", rules, "--log-level", "warn"],
+            "arbolito run --event-rules " + rules)
+        results[rules] = compare(spike_table(h5), nrn, dt, args.tol_steps)
+    return results
+
+
+def report(args, results):
+    dt = results["dt"]
     name = results["model"] + ("" if not args.set else " (" + ", ".join(args.set) + ")")
     print("%s: %d cells, %d connections, dt %g ms; NEURON %d spikes" % (
         name, results["n_cells"], results["n_connections"], dt, results["neuron"]["spikes_neuron"]))

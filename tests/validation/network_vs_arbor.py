@@ -2,7 +2,7 @@
 """Spikes and voltages of a busyring network: arbolito against Arbor on the same model.
 
     network_vs_arbor.py ARBOLITO MODEL.json --peer bench/arbor_busyring.py --arbor-python PY
-                        [--set KEY=JSON ...] [--tol-steps 0.25] [--workdir DIR]
+                        [--set KEY=JSON ...] [--tol-steps 0.25] [--workdir DIR] [--plot OUT.png]
 
 Arbor 0.12.2 (the PyPI wheel, CPU; PY is an interpreter that imports it) gets the network
 only through arbolito's own interpretation of the model, as NEURON does: bench/arbor_busyring.py
@@ -117,6 +117,28 @@ def compare_traces(report, arbor_traces):
     return out
 
 
+def plot(report, arbor_traces, path, title):
+    """The first column's voltage in both simulators (top) and arbolito − Arbor (bottom)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    c = arbor_traces["columns"][0]
+    t = np.asarray(report["time"])
+    x = report["data"][:, report["index_pointers"][list(report["node_ids"]).index(c["gid"])]].astype(np.float64)
+    y = np.asarray(c["v"])
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(8, 5), gridspec_kw={"height_ratios": [2, 1]})
+    top.plot(t, x, lw=1.2, label="arbolito")
+    top.plot(t, y, lw=0.8, ls="--", label="Arbor 0.12.2")
+    top.set_ylabel("V (mV)")
+    top.set_title("%s, gid %d, probe 0" % (title, c["gid"]))
+    top.legend(loc="upper right")
+    bottom.plot(t, x - y, lw=0.8, color="k")
+    bottom.set_ylabel("arbolito − Arbor (mV)")
+    bottom.set_xlabel("t (ms)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
 def arrival_margin(dump, spikes, dt):
     """The smallest distance (ms) of a weighted connection's arrival from a step boundary."""
     by_source = per_gid(*spikes)
@@ -140,6 +162,7 @@ def main(argv):
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="override a model value")
     ap.add_argument("--tol-steps", type=float, default=0.25, help="spike-time tolerance in steps (default 0.25)")
     ap.add_argument("--workdir", help="keep the files here (default: a temporary directory, removed)")
+    ap.add_argument("--plot", help="draw the first recorded column's voltages of both and their difference here (PNG)")
     args = ap.parse_args(argv)
 
     probe = subprocess.run([args.arbor_python, "-c", "import arbor; print(arbor.__version__)"],
@@ -164,7 +187,10 @@ def main(argv):
             ours = (report["spikes_gid"].astype(np.int64), report["spikes_t"])
             spikes = compare_spikes(ours, read_arbor_spikes(spikes_txt), dt, args.tol_steps)
             with open(traces_json) as fh:
-                traces = compare_traces(report, json.load(fh))
+                arbor_traces = json.load(fh)
+            traces = compare_traces(report, arbor_traces)
+            if args.plot and traces["columns"]:
+                plot(report, arbor_traces, args.plot, os.path.basename(args.model))
             margin = arrival_margin(dump, ours, dt)
     except (OSError, ValueError, KeyError, RuntimeError) as e:
         print("network_vs_arbor.py: %s" % e, file=sys.stderr)

@@ -32,6 +32,9 @@ processes, detectors, connections (weights, float32 delays) and generator times.
   * detectors "d<k>" (threshold from the dump) and synapses "s<k>" at the dump's (section, x), mapped
     onto segment ends ((proximal|distal (segment i))) or interior points (on-components);
     busyring: detector at the soma's proximal end (0,0), expsyn at its distal end (0,1), as ring.cpp;
+  * detectors that no connection names (Arbor 0.12 records no spike of those) a weightless
+    connection each onto an extra expsyn "sink" of their own cell, at the network's longest
+    delay (Arbor's epochs, half the shortest, stay as they were);
   * connections and generators exactly as dumped (ring predecessor weight event-weight delay
     min-delay, synapses-1 weightless random ones; one event at 1 ms on each ring's first cell).
 Arbor has its own event rules: compare spikes with `arbolito run --event-rules arbor`.
@@ -83,7 +86,7 @@ def density(name, params):
 class Cell:
     """One dumped cell as an arbor.cable_cell, plus its CV counts."""
 
-    def __init__(self, c, celsius, extra_synapses=0):
+    def __init__(self, c, celsius, extra_synapses=0, unconnected_detectors=()):
         secs = c["sections"]
         tree = A.segment_tree()
         tags = {}
@@ -161,6 +164,12 @@ class Cell:
                 raise ValueError("gid %d: synapses out of order" % c["gid"])
             d.place(where(pp["section"], pp["x"]), A.synapse(pp["kind"], pp["params"]), "s%d" % nsyn)
             nsyn += 1
+        if unconnected_detectors:
+            # Arbor 0.12 records no spike of a detector that no connection names: such
+            # detectors get a weightless connection onto this expsyn (Recipe), which adds
+            # nothing to any current.
+            det = c["detectors"][unconnected_detectors[0]]
+            d.place(where(det["section"], det["x"]), A.synapse("expsyn"), "sink")
         # The dump's probes (arbolito's recorded columns) as Arbor's voltage probes, tag "p<k>".
         self.probes = [A.cable_probe_membrane_voltage(where(p["section"], p["x"]), "p%d" % k)
                        for k, p in enumerate(c.get("probes", []))]
@@ -180,11 +189,17 @@ class Recipe(A.recipe):
         cells = sorted(dump["cells"], key=lambda c: c["gid"])
         if [c["gid"] for c in cells] != list(range(len(cells))):
             raise ValueError("gids are not 0..N-1")
-        self.cells = [Cell(c, celsius, extra_synapses) for c in cells[:ncells]]
+        sources = {(k["source"], k["detector"]) for k in dump["connections"]}
+        unconnected = [[j for j in range(len(c["detectors"])) if (c["gid"], j) not in sources] for c in cells[:ncells]]
+        self.cells = [Cell(c, celsius, extra_synapses, u) for c, u in zip(cells[:ncells], unconnected)]
         self.conns = [[] for _ in self.cells]
         for k in dump["connections"]:
             self.conns[k["target"]].append(A.connection((k["source"], "d%d" % k["detector"]), "s%d" % k["synapse"],
                                                         k["weight"], k["delay"] * U.ms))
+        # Their delay the network's longest, so that Arbor's epochs (half the shortest) stay.
+        delay = max((k["delay"] for k in dump["connections"]), default=1000.0)
+        for gid, u in enumerate(unconnected):
+            self.conns[gid] += [A.connection((gid, "d%d" % j), "sink", 0.0, delay * U.ms) for j in u]
         self.gens = [[] for _ in self.cells]
         for g in dump["generators"]:
             sched = A.explicit_schedule([t * U.ms for t in g["times"]])

@@ -15,10 +15,21 @@ add_test(NAME network_vs_arbor_ring8
 # Four rings of four busyring cells with recorded somata (the network NEURON is checked on).
 add_test(NAME network_vs_arbor_busyring16
          COMMAND ${_nva} ${PROJECT_SOURCE_DIR}/tests/validation/busyring16.json ${_nva_peer})
+# Two busyring cells of uneven CVs, current clamps on the soma and a dendrite, a detector on a
+# dendrite, every CV recorded. Arbor's steps restart at each epoch (half the smallest delay),
+# and with the file's 3.3 ms its accumulated step times put the clamps' onsets a step later;
+# and arbolito switches a clamp at the step's midpoint, Arbor at its start, which the file's
+# onsets 0.01 ms past the grid tell apart (docs/event-rules.md). So: onsets on the grid and
+# a 5 ms delay (epochs of 100 steps).
+add_test(NAME network_vs_arbor_uneven_cvs
+         COMMAND ${_nva} ${PROJECT_SOURCE_DIR}/tests/validation/busyring_uneven_cvs.json ${_nva_peer}
+                 --set cells.0.place.1.params.delay=2.0 --set cells.0.place.2.params.delay=5.0
+                 --set connections.0.delay=5.0)
 # The benchmark's own model (Arbor's 1,000 unconnected synapses a cell, zero-area nodes
 # folded), 32 cells for 100 ms.
 add_test(NAME network_vs_arbor_busyring_example
          COMMAND ${_nva} ${PROJECT_SOURCE_DIR}/examples/busyring.json ${_nva_peer}
                  --set network.num-cells=32 --set network.duration=100)
-set_tests_properties(network_vs_arbor_ring8 network_vs_arbor_busyring16 network_vs_arbor_busyring_example
+set_tests_properties(network_vs_arbor_ring8 network_vs_arbor_busyring16 network_vs_arbor_uneven_cvs
+                     network_vs_arbor_busyring_example
                      PROPERTIES LABELS arbor SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -87,7 +87,7 @@ def compare_spikes(a, b, dt, tol_steps):
 def compare_traces(report, arbor_traces):
     """report: sonata_reader.read of arbolito's file; arbor_traces: the peer's --traces JSON.
     The largest |dV| and RMS over every column, reported (the voltages of two CV layouts
-    differ most at synaptic onsets, where no bound follows from the spikes' alone)."""
+    differ most at synaptic onsets, where no bound follows from the spikes alone)."""
     out = {"columns": 0, "worst_abs_dv_mv": 0.0, "worst_rms_dv_mv": 0.0, "reasons": []}
     if report["data"] is None or not arbor_traces["columns"]:
         return out

@@ -456,16 +456,15 @@ FineNumbering fine_layout(const std::vector<std::vector<int>>& natural_parents, 
         blk.n_child = static_cast<int>(P.child.size());
         blk.n_junctions = edd ? run0 : 0;
         if (edd) {  // junction_kids: the junction children (they lead each list), padded
-            int most = 0;
-            for (int b = 0; b < run0; ++b) {
-                int k = 0;
-                while (k < static_cast<int>(children[b].size()) && children[b][k].second < run0) ++k;
-                most = std::max(most, k);
-            }
+            std::vector<int> n_kids(run0, 0);
+            for (int b = 0; b < run0; ++b)
+                while (n_kids[b] < static_cast<int>(children[b].size()) && children[b][n_kids[b]].second < run0)
+                    ++n_kids[b];
+            const int most = run0 > 0 ? *std::max_element(n_kids.begin(), n_kids.end()) : 0;
             blk.n_kids = std::max(2, (most + 1) / 2 * 2);
             P.kids.assign(static_cast<std::size_t>(blk.n_kids) * run0, blk.n_branches);
             for (int b = 0; b < run0; ++b)
-                for (int k = 0; k < static_cast<int>(children[b].size()) && children[b][k].second < run0; ++k)
+                for (int k = 0; k < n_kids[b]; ++k)
                     P.kids[static_cast<std::size_t>(k) * run0 + b] = children[b][k].second;
             // run_order: the two run levels (each longest first) merged by length
             const int n_runs = blk.n_branches - run0;

@@ -126,10 +126,6 @@ TEST(Mechanisms, ListOrderIsTheAdditionOrder) {
     EXPECT_EQ(mech_index<iclamp>, 4);
 }
 
-// Where a mechanism's states advance independently (hh's gates; the resident GPU step
-// advances each on a warp of its own), advance_state(j) gives state j exactly what
-// advance gives it, and touches no other state: over voltages from -100 to +60 mV (the
-// vtrap branches at -40 and -55 included), random states and two time steps.
 // Mechanism M's parameters at their defaults, and its constants derived from them.
 template <class M>
 std::pair<std::vector<double>, std::vector<double>> defaults_and_constants() {
@@ -139,9 +135,20 @@ std::pair<std::vector<double>, std::vector<double>> defaults_and_constants() {
     return {p, c};
 }
 
+// n states drawn uniformly from [0, 1).
+std::vector<double> random_states(int n, std::mt19937& gen) {
+    std::uniform_real_distribution<double> state(0.0, 1.0);
+    std::vector<double> s(n);
+    for (double& x : s) x = state(gen);
+    return s;
+}
+
+// Where a mechanism's states advance independently (hh's gates; the resident GPU step
+// advances each on a warp of its own), advance_state(j) gives state j exactly what
+// advance gives it, and touches no other state: over voltages from -100 to +60 mV (the
+// vtrap branches at -40 and -55 included), random states and two time steps.
 TEST(Mechanisms, IndependentStatesAdvanceAloneAsTogether) {
     std::mt19937 gen(17);
-    std::uniform_real_distribution<double> state(0.0, 1.0);
     int checked = 0;
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
@@ -152,8 +159,7 @@ TEST(Mechanisms, IndependentStatesAdvanceAloneAsTogether) {
             for (double dt : {0.025, 0.1})
                 for (int k = 0; k <= 1600; ++k) {
                     const double v = k == 1600 ? -55.0 : k == 1599 ? -40.0 : -100.0 + 0.1 * k;
-                    std::vector<double> s0(n_states<M>);
-                    for (double& x : s0) x = state(gen);
+                    const std::vector<double> s0 = random_states(n_states<M>, gen);
                     std::vector<double> together = s0;
                     M::advance(v, dt, g, p.data(), together.data(), c.data());
                     for (int j = 0; j < n_states<M>; ++j) {
@@ -174,7 +180,6 @@ TEST(Mechanisms, IndependentStatesAdvanceAloneAsTogether) {
 // same bits at any v: random states and v from -100 to +60 mV, two time steps.
 TEST(Mechanisms, AdvanceThatReadsNoVIgnoresV) {
     std::mt19937 gen(19);
-    std::uniform_real_distribution<double> state(0.0, 1.0);
     int checked = 0;
     all_mechanisms::for_each([&](auto tag) {
         using M = typename decltype(tag)::type;
@@ -184,8 +189,7 @@ TEST(Mechanisms, AdvanceThatReadsNoVIgnoresV) {
             const auto [p, c] = defaults_and_constants<M>();
             for (double dt : {0.025, 0.1})
                 for (int k = 0; k < 200; ++k) {
-                    std::vector<double> s0(n_states<M>);
-                    for (double& x : s0) x = state(gen);
+                    const std::vector<double> s0 = random_states(n_states<M>, gen);
                     std::vector<double> at_rest = s0;
                     M::advance(-65.0, dt, g, p.data(), at_rest.data(), c.data());
                     for (double v : {-100.0, -40.0, 0.0, 60.0}) {
